@@ -1,0 +1,38 @@
+# tracker — the two commands of the README, and the rest.
+#   make demo   set up, import the bundled real Lichess history into SQLite, replay it, open the dashboard
+#   make test   set up and run the tests
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+DEMO_DB ?= demo.db
+
+.PHONY: setup demo demo-cli test lint bench clean
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit("tracker needs Python 3.11 or newer") if sys.version_info < (3, 11) else None'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@touch $(STAMP)
+
+setup: $(STAMP)
+
+demo: demo-cli
+	$(BIN)/tracker --db $(DEMO_DB) dashboard
+
+demo-cli: $(STAMP)
+	$(BIN)/tracker --db $(DEMO_DB) demo
+
+test: $(STAMP)
+	@bash scripts/ensure-chromium.sh || true
+	$(BIN)/python -m pytest -q
+
+lint: $(STAMP)
+	$(BIN)/ruff check tracker dashboard tests benchmarks migrations
+
+bench: $(STAMP)
+	$(BIN)/python -m benchmarks
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache $(DEMO_DB) $(DEMO_DB)-wal $(DEMO_DB)-shm

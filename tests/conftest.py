@@ -1,0 +1,49 @@
+"""Shared fixtures: the real Lichess exports (copied from shared/ into tests/fixtures/) and
+in-memory or temporary databases."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tracker.store.db import Store
+
+FIXTURES = Path(__file__).parent / "fixtures"
+LICHESS = FIXTURES / "lichess"
+CASES = FIXTURES / "cases"
+
+INDEXINATOR = LICHESS / "indexinator-2023-04_2025-10.ndjson"
+INDEXINATOR_LATER = LICHESS / "indexinator-2025-10-later.ndjson"
+CMRADE = LICHESS / "cmrade-2018-07_2020-11.pgn"
+DB2013 = LICHESS / "lichess_db_standard_rated_2013-01-first50.pgn"
+SINGLE = LICHESS / "single-game-q7ZvsdUF.pgn"
+
+
+@pytest.fixture
+def store() -> Store:
+    """A fresh in-memory database, migrated."""
+    s = Store("sqlite://")
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    """A path for a file database (not created yet)."""
+    return tmp_path / "tracker.db"
+
+
+@pytest.fixture(scope="session")
+def indexinator_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A file database holding the bundled indexinator history (imported once per session).
+
+    Tests must not write to it.
+    """
+    from tracker.importing import import_file
+
+    path = tmp_path_factory.mktemp("shared") / "indexinator.db"
+    with Store(str(path)) as s:
+        summary = import_file(INDEXINATOR, store=s, user="indexinator")
+        assert summary.new == 2907
+    return path

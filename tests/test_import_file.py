@@ -1,0 +1,123 @@
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import CMRADE, DB2013, INDEXINATOR, INDEXINATOR_LATER, SINGLE
+from tracker import api
+from tracker.importing import import_file
+from tracker.sources.files import InputError
+from tracker.store import queries
+from tracker.store.db import Store
+
+
+def test_indexinator_exports_store_2907_then_2917_and_reimport_changes_nothing(
+    store: Store,
+) -> None:
+    first = import_file(INDEXINATOR, store=store)
+    assert (first.read, first.new, first.status, first.player) == (
+        2907, 2907, "complete", "indexinator"
+    )
+    assert queries.count_games(store) == 2907
+    later = import_file(INDEXINATOR_LATER, store=store)
+    assert later.new == 10
+    assert queries.count_games(store) == 2917
+    again = import_file([INDEXINATOR, INDEXINATOR_LATER], store=store)
+    assert (again.new, again.updated, again.unchanged) == (0, 0, 2917)
+    assert queries.count_games(store) == 2917
+    assert queries.import_runs(store)[0].new == 0
+
+
+@pytest.mark.parametrize(
+    ("path", "games"), [(CMRADE, 474), (DB2013, 50), (SINGLE, 1)]
+)
+def test_pgn_exports_store_every_game(store: Store, path: Path, games: int) -> None:
+    summary = import_file(path, store=store)
+    assert summary.new == games
+    assert queries.count_games(store) == games
+
+
+def test_single_game_keeps_whites_title(store: Store) -> None:
+    import_file(SINGLE, store=store)
+    (game,) = queries.player_games(store, "lance5500")
+    assert game.id == "q7ZvsdUF"
+    assert game.white.title == "LM" and game.white.name == "Lance5500"
+    assert game.white.rating == 2389 and game.black.rating == 2498
+    assert game.result == "1/2-1/2" and game.plies == 125
+
+
+def test_raw_record_is_kept(store: Store) -> None:
+    import_file(SINGLE, store=store)
+    (game,) = queries.player_games(store, "lance5500", with_raw=True)
+    assert game.raw.startswith('[Event "2017 Winter Marathon"]')
+    assert "63. Kc4 { [%eval 0.08] [%clk 0:00:16] } 1/2-1/2" in game.raw
+
+
+def test_user_option_keeps_only_that_players_games(store: Store) -> None:
+    summary = import_file(DB2013, store=store, user="BFG9k")
+    assert summary.player == "bfg9k"
+    assert summary.new == 2 and summary.skipped == {"not the player's game": 48}
+
+
+def test_player_is_named_and_tracked(store: Store) -> None:
+    import_file(CMRADE, store=store)
+    (p,) = queries.list_players(store)
+    assert (p.id, p.games) == ("cmrade", 474)
+    assert {x.perf for x in p.perfs} == {"bullet", "blitz", "rapid", "classical", "correspondence"}
+
+
+def test_bundled_demo_sample_is_the_indexinator_export(store: Store) -> None:
+    summary = api.demo(db=store)
+    assert (summary.new, summary.player) == (2907, "indexinator")
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (None, "no such file"),
+        (b"", "the file is empty"),
+        (b"hello, this is not a game file\n", "not a PGN or NDJSON game file"),
+    ],
+)
+def test_bad_input_is_one_line_error_and_database_unchanged(
+    tmp_path: Path, content: bytes | None, message: str
+) -> None:
+    db = tmp_path / "t.db"
+    with Store(str(db)) as s:
+        import_file(SINGLE, store=s)
+    before = db.read_bytes() if not (tmp_path / "t.db-wal").exists() else None
+    path = tmp_path / "input.pgn"
+    if content is not None:
+        path.write_bytes(content)
+    with pytest.raises(InputError, match=message):
+        api.import_file(path, db=str(db))
+    proc = subprocess.run(
+        [sys.executable, "-m", "tracker.cli", "--db", str(db), "import-file", str(path)],
+        capture_output=True, text=True,
+    )
+    assert proc.returncode == 1
+    assert proc.stderr.strip().count("\n") == 0 and message in proc.stderr
+    assert "Traceback" not in proc.stderr
+    with Store(str(db)) as s:
+        assert queries.count_games(s) == 1
+        assert len(queries.import_runs(s)) == 1
+    if before is not None:
+        assert db.read_bytes() == before
+
+
+def test_cli_import_file_prints_one_line_summary(tmp_path: Path) -> None:
+    db = tmp_path / "t.db"
+    copy = tmp_path / "games.ndjson"
+    shutil.copy(INDEXINATOR_LATER, copy)
+    proc = subprocess.run(
+        [sys.executable, "-m", "tracker.cli", "--db", str(db), "import-file", str(copy)],
+        capture_output=True, text=True, check=True,
+    )
+    assert proc.stdout.strip().startswith(
+        "indexinator: read 10, new 10, updated 0, unchanged 0, skipped 0"
+    )
+    assert proc.stdout.strip().endswith("complete")

@@ -1,0 +1,140 @@
+from __future__ import annotations
+
+import sqlite3
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy import func, select
+
+from tests.conftest import INDEXINATOR
+from tracker.importing import import_file
+from tracker.records import GameRecord, Side
+from tracker.store import queries
+from tracker.store.db import DatabaseError, Store
+from tracker.store.models import Base, Game, GameSide
+
+
+def _game(gid: str, raw: str = "x", source: str = "ndjson", **kw) -> GameRecord:
+    return GameRecord(
+        id=gid,
+        source=source,  # type: ignore[arg-type]
+        created_at=datetime(2024, 1, 5, 12, tzinfo=UTC),
+        last_move_at=datetime(2024, 1, 5, 12, 10, tzinfo=UTC),
+        rated=True,
+        speed="blitz",
+        perf="blitz",
+        status="mate",
+        result="1-0",
+        plies=40,
+        white=Side("alice", "Alice", None, 1500, 6),
+        black=Side("bob", "Bob", None, 1490, -6),
+        raw=raw,
+        **kw,
+    )
+
+
+def test_migrated_schema_equals_orm_metadata(db_path: Path) -> None:
+    store = Store(str(db_path))
+    with store.engine.connect() as conn:
+        diff = compare_metadata(MigrationContext.configure(conn), Base.metadata)
+    assert diff == []
+
+
+def test_sqlite_runs_in_wal_mode_with_foreign_keys(db_path: Path) -> None:
+    store = Store(str(db_path))
+    with store.engine.connect() as conn:
+        assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+        assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+
+
+def test_opening_an_existing_database_migrates_and_keeps_data(db_path: Path) -> None:
+    with Store(str(db_path)) as s:
+        s.write_games([_game("AAAA0001")])
+    with Store(str(db_path)) as s:
+        assert queries.count_games(s) == 1
+
+
+def test_database_from_a_newer_tracker_is_refused_with_one_line(db_path: Path) -> None:
+    Store(str(db_path)).close()
+    con = sqlite3.connect(db_path)
+    con.execute("UPDATE alembic_version SET version_num = 'ffff_future'")
+    con.commit()
+    con.close()
+    with pytest.raises(DatabaseError, match="unknown to this tracker"):
+        Store(str(db_path))
+
+
+def test_not_a_database_is_a_one_line_error(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.db"
+    bad.write_text("this is not sqlite" * 100)
+    with pytest.raises(DatabaseError) as info:
+        Store(str(bad))
+    assert "\n" not in str(info.value)
+
+
+def test_write_games_counts_new_unchanged_and_updated(store: Store) -> None:
+    assert store.write_games([_game("AAAA0001"), _game("AAAA0002")]).new == 2
+    again = store.write_games([_game("AAAA0001"), _game("AAAA0002", raw="changed")])
+    assert (again.new, again.updated, again.unchanged) == (0, 1, 1)
+    assert queries.count_games(store) == 2
+    with store.session() as s:
+        assert s.execute(select(func.count()).select_from(GameSide)).scalar_one() == 4
+
+
+def test_pgn_copy_never_overwrites_an_api_record(store: Store) -> None:
+    store.write_games([_game("AAAA0001", raw="api", source="api")])
+    counts = store.write_games([_game("AAAA0001", raw="pgn", source="pgn")])
+    assert counts.unchanged == 1
+    with store.session() as s:
+        assert s.get(Game, "AAAA0001").source == "api"
+
+
+def test_duplicate_ids_within_one_batch_store_one_game(store: Store) -> None:
+    counts = store.write_games([_game("AAAA0001", raw="a"), _game("AAAA0001", raw="b")])
+    assert counts.new == 1
+    assert queries.count_games(store) == 1
+
+
+def test_interrupted_import_keeps_finished_batches_and_resumes_without_duplicates(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = Store(str(db_path))
+    real_write = store.write_games
+    calls = {"n": 0}
+
+    def failing_write(records):  # the third batch dies before it is written
+        calls["n"] += 1
+        if calls["n"] >= 3:  # from the third batch on, every write fails
+            raise RuntimeError("injected failure after the second batch")
+        return real_write(records)
+
+    monkeypatch.setattr(store, "write_games", failing_write)
+    with pytest.raises(RuntimeError):
+        import_file(INDEXINATOR, store=store, user="indexinator")
+    assert queries.count_games(store) == 1000  # two batches of 500, nothing half-written
+    with store.session() as s:
+        assert s.execute(select(func.count()).select_from(GameSide)).scalar_one() == 2000
+    run = queries.import_runs(store)[0]
+    assert run.status == "failed" and "injected failure" in run.message
+
+    monkeypatch.setattr(store, "write_games", real_write)
+    summary = import_file(INDEXINATOR, store=store, user="indexinator")
+    assert (summary.new, summary.unchanged, summary.status) == (1907, 1000, "complete")
+    assert queries.count_games(store) == 2907
+
+
+def test_player_games_come_back_in_end_order_with_both_sides(store: Store) -> None:
+    import_file(INDEXINATOR, store=store, user="indexinator")
+    games = list(queries.player_games(store, "indexinator", "blitz"))
+    assert len(games) == 2891
+    ends = [g.ended_at for g in games]
+    assert ends == sorted(ends)
+    first = games[0]
+    assert first.id == "nwMIWDD2"
+    assert first.created_at == datetime(2023, 4, 19, 19, 23, 15, 273000, tzinfo=UTC)
+    assert first.last_move_at == datetime(2023, 4, 19, 19, 30, 48, 110000, tzinfo=UTC)
+    assert first.white == Side("indexinator", "indexinator", None, 1500, 319, True, None)
+    assert first.black.user_id == "supersonic6" and first.black.rating == 1601

@@ -1,0 +1,109 @@
+"""The public Python API: one function per ``tracker`` command, used by the CLI and the dashboard.
+
+Every function takes ``db=``: a SQLAlchemy URL, a file path, an open
+:class:`~tracker.store.db.Store`, or ``None`` for ``$TRACKER_DB`` / the default database.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import asdict
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from tracker.importing import ImportSummary, Progress
+from tracker.importing import import_file as _import_file
+from tracker.store import queries
+from tracker.store.db import Store
+
+Db = str | os.PathLike[str] | Store | None
+
+#: The bundled demo history (see ``tracker/data/PROVENANCE.md``).
+DEMO_USER = "indexinator"
+DEMO_FILE = "indexinator-2023-04_2025-10.ndjson.zst"
+
+
+def open_store(db: Db = None) -> Store:
+    """A :class:`Store` for ``db`` (returned as is when it already is one)."""
+    if isinstance(db, Store):
+        return db
+    return Store(os.fspath(db) if db is not None else None)
+
+
+def import_file(
+    paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    *,
+    db: Db = None,
+    user: str | Sequence[str] | None = None,
+    progress: Progress | None = None,
+) -> ImportSummary:
+    """``tracker import-file``: import NDJSON/PGN files; see :func:`tracker.importing.import_file`.
+
+    Every input is checked before the database is opened, so a bad path changes nothing.
+    """
+    if isinstance(db, Store):
+        return _import_file(paths, store=db, user=user, progress=progress)
+    return _import_file(
+        paths, db=os.fspath(db) if db is not None else None, user=user, progress=progress
+    )
+
+
+def players(*, db: Db = None) -> list[queries.PlayerSummary]:
+    """``tracker players``: tracked players with games per perf, most games first."""
+    return queries.list_players(open_store(db))
+
+
+def demo_file() -> Path:
+    """Path of the bundled real Lichess export (zstd-compressed NDJSON)."""
+    return Path(str(resources.files("tracker") / "data" / DEMO_FILE))
+
+
+def demo(*, db: Db = None, progress: Progress | None = None) -> ImportSummary:
+    """``tracker demo``: import the bundled history of ``indexinator`` (2,907 games)."""
+    return import_file(demo_file(), db=db, user=DEMO_USER, progress=progress)
+
+
+def dashboard(*, db: Db = None, port: int = 8501, host: str = "127.0.0.1") -> int:
+    """``tracker dashboard``: run the Streamlit app until it stops; returns its exit code."""
+    store = open_store(db)  # fail here, with one line, if the database cannot be opened
+    app = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
+    if not app.is_file():
+        app = Path(__file__).resolve().parent / "_dashboard" / "app.py"
+    env = dict(os.environ, TRACKER_DB=store.url)
+    cmd = [
+        sys.executable, "-m", "streamlit", "run", str(app),
+        "--server.address", host, "--server.port", str(port),
+        "--server.headless", "true", "--browser.gatherUsageStats", "false",
+    ]
+    print(f"tracker dashboard: http://{host}:{port}  (Ctrl+C to stop)", file=sys.stderr)
+    try:
+        return subprocess.call(cmd, env=env)
+    except KeyboardInterrupt:
+        return 0
+
+
+def summary_dict(summary: ImportSummary) -> dict[str, Any]:
+    """An import summary as plain JSON-able data."""
+    return asdict(summary)
+
+
+def player_dict(p: queries.PlayerSummary) -> dict[str, Any]:
+    """A player summary as JSON-able data (dates as ``YYYY-MM-DD``, UTC)."""
+    from tracker.records import ms_to_datetime
+
+    def day(ms: int) -> str:
+        return ms_to_datetime(ms).date().isoformat()
+
+    return {
+        "id": p.id,
+        "username": p.username,
+        "games": p.games,
+        "perfs": [
+            {"perf": x.perf, "games": x.games, "first": day(x.first_ms), "last": day(x.last_ms)}
+            for x in p.perfs
+        ],
+    }

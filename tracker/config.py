@@ -1,0 +1,68 @@
+"""Where things are: the database URL, the Lichess base URL, the API token, the data folder.
+
+Precedence everywhere: an explicit argument (a CLI flag) > an environment variable > a default.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Final
+
+import platformdirs
+
+from tracker import __version__
+
+APP_NAME: Final = "tracker"
+PROJECT_URL: Final = "https://github.com/tracker-chess/tracker"
+
+#: Environment variables.
+ENV_DB: Final = "TRACKER_DB"
+ENV_BASE_URL: Final = "LICHESS_BASE_URL"
+ENV_TOKEN: Final = "LICHESS_TOKEN"
+
+DEFAULT_BASE_URL: Final = "https://lichess.org"
+
+#: Sent on every request to Lichess: Lichess answers 404 to generic client User-Agents
+#: (``python-requests``, ``curl``…), and a descriptive one is its stated etiquette.
+USER_AGENT: Final = f"tracker/{__version__} (+{PROJECT_URL})"
+
+
+def data_dir() -> Path:
+    """The user data folder (platformdirs), e.g. ``~/.local/share/tracker`` on Linux."""
+    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+
+
+def database_url(db: str | os.PathLike[str] | None = None) -> str:
+    """The SQLAlchemy URL of the database to use.
+
+    ``db`` may be a SQLAlchemy URL (``sqlite:///x.db``, ``postgresql+psycopg://…``) or a file
+    path; ``None`` falls back to ``$TRACKER_DB``, then to ``tracker.db`` in :func:`data_dir`.
+    """
+    value = os.fspath(db) if db is not None else os.environ.get(ENV_DB) or None
+    if value is None:
+        path = data_dir() / "tracker.db"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return f"sqlite:///{path}"
+    if "://" in value:
+        return value
+    if value == ":memory:":
+        return "sqlite://"
+    return f"sqlite:///{Path(value).expanduser().resolve()}"
+
+
+def base_url(url: str | None = None) -> str:
+    """The Lichess server: ``url`` > ``$LICHESS_BASE_URL`` > ``https://lichess.org``."""
+    return (url or os.environ.get(ENV_BASE_URL) or DEFAULT_BASE_URL).rstrip("/")
+
+
+def token(token_file: str | os.PathLike[str] | None = None) -> str | None:
+    """The Lichess API token from ``token_file`` or ``$LICHESS_TOKEN``; ``None`` if neither.
+
+    The token is only ever sent as the Authorization header: never printed, logged or stored.
+    Raises FileNotFoundError (with the path) when ``token_file`` does not exist.
+    """
+    if token_file is not None:
+        text = Path(token_file).expanduser().read_text(encoding="utf-8").strip()
+        return text or None
+    return os.environ.get(ENV_TOKEN) or None

@@ -1,0 +1,14 @@
+"""The errors tracker reports to people: one line each, never a traceback.
+
+Every error a user can cause (a bad file, an unknown player, a database that cannot be opened)
+derives from :class:`TrackerError`; the CLI prints its message on one line and exits with
+:attr:`TrackerError.exit_code`, and the dashboard shows it as a message.
+"""
+
+from __future__ import annotations
+
+
+class TrackerError(Exception):
+    """Base of the errors meant for the user. ``str(err)`` is one line."""
+
+    exit_code = 1

@@ -1,0 +1,259 @@
+"""Import runs: records from any source → the store, in batches, with counts and a run record.
+
+:class:`ImportRecorder` is the one write path every importer uses (files here, the Lichess API in
+:mod:`tracker.sources.lichess`): it buffers records, writes a batch per transaction, counts what
+was new, updated, unchanged or skipped (by reason), and records the run as ``complete``,
+``partial`` or ``failed``. An import that dies keeps every finished batch.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tracker.records import GameRecord
+from tracker.sources.files import InputError, open_input
+from tracker.sources.ndjson import read_ndjson
+from tracker.sources.pgn import StudyError, read_pgn
+from tracker.store.db import BATCH_SIZE, Store, WriteCounts, now_ms
+
+#: ``progress(games_read, units_done, units_total)``; units are bytes for files, games for the
+#: API (``units_total`` may be ``None`` when unknown).
+Progress = Callable[[int, int, int | None], None]
+
+#: Skip reasons an import reports (the replay has its own, see :mod:`tracker.selection`).
+SKIP_UNREADABLE = "unreadable game"
+SKIP_TRUNCATED = "truncated or invalid line"
+SKIP_NOT_PLAYER = "not the player's game"
+
+
+@dataclass
+class ImportSummary:
+    """The outcome of one import run (also stored as an ``import_runs`` row).
+
+    ``status`` is ``complete``, ``partial`` (stopped early; what was read is kept) or
+    ``failed``; ``skipped`` maps a reason to a count of games; ``seconds`` is wall-clock time.
+    """
+
+    run_id: int
+    source: str
+    target: str
+    player: str | None
+    status: str
+    read: int = 0
+    new: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    skipped: dict[str, int] = field(default_factory=dict)
+    message: str | None = None
+    warnings: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def stored(self) -> int:
+        return self.new + self.updated + self.unchanged
+
+    def line(self) -> str:
+        """One line for people: ``player: read 2907, new 2907, updated 0, … (complete)``."""
+        skipped = sum(self.skipped.values())
+        reasons = ", ".join(f"{n} {r}" for r, n in sorted(self.skipped.items()))
+        text = (
+            f"{self.player or 'games'}: read {self.read}, new {self.new}, "
+            f"updated {self.updated}, unchanged {self.unchanged}, skipped {skipped}"
+        )
+        if reasons:
+            text += f" ({reasons})"
+        text += f" in {self.seconds:.1f}s — {self.status}"
+        if self.message:
+            text += f": {self.message}"
+        return text
+
+
+class ImportRecorder:
+    """Buffers records and writes them in batches as one import run.
+
+    >>> store = Store("sqlite://")
+    >>> with ImportRecorder(store, "file", "x.ndjson") as rec:
+    ...     pass
+    >>> rec.summary.status
+    'complete'
+
+    Leaving the ``with`` block through an exception writes the buffered (complete) games, marks
+    the run ``partial`` (interrupt) or ``failed`` (error), and re-raises.
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        source: str,
+        target: str,
+        *,
+        player: str | None = None,
+        batch_size: int = BATCH_SIZE,
+    ) -> None:
+        self.store = store
+        self.batch_size = batch_size
+        self.player = player.lower() if player else None
+        self.run_id = store.start_run(source, target, self.player)
+        self.summary = ImportSummary(self.run_id, source, target, self.player, "running")
+        self.counts = WriteCounts()
+        self.skipped: Counter[str] = Counter()
+        self.read = 0
+        self._buffer: list[GameRecord] = []
+        self._started = time.perf_counter()
+        self.players: Counter[str] = Counter()  # user id → games, to name the player
+        self.names: dict[str, str] = {}  # user id → display name as spelt in the games
+
+    def add(self, record: GameRecord) -> None:
+        self.read += 1
+        for side in (record.white, record.black):
+            if side.user_id:
+                self.players[side.user_id] += 1
+                if side.name and side.user_id not in self.names:
+                    self.names[side.user_id] = side.name
+        self._buffer.append(record)
+        if len(self._buffer) >= self.batch_size:
+            self.flush()
+
+    def skip(self, reason: str, n: int = 1) -> None:
+        self.read += n
+        self.skipped[reason] += n
+
+    def flush(self) -> None:
+        if self._buffer:
+            self.counts.add(self.store.write_games(self._buffer))
+            self._buffer = []
+            self.store.update_run(
+                self.run_id,
+                read=self.read,
+                new=self.counts.new,
+                updated=self.counts.updated,
+                unchanged=self.counts.unchanged,
+                skipped=dict(self.skipped),
+            )
+
+    def finish(self, status: str = "complete", message: str | None = None) -> ImportSummary:
+        """Write what is buffered, name the player, record the run's end; returns the summary."""
+        if self._buffer:
+            try:
+                self.flush()
+            except Exception as exc:
+                if status == "complete":
+                    raise
+                self._buffer = []  # the store refuses them: the run ends without them
+                message = f"{message}; the last {self.batch_size} games were not stored ({exc})"
+        if self.player is None and self.players:
+            self.player = self.players.most_common(1)[0][0]
+        if self.player is not None and (self.players.get(self.player) or status != "failed"):
+            self.store.ensure_player(self.player, self.names.get(self.player))
+        s = self.summary
+        s.player = self.player
+        s.status = status
+        s.message = message
+        s.read = self.read
+        s.new, s.updated, s.unchanged = self.counts.new, self.counts.updated, self.counts.unchanged
+        s.skipped = dict(self.skipped)
+        s.seconds = time.perf_counter() - self._started
+        self.store.update_run(
+            self.run_id,
+            player_id=self.player,
+            status=status,
+            message=message,
+            read=s.read,
+            new=s.new,
+            updated=s.updated,
+            unchanged=s.unchanged,
+            skipped=s.skipped,
+            finished_at_ms=now_ms(),
+        )
+        return s
+
+    def __enter__(self) -> ImportRecorder:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 _tb: object) -> None:
+        if exc_type is None:
+            if self.summary.status == "running":
+                self.finish("complete")
+            return
+        try:
+            if isinstance(exc, KeyboardInterrupt):
+                self.finish("partial", "interrupted; run the import again to resume")
+            else:
+                self.finish("failed", f"{type(exc).__name__}: {exc}")
+        except Exception:
+            pass
+
+
+def import_file(
+    paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    *,
+    store: Store | None = None,
+    db: str | None = None,
+    user: str | Sequence[str] | None = None,
+    progress: Progress | None = None,
+) -> ImportSummary:
+    """Import Lichess NDJSON or PGN files (any compression) into the database.
+
+    ``paths``: one path or several, imported as one run. ``user``: whose history it is (one
+    name or several); with it, only games of those players are kept (the rest are counted as
+    skipped), without it the player in most games is taken. ``progress`` is called with
+    (games read, bytes read, total bytes). The format is recognised by content.
+
+    Returns an :class:`ImportSummary`. Raises InputError (one line) for a missing, empty or
+    unrecognised file *before* anything is written; StudyError for a Lichess study export.
+    """
+    if isinstance(paths, str | os.PathLike):
+        paths = [paths]
+    users = [user] if isinstance(user, str) else list(user or [])
+    wanted = {u.lower() for u in users}
+    if not paths:
+        raise InputError("no file given")
+    inputs = [open_input(p) for p in paths]  # every file is checked before anything is written
+    store = store or Store(db)
+    total = sum(f.size for f in inputs)
+    target = ", ".join(str(f.path) for f in inputs)
+    recorder = ImportRecorder(store, "file", target, player=users[0] if users else None)
+    warnings: list[str] = []
+    with recorder:
+        done_bytes = 0
+        for f in inputs:
+            with f:
+                errors: list[str] = []
+                records: Iterable[GameRecord] = (
+                    read_ndjson(f.lines(), errors=errors)
+                    if f.format == "ndjson"
+                    else read_pgn(f.lines(), errors=errors)
+                )
+                try:
+                    for i, rec in enumerate(records, 1):
+                        if wanted and rec.white.user_id not in wanted and (
+                            rec.black.user_id not in wanted
+                        ):
+                            recorder.skip(SKIP_NOT_PLAYER)
+                        else:
+                            recorder.add(rec)
+                        if progress is not None and i % 1000 == 0:
+                            progress(recorder.read, done_bytes + f.bytes_read, total)
+                except StudyError as exc:
+                    raise InputError(f"{f.path}: {exc}") from None
+                reason = SKIP_TRUNCATED if f.format == "ndjson" else SKIP_UNREADABLE
+                if errors:
+                    recorder.skip(reason, len(errors))
+                    warnings.extend(f"{f.path.name}: {e}" for e in errors[:20])
+                warnings.extend(f.warnings)
+                done_bytes += f.size
+        if progress is not None:
+            progress(recorder.read, total, total)
+        if recorder.read == 0:
+            message = "no games found in " + ", ".join(Path(p).name for p in map(str, paths))
+            summary = recorder.finish("failed", message)
+        else:
+            summary = recorder.finish("complete")
+    summary.warnings = warnings
+    return summary

@@ -1,0 +1,170 @@
+"""The one normalized game record that every source produces.
+
+Every importer (the Lichess API fetcher, the NDJSON reader, the PGN reader) turns its input
+into :class:`GameRecord` values; the store writes them and the replay reads them back. Nothing
+downstream of the sources knows which format a game came from, except through
+:attr:`GameRecord.source` and the raw text kept in :attr:`GameRecord.raw`.
+
+Times are aware :class:`datetime.datetime` values in UTC at this edge and nowhere else is a
+naive time accepted. Ratings are Lichess Glicko-2 ratings in rating points, as integers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Final, Literal
+
+Source = Literal["api", "ndjson", "pgn"]
+Color = Literal["white", "black"]
+
+#: Results as PGN writes them. ``None`` stands for an unfinished or aborted game (``*``).
+WHITE_WINS: Final = "1-0"
+BLACK_WINS: Final = "0-1"
+DRAW: Final = "1/2-1/2"
+RESULTS: Final = (WHITE_WINS, BLACK_WINS, DRAW)
+
+#: Lichess variant keys (``variant`` in the API). ``fromPosition`` is standard chess from a
+#: set-up position.
+VARIANTS: Final = (
+    "standard",
+    "chess960",
+    "crazyhouse",
+    "antichess",
+    "atomic",
+    "horde",
+    "kingOfTheHill",
+    "racingKings",
+    "threeCheck",
+    "fromPosition",
+)
+
+#: Lichess speed keys, fastest first.
+SPEEDS: Final = ("ultraBullet", "bullet", "blitz", "rapid", "classical", "correspondence")
+
+
+@dataclass(frozen=True, slots=True)
+class Side:
+    """One player of a game, as the source saw them when the game started.
+
+    ``user_id`` is the lowercase Lichess user id, ``None`` for the Lichess AI, an anonymous
+    player or a player without an account. ``rating`` is the Lichess rating at the game's start
+    (rating points) and ``None`` when unknown (``?``/``-`` in PGN, the AI, anonymous players):
+    never 0 or 1500 in its place. ``rating_diff`` is the change Lichess applied (``None`` when
+    the game moved no rating). ``provisional`` means rating deviation >= 110. ``ai_level`` is
+    1-8 for the Lichess AI, else ``None``.
+    """
+
+    user_id: str | None = None
+    name: str | None = None
+    title: str | None = None
+    rating: int | None = None
+    rating_diff: int | None = None
+    provisional: bool = False
+    ai_level: int | None = None
+
+    @property
+    def is_computer(self) -> bool:
+        """True for the Lichess AI (``aiLevel``), whatever else the record says."""
+        return self.ai_level is not None
+
+    @property
+    def is_human_account(self) -> bool:
+        """True when the side is a Lichess account (has a user id)."""
+        return self.user_id is not None
+
+
+@dataclass(frozen=True, slots=True)
+class GameRecord:
+    """A finished (or abandoned) game, normalized from any source.
+
+    Shapes and units:
+
+    - ``id``: the Lichess game id (8 characters) or, for a PGN game without a Lichess ``Site``,
+      a stable id derived from its content (see :func:`tracker.sources.pgn.content_id`).
+    - ``created_at``: the game's start, aware UTC datetime.
+    - ``last_move_at``: the game's end (Lichess ``lastMoveAt``), aware UTC; ``None`` where the
+      source does not know it (PGN).
+    - ``rated``: ``True``/``False``, or ``None`` when the source does not say (old PGN exports).
+    - ``variant``/``speed``/``perf``: Lichess keys (``perf`` is the variant key for variants,
+      the speed for standard and ``fromPosition``).
+    - ``result``: ``"1-0"``, ``"0-1"``, ``"1/2-1/2"`` or ``None`` for an unfinished game.
+    - ``plies``: half-moves played, ``None`` where the moves are unknown.
+    - ``clock_initial``/``clock_increment``: seconds; ``days_per_turn`` for correspondence.
+    - ``raw``: the source text of this game (the NDJSON line or the PGN game), UTF-8, so that a
+      new derived field never needs a re-download.
+    """
+
+    id: str
+    source: Source
+    created_at: datetime
+    white: Side
+    black: Side
+    last_move_at: datetime | None = None
+    rated: bool | None = None
+    variant: str = "standard"
+    speed: str | None = None
+    perf: str | None = None
+    status: str | None = None
+    result: str | None = None
+    plies: int | None = None
+    clock_initial: int | None = None
+    clock_increment: int | None = None
+    days_per_turn: int | None = None
+    initial_fen: str | None = None
+    eco: str | None = None
+    opening_name: str | None = None
+    tournament_id: str | None = None
+    raw: str = field(default="", repr=False)
+
+    @property
+    def ended_at(self) -> datetime:
+        """The game's end where known, else its start (the moment that picks its rating period)."""
+        return self.last_move_at or self.created_at
+
+    def side(self, color: Color) -> Side:
+        return self.white if color == "white" else self.black
+
+    def color_of(self, user_id: str) -> Color | None:
+        """The colour ``user_id`` (any case) played, or ``None`` if they did not play."""
+        uid = user_id.lower()
+        if self.white.user_id == uid:
+            return "white"
+        if self.black.user_id == uid:
+            return "black"
+        return None
+
+
+def ms_to_datetime(ms: int) -> datetime:
+    """Milliseconds since the epoch (UTC) → aware UTC datetime.
+
+    Raises ValueError for a value below 10**11, which is seconds, not milliseconds (a
+    timestamp in seconds read as milliseconds lands in 1970).
+    """
+    if isinstance(ms, bool) or not isinstance(ms, int):
+        if isinstance(ms, float) and ms.is_integer():
+            ms = int(ms)
+        else:
+            raise ValueError(f"timestamp must be integer milliseconds, got {ms!r}")
+    if 0 <= ms < 10**11:
+        raise ValueError(f"timestamp {ms} looks like seconds, not milliseconds since the epoch")
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).replace(
+        microsecond=(ms % 1000) * 1000
+    )
+
+
+def datetime_to_ms(dt: datetime) -> int:
+    """Aware datetime → integer milliseconds since the epoch, UTC.
+
+    Raises ValueError for a naive datetime (its time zone would be the host's, a classic bug).
+    """
+    if dt.tzinfo is None or dt.utcoffset() is None:
+        raise ValueError("naive datetime: give an aware datetime (UTC)")
+    delta = dt - datetime(1970, 1, 1, tzinfo=UTC)
+    return (delta.days * 86_400 + delta.seconds) * 1000 + delta.microseconds // 1000
+
+
+def month_of(dt: datetime) -> str:
+    """The UTC calendar month of an aware datetime, as ``"YYYY-MM"`` (a FIDE rating period)."""
+    u = dt.astimezone(UTC)
+    return f"{u.year:04d}-{u.month:02d}"

@@ -1,0 +1,130 @@
+"""Which games count for a FIDE replay, with a reason for every game that does not (spec §5).
+
+A game counts for a player's replay in a perf only if it is of that perf and standard chess,
+rated, finished with a result after both players moved, and against a human opponent with a
+numeric, non-provisional rating. Every other game of the perf gets exactly one reason, the
+first that applies, in the order of :data:`REASONS`, so the counts per period add up.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+from tracker.records import BLACK_WINS, DRAW, WHITE_WINS, GameRecord, month_of
+
+# Reasons a game of the perf is left out, in the order they are checked.
+VARIANT: Final = "variant or from position"
+CASUAL: Final = "casual"
+RATED_UNKNOWN: Final = "rated unknown"
+NO_RATING_CHANGE: Final = "rated without rating change"
+UNFINISHED: Final = "unfinished or aborted"
+UNPLAYED: Final = "fewer than 2 plies"
+COMPUTER: Final = "opponent is the computer"
+ANONYMOUS: Final = "anonymous opponent"
+OPPONENT_UNRATED: Final = "opponent unrated"
+PROVISIONAL: Final = "provisional opponent"
+
+REASONS: Final = (
+    VARIANT,
+    CASUAL,
+    RATED_UNKNOWN,
+    NO_RATING_CHANGE,
+    UNFINISHED,
+    UNPLAYED,
+    COMPUTER,
+    ANONYMOUS,
+    OPPONENT_UNRATED,
+    PROVISIONAL,
+)
+
+#: Statuses of games that were never really played (Lichess ``noStart``, aborted, abandoned).
+UNPLAYED_STATUSES: Final = frozenset({"aborted", "noStart", "abandoned", "created", "started"})
+
+
+@dataclass(frozen=True, slots=True)
+class Selected:
+    """One game of the perf as the replay sees it.
+
+    ``period``: ``"YYYY-MM"``, the UTC month of the game's end (its start where the end is
+    unknown). ``score_halves``: the player's score in half points (2 win, 1 draw, 0 loss),
+    ``None`` for an unfinished game. ``reason``: ``None`` if the game counts, else why not.
+    """
+
+    game: GameRecord
+    color: str
+    period: str
+    score_halves: int | None
+    reason: str | None
+
+    @property
+    def counts(self) -> bool:
+        return self.reason is None
+
+    @property
+    def opponent_rating(self) -> int | None:
+        return self.game.side("black" if self.color == "white" else "white").rating
+
+
+def score_halves(result: str | None, color: str) -> int | None:
+    """The player's score in half points from a PGN result, ``None`` for no result."""
+    if result == DRAW:
+        return 1
+    if result == WHITE_WINS:
+        return 2 if color == "white" else 0
+    if result == BLACK_WINS:
+        return 0 if color == "white" else 2
+    return None
+
+
+def exclusion_reason(game: GameRecord, color: str, *, count_provisional: bool = False
+                     ) -> str | None:
+    """Why ``game`` does not count for the player on ``color``, or ``None`` if it counts.
+
+    The perf is not checked here (the caller selects the perf's games).
+    """
+    me = game.side(color)  # type: ignore[arg-type]
+    opp = game.side("black" if color == "white" else "white")
+    if game.variant != "standard":
+        return VARIANT
+    if game.rated is False:
+        return CASUAL
+    if game.rated is None:
+        return RATED_UNKNOWN
+    if game.source != "pgn" and me.rating_diff is None and opp.rating_diff is None:
+        # The API always gives ratingDiff for a game that moved ratings; without one, Lichess
+        # did not rate it (e.g. a game it voided), so neither do we. Flagged by this reason.
+        return NO_RATING_CHANGE
+    if game.result is None:
+        return UNFINISHED
+    if game.status in UNPLAYED_STATUSES or (game.plies is not None and game.plies < 2):
+        return UNPLAYED
+    if opp.is_computer:
+        return COMPUTER
+    if not opp.is_human_account and opp.rating is None:
+        return ANONYMOUS
+    if opp.rating is None:
+        return OPPONENT_UNRATED
+    if opp.provisional and not count_provisional:
+        return PROVISIONAL
+    return None
+
+
+def select_games(games: list[GameRecord] | tuple[GameRecord, ...], user_id: str, perf: str, *,
+                 count_provisional: bool = False) -> list[Selected]:
+    """The player's games of ``perf``, each with its period, score and reason (or none).
+
+    ``games`` are the player's games (any perf); games of other perfs or that the player did
+    not play are dropped silently. Order is kept.
+    """
+    uid = user_id.lower()
+    out: list[Selected] = []
+    for g in games:
+        if g.perf != perf:
+            continue
+        color = g.color_of(uid)
+        if color is None:
+            continue
+        reason = exclusion_reason(g, color, count_provisional=count_provisional)
+        out.append(Selected(g, color, month_of(g.ended_at), score_halves(g.result, color), reason))
+    return out

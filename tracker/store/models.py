@@ -1,0 +1,161 @@
+"""SQLAlchemy ORM tables: the schema of a tracker database.
+
+Times are integers, **milliseconds since the epoch, UTC** (``*_ms`` columns): portable between
+SQLite and PostgreSQL, sortable, and free of time-zone guessing. Ratings are rating points.
+The schema is created and upgraded by the Alembic migrations in ``migrations/``; a test checks
+that those migrations produce exactly this metadata.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    Date,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Text,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+#: Constraint names fixed by convention so that migrations name them the same on every backend.
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+class Game(Base):
+    """One game, keyed by its Lichess id (or a content id for PGN games without one)."""
+
+    __tablename__ = "games"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    source: Mapped[str] = mapped_column(String(8))  # api | ndjson | pgn
+    created_at_ms: Mapped[int] = mapped_column(BigInteger)
+    last_move_at_ms: Mapped[int | None] = mapped_column(BigInteger)
+    #: ``last_move_at_ms`` where known, else ``created_at_ms``: picks the rating period.
+    ended_at_ms: Mapped[int] = mapped_column(BigInteger, index=True)
+    rated: Mapped[bool | None] = mapped_column(Boolean)
+    variant: Mapped[str] = mapped_column(String(16))
+    speed: Mapped[str | None] = mapped_column(String(16))
+    perf: Mapped[str | None] = mapped_column(String(16))
+    status: Mapped[str | None] = mapped_column(String(32))
+    result: Mapped[str | None] = mapped_column(String(8))
+    plies: Mapped[int | None] = mapped_column(Integer)
+    clock_initial: Mapped[int | None] = mapped_column(Integer)
+    clock_increment: Mapped[int | None] = mapped_column(Integer)
+    days_per_turn: Mapped[int | None] = mapped_column(Integer)
+    initial_fen: Mapped[str | None] = mapped_column(Text)
+    eco: Mapped[str | None] = mapped_column(String(8))
+    opening_name: Mapped[str | None] = mapped_column(Text)
+    tournament_id: Mapped[str | None] = mapped_column(String(64))
+    #: The source text of the game (NDJSON line or PGN), UTF-8, zlib-compressed.
+    raw: Mapped[bytes] = mapped_column(LargeBinary)
+    #: A digest of the raw text: an unchanged re-import is detected without decompressing.
+    digest: Mapped[str] = mapped_column(String(16))
+
+    sides: Mapped[list[GameSide]] = relationship(
+        back_populates="game", cascade="all, delete-orphan", order_by="GameSide.color.desc()"
+    )
+
+
+class GameSide(Base):
+    """One player of one game (``color`` is ``white`` or ``black``)."""
+
+    __tablename__ = "game_sides"
+    __table_args__ = (Index("ix_game_sides_user_id_game_id", "user_id", "game_id"),)
+
+    game_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    color: Mapped[str] = mapped_column(String(5), primary_key=True)
+    user_id: Mapped[str | None] = mapped_column(String(64))  # lowercase Lichess id
+    name: Mapped[str | None] = mapped_column(String(128))
+    title: Mapped[str | None] = mapped_column(String(8))
+    rating: Mapped[int | None] = mapped_column(Integer)  # at game start
+    rating_diff: Mapped[int | None] = mapped_column(Integer)
+    provisional: Mapped[bool] = mapped_column(Boolean, default=False)
+    ai_level: Mapped[int | None] = mapped_column(Integer)
+
+    game: Mapped[Game] = relationship(back_populates="sides")
+
+
+class Player(Base):
+    """A tracked player and their replay settings (``None`` = the product default)."""
+
+    __tablename__ = "players"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)  # lowercase Lichess id
+    username: Mapped[str] = mapped_column(String(128))  # as Lichess spells it
+    added_at_ms: Mapped[int] = mapped_column(BigInteger)
+    start_rating: Mapped[int | None] = mapped_column(Integer)
+    birth_year: Mapped[int | None] = mapped_column(Integer)
+    rules: Mapped[str | None] = mapped_column(String(16))
+    expected: Mapped[str | None] = mapped_column(String(8))
+    count_provisional: Mapped[bool | None] = mapped_column(Boolean)
+
+
+class SyncCursor(Base):
+    """Where the last API import of a player stopped, per perf filter (``""`` = all perfs)."""
+
+    __tablename__ = "sync_cursors"
+
+    player_id: Mapped[str] = mapped_column(
+        String(64), ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
+    )
+    perf_filter: Mapped[str] = mapped_column(String(128), primary_key=True, default="")
+    #: ``createdAt`` of the newest game fully imported, ms since epoch UTC.
+    newest_created_at_ms: Mapped[int | None] = mapped_column(BigInteger)
+    #: ``createdAt`` of the oldest game received by an unfinished full import: where to resume.
+    resume_until_ms: Mapped[int | None] = mapped_column(BigInteger)
+    last_sync_at_ms: Mapped[int | None] = mapped_column(BigInteger)
+
+
+class ImportRun(Base):
+    """One import (file or API): what it read, stored and skipped, and how it ended."""
+
+    __tablename__ = "import_runs"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    source: Mapped[str] = mapped_column(String(8))  # api | file
+    target: Mapped[str] = mapped_column(Text)  # username or file path(s)
+    player_id: Mapped[str | None] = mapped_column(String(64))
+    started_at_ms: Mapped[int] = mapped_column(BigInteger)
+    finished_at_ms: Mapped[int | None] = mapped_column(BigInteger)
+    #: running | complete | partial | failed
+    status: Mapped[str] = mapped_column(String(10))
+    read: Mapped[int] = mapped_column(Integer, default=0)
+    new: Mapped[int] = mapped_column(Integer, default=0)
+    updated: Mapped[int] = mapped_column(Integer, default=0)
+    unchanged: Mapped[int] = mapped_column(Integer, default=0)
+    skipped: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)  # reason -> count
+    message: Mapped[str | None] = mapped_column(Text)
+
+
+class RatingHistoryPoint(Base):
+    """The player's Lichess rating after a UTC day (``/api/user/{u}/rating-history``)."""
+
+    __tablename__ = "rating_history"
+
+    player_id: Mapped[str] = mapped_column(
+        String(64), ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
+    )
+    perf: Mapped[str] = mapped_column(String(32), primary_key=True)
+    day: Mapped[dt.date] = mapped_column(Date, primary_key=True)
+    rating: Mapped[int] = mapped_column(Integer)
