@@ -1,0 +1,153 @@
+"""The Elo calculator: one player's rating change for a list of games, FIDE's way.
+
+The same arithmetic as one rated period of :func:`tracker.fide.replay.replay`, but with K given
+by the user instead of derived from a history, and the 400-point rule switchable. Spec §2-§4.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import Decimal, localcontext
+from fractions import Fraction
+from typing import Final
+
+from tracker.fide.rules import (
+    DECIMAL_CONTEXT,
+    DEFAULT_RULES,
+    ExpectedMethod,
+    Rules,
+    apply_700_rule,
+    cap_applies,
+    check_method,
+    expected_score,
+    round_half_away,
+)
+
+#: The scores a game can have, in points.
+SCORES: Final = (Fraction(0), Fraction(1, 2), Fraction(1))
+
+_HALF: Final = Fraction(1, 2)
+#: Spellings :func:`parse_score` accepts for a draw.
+_DRAW_SPELLINGS: Final = frozenset({"0.5", ".5", "0,5", "1/2", "=", "½"})
+
+
+@dataclass(frozen=True, slots=True)
+class CalcGame:
+    """One game of a calculation: opponent's rating (rating points), score (points), expected
+    score ``PD`` and the change ``K × (score − PD)`` in rating points, unrounded."""
+
+    opponent: int
+    score: Fraction
+    expected: Fraction | Decimal
+    change: Fraction | Decimal
+
+
+@dataclass(frozen=True, slots=True)
+class CalcResult:
+    """The outcome of :func:`calculate`.
+
+    - ``k``: K used, after the 700 rule; ``k_requested``: K as given; ``rule_700_applied``:
+      whether the 700 rule lowered it.
+    - ``rule_400_applied``: whether the 400-point rule was in force for this player (False at
+      2650 or more under ``fide-2025-10``, or with ``cap_400=False``), whether or not a game
+      actually exceeded 400 points.
+    - ``games``: per game detail; ``change``: the total, unrounded (Fraction with the table,
+      Decimal with the formula); ``new_rating``: rating + change rounded once, half away from
+      zero.
+    """
+
+    k: int
+    k_requested: int
+    rule_700_applied: bool
+    rule_400_applied: bool
+    games: tuple[CalcGame, ...]
+    change: Fraction | Decimal
+    new_rating: int
+
+
+def _score(value: object) -> Fraction:
+    try:
+        score = Fraction(value)  # type: ignore[arg-type]  # ints, Fractions, Decimals, "1/2"
+    except (TypeError, ValueError):
+        raise ValueError(f"score must be 0, 1/2 or 1, got {value!r}") from None
+    if score not in SCORES:
+        raise ValueError(f"score must be 0, 1/2 or 1, got {value!r}")
+    return score
+
+
+def calculate(
+    rating: int,
+    k: int,
+    games: Sequence[tuple[int, Fraction]],
+    *,
+    cap_400: bool = True,
+    rules: Rules = DEFAULT_RULES,
+    method: ExpectedMethod = "table",
+) -> CalcResult:
+    """Rating change of a player rated ``rating`` with development coefficient ``k``.
+
+    ``games`` holds ``(opponent_rating, score)`` pairs: rating points and points (0, 1/2, 1).
+    Per game ``PD`` comes from table 8.1.2 (or the formula), ``D`` capped by the 400-point rule
+    unless exempt or switched off; K goes through the 700 rule for ``len(games)`` games; the
+    total change is rounded once, half away from zero (spec §4).
+
+    >>> r = calculate(1500, 20, [(1700, Fraction(1))])
+    >>> r.change, r.new_rating
+    (Fraction(76, 5), 1515)
+
+    Raises ValueError for ``k <= 0``, no games, or a score other than 0, 1/2 and 1.
+    """
+    check_method(method)
+    if isinstance(k, bool) or not isinstance(k, int) or k <= 0:
+        raise ValueError(f"K must be a positive whole number, got {k!r}")
+    if isinstance(rating, bool) or not isinstance(rating, int):
+        raise ValueError(f"rating must be a whole number of rating points, got {rating!r}")
+    if not games:
+        raise ValueError("no games: give at least one (opponent rating, score) pair")
+    k_used = apply_700_rule(k, len(games))
+    details: list[CalcGame] = []
+    total: Fraction | Decimal = Fraction(0) if method == "table" else Decimal(0)
+    for opponent, raw_score in games:
+        if isinstance(opponent, bool) or not isinstance(opponent, int):
+            raise ValueError(f"opponent rating must be a whole number, got {opponent!r}")
+        score = _score(raw_score)
+        pd = expected_score(rating, opponent, rules=rules, method=method, cap_400=cap_400)
+        change: Fraction | Decimal
+        if isinstance(pd, Decimal):
+            with localcontext(DECIMAL_CONTEXT):
+                # score is 0, 1/2 or 1: exact as numerator / denominator.
+                change = k_used * (Decimal(score.numerator) / score.denominator - pd)
+                total += change
+        else:
+            change = k_used * (score - pd)
+            total += change
+        details.append(CalcGame(opponent, score, pd, change))
+    return CalcResult(
+        k=k_used,
+        k_requested=k,
+        rule_700_applied=k_used != k,
+        rule_400_applied=cap_applies(rating, rules=rules, cap_400=cap_400),
+        games=tuple(details),
+        change=total,
+        new_rating=rating + round_half_away(total),
+    )
+
+
+def parse_score(text: str) -> Fraction:
+    """A score typed by a user → points: ``"1"``, ``"0"``, ``"0.5"``, ``"1/2"``, ``"="``, ``"½"``.
+
+    Surrounding spaces are ignored; ``"1.0"``, ``"0.0"``, ``".5"`` and ``"0,5"`` are accepted
+    too. Raises ValueError for anything else.
+
+    >>> parse_score("½"), parse_score(" 1 ")
+    (Fraction(1, 2), Fraction(1, 1))
+    """
+    t = text.strip()
+    if t in ("1", "1.0"):
+        return Fraction(1)
+    if t in ("0", "0.0"):
+        return Fraction(0)
+    if t in _DRAW_SPELLINGS:
+        return _HALF
+    raise ValueError(f"score must be 1, 0 or a draw (0.5, 1/2, =, ½), got {text!r}")
