@@ -11,12 +11,23 @@ import subprocess
 import sys
 from collections.abc import Sequence
 from dataclasses import asdict
+from fractions import Fraction
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from tracker.fide import CalcResult, calculate, parse_score
 from tracker.importing import ImportSummary, Progress
 from tracker.importing import import_file as _import_file
+from tracker.replaying import (
+    PlayerSettings,
+    ReplayReport,
+    build_report,
+    get_settings,
+    points,
+    save_settings,
+    shown,
+)
 from tracker.store import queries
 from tracker.store.db import Store
 
@@ -84,6 +95,83 @@ def dashboard(*, db: Db = None, port: int = 8501, host: str = "127.0.0.1") -> in
         return subprocess.call(cmd, env=env)
     except KeyboardInterrupt:
         return 0
+
+
+def replay(
+    username: str,
+    perf: str,
+    *,
+    db: Db = None,
+    start_rating: int | None = None,
+    birth_year: int | None = None,
+    rules: str | None = None,
+    expected: str | None = None,
+    count_provisional: bool | None = None,
+) -> ReplayReport:
+    """``tracker replay``: the player's games of ``perf`` as monthly FIDE rating periods.
+
+    Settings not given here come from the player's saved settings, then the defaults (start
+    unrated, rules ``fide-2025-10``, expected ``table``, provisional opponents not counted).
+    ``report.to_json()`` is the ``--json`` contract. Raises UnknownPlayerError, NoGamesError,
+    SettingsError (one-line messages).
+    """
+    return build_report(
+        open_store(db), username, perf, start_rating=start_rating, birth_year=birth_year,
+        rules=rules, expected=expected, count_provisional=count_provisional,
+    )
+
+
+def calc(
+    rating: int,
+    k: int,
+    games: Sequence[tuple[int, Fraction | str | int]],
+    *,
+    cap_400: bool = True,
+    rules: str = "fide-2025-10",
+    expected: str = "table",
+) -> CalcResult:
+    """``tracker calc``: the FIDE Elo calculator (no database).
+
+    ``games``: (opponent rating, score) pairs; a score is 1, 0, ½ as a Fraction or text
+    (``"1"``, ``"0.5"``, ``"1/2"``, ``"="``). K is reduced by the 700 rule; the change is
+    unrounded and ``new_rating`` rounded once, half away from zero. Raises ValueError.
+    """
+    parsed = [(int(o), s if isinstance(s, Fraction) else parse_score(str(s))) for o, s in games]
+    return calculate(rating, k, parsed, cap_400=cap_400, rules=rules,  # type: ignore[arg-type]
+                     method=expected)  # type: ignore[arg-type]
+
+
+def settings(username: str, *, db: Db = None, **changes: object) -> PlayerSettings:
+    """``tracker settings``: show (no changes) or save a player's replay settings.
+
+    Keys: ``start_rating``, ``birth_year``, ``rules``, ``expected``, ``count_provisional``; a
+    value of ``None`` resets that setting to the default. Raises SettingsError,
+    UnknownPlayerError.
+    """
+    store = open_store(db)
+    if not changes:
+        return get_settings(store, queries.resolve_player(store, username))
+    return save_settings(store, username, **changes)
+
+
+def calc_json(result: CalcResult) -> dict[str, object]:
+    """The ``tracker calc --json`` object: K after the 700 rule, per game expected and change,
+    the unrounded total change and the new rating rounded once."""
+    return {
+        "k": result.k,
+        "games": [
+            {
+                "opponent": g.opponent,
+                "score": points(g.score),
+                "expected": shown(g.expected, "0.01" if isinstance(g.expected, Fraction)
+                                  else "0.0001"),
+                "change": shown(g.change),
+            }
+            for g in result.games
+        ],
+        "change": shown(result.change),
+        "new_rating": result.new_rating,
+    }
 
 
 def summary_dict(summary: ImportSummary) -> dict[str, Any]:

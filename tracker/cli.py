@@ -19,6 +19,7 @@ from rich.table import Table
 
 from tracker import api
 from tracker.errors import TrackerError
+from tracker.replaying import dumps, period_json
 
 app = typer.Typer(
     name="tracker",
@@ -31,7 +32,8 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
-out = Console(highlight=False, soft_wrap=True)
+#: Piped output gets a wide console, so tables stay one row per line for scripts and files.
+out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 200)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
@@ -150,6 +152,158 @@ def players_cmd(
         if not p.perfs:
             table.add_row(p.username, "-", "0", "-", "-")
     out.print(table)
+
+
+Rules = typer.Option(help="FIDE rules version: fide-2025-10 (2650 exemption from the "
+                     "400-point rule) or fide-2024-03.", metavar="VERSION")
+Expected = typer.Option(help="Expected score: table (FIDE table 8.1.2) or formula (logistic).",
+                        metavar="METHOD")
+
+
+def _fmt(x: object, width: int = 0) -> str:
+    return ("-" if x is None else str(x)).rjust(width)
+
+
+@app.command("replay")
+def replay_cmd(
+    username: Annotated[str, typer.Argument(help="Lichess username (any case).",
+                                            show_default=False)],
+    perf: Annotated[str, typer.Option("--perf", help="Perf to replay: bullet, blitz, rapid, "
+                                      "classical, correspondence…", show_default=False)],
+    start_rating: Annotated[int | None, typer.Option(
+        help="Start from this FIDE rating (your real one). Default: start unrated.")] = None,
+    birth_year: Annotated[int | None, typer.Option(
+        help="Birth year, for the junior K 40.", metavar="YYYY")] = None,
+    rules: Annotated[str | None, Rules] = None,
+    expected: Annotated[str | None, Expected] = None,
+    count_provisional: Annotated[bool | None, typer.Option(
+        "--count-provisional/--no-count-provisional",
+        help="Count games against provisional opponents (rating deviation ≥ 110).",
+        show_default=False)] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Replay a player's games of one perf as monthly FIDE rating periods.
+
+    Settings not given come from the player's saved settings (tracker settings), then the
+    defaults: start unrated, rules fide-2025-10, expected table, provisional opponents left out.
+    """
+    report = api.replay(
+        username, perf, db=state.db, start_rating=start_rating, birth_year=birth_year,
+        rules=rules, expected=expected, count_provisional=count_provisional,
+    )
+    if as_json:
+        print(dumps(report.to_json()))
+        return
+    s = report.settings
+    start = f"from {s.start_rating}" if s.start_rating else "starting unrated"
+    out.print(f"{report.player} — {report.perf}: FIDE-style replay {start}, rules {s.rules}, "
+              f"expected {s.expected}", markup=False)
+    table = Table("period", "games", "left out", "score", "expected", "K", "before", "change",
+                  "after", "perf.", "Lichess", "note")
+    for row in report.periods:
+        r = row.result
+        j = period_json(row)
+        table.add_row(r.period, str(r.games), str(sum(row.excluded.values()) or ""),
+                      _fmt(j["score"]), _fmt(j["expected_score"]), _fmt(r.k),
+                      _fmt(r.rating_before), _fmt(j["change"]), _fmt(r.rating_after),
+                      _fmt(r.performance), _fmt(row.lichess_rating), r.note)
+    out.print(table)
+    now = report.current_rating
+    fide_now = str(now) if now is not None else f"unrated ({report.unrated_reason()})"
+    out.print(
+        f"Now: FIDE-style {fide_now}"
+        f", Lichess {_fmt(report.current_lichess)}; {report.counted} games counted of "
+        f"{len(report.games)}. The scales differ: a Lichess 1500 is not a FIDE 1500.",
+        markup=False,
+    )
+
+
+@app.command("calc")
+def calc_cmd(
+    games: Annotated[list[str], typer.Argument(
+        help="Games as OPPONENT:SCORE, e.g. 1700:1 1600:0.5 1550:0 (score 1, 0.5, 1/2, = or 0).",
+        metavar="OPP:SCORE...", show_default=False)],
+    rating: Annotated[int, typer.Option("--rating", help="Your rating.", show_default=False)],
+    k: Annotated[int, typer.Option("--k", help="Development coefficient K (40, 20, 10 or any).",
+                                   show_default=False)],
+    no_400_rule: Annotated[bool, typer.Option(
+        "--no-400-rule", help="Use the real rating difference beyond 400 points.")] = False,
+    rules: Annotated[str, Rules] = "fide-2025-10",
+    expected: Annotated[str, Expected] = "table",
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """The FIDE Elo calculator: rating change for a set of games (no database needed).
+
+    K is reduced by the 700 rule when K × games > 700; the change is shown unrounded and the
+    new rating rounded once, half away from zero.
+    """
+    pairs: list[tuple[int, str]] = []
+    for item in games:
+        opp, sep, score = item.partition(":")
+        if not sep or not opp.strip().isdigit():
+            raise typer.BadParameter(f"{item!r}: write each game as OPPONENT:SCORE, e.g. 1700:1")
+        pairs.append((int(opp), score.strip()))
+    try:
+        result = api.calc(rating, k, pairs, cap_400=not no_400_rule, rules=rules,
+                          expected=expected)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    data = api.calc_json(result)
+    if as_json:
+        print(dumps(data))
+        return
+    table = Table("opponent", "score", "expected", "change")
+    for g in data["games"]:
+        table.add_row(str(g["opponent"]), str(g["score"]), str(g["expected"]),
+                      f"{g['change']:+}")
+    out.print(table)
+    notes = []
+    if result.rule_700_applied:
+        notes.append(f"700 rule: K {result.k_requested} × {len(result.games)} games > 700, "
+                     f"so K {result.k}")
+    if not result.rule_400_applied:
+        notes.append("400-point rule not applied")
+    out.print(f"K {result.k}; change {data['change']:+} → new rating {result.new_rating}"
+              + (f" ({'; '.join(notes)})" if notes else ""), markup=False)
+
+
+@app.command("settings")
+def settings_cmd(
+    username: Annotated[str, typer.Argument(help="Lichess username.", show_default=False)],
+    start_rating: Annotated[int | None, typer.Option(
+        help="Start the replay from this FIDE rating.")] = None,
+    unrated: Annotated[bool, typer.Option(
+        "--unrated", help="Start the replay unrated (clears --start-rating).")] = False,
+    birth_year: Annotated[int | None, typer.Option(help="Birth year (junior K 40).",
+                                                   metavar="YYYY")] = None,
+    rules: Annotated[str | None, Rules] = None,
+    expected: Annotated[str | None, Expected] = None,
+    count_provisional: Annotated[bool | None, typer.Option(
+        "--count-provisional/--no-count-provisional",
+        help="Count games against provisional opponents.", show_default=False)] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Show or save a player's replay settings (shared by the CLI and the dashboard).
+
+    With no option it shows them; each option given is saved.
+    """
+    changes: dict[str, object] = {
+        k: v for k, v in {"start_rating": start_rating, "birth_year": birth_year,
+                          "rules": rules, "expected": expected,
+                          "count_provisional": count_provisional}.items() if v is not None
+    }
+    if unrated:
+        changes["start_rating"] = None
+    saved = api.settings(username, db=state.db, **changes)
+    values = {k: getattr(saved, k) for k in ("start_rating", "birth_year", "rules", "expected",
+                                             "count_provisional")}
+    if as_json:
+        print(dumps(values))
+        return
+    r = saved.resolved()
+    out.print(f"{username.lower()}: start {'unrated' if r.start_rating is None else r.start_rating}"
+              f", birth year {r.birth_year or '-'}, rules {r.rules}, expected {r.expected}, "
+              f"count provisional {'yes' if r.count_provisional else 'no'}", markup=False)
 
 
 @app.command("dashboard")
