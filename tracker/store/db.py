@@ -318,6 +318,7 @@ class Store:
                 updated=0,
                 unchanged=0,
                 skipped={},
+                repaired={},
             )
             session.add(run)
             session.flush()

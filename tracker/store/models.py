@@ -146,6 +146,8 @@ class ImportRun(Base):
     unchanged: Mapped[int] = mapped_column(Integer, default=0)
     skipped: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)  # reason -> count
     message: Mapped[str | None] = mapped_column(Text)
+    #: reason -> count of games imported after a repair (e.g. "not UTF-8, read as cp1252")
+    repaired: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=dict)
 
 
 class RatingHistoryPoint(Base):

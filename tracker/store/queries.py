@@ -193,6 +193,7 @@ class RunInfo:
     unchanged: int
     skipped: dict[str, int]
     message: str | None
+    repaired: dict[str, int] = field(default_factory=dict)  # reason -> games imported repaired
 
 
 def import_runs(store: Store, limit: int = 20) -> list[RunInfo]:
@@ -203,6 +204,7 @@ def import_runs(store: Store, limit: int = 20) -> list[RunInfo]:
             RunInfo(
                 r.id, r.source, r.target, r.player_id, r.started_at_ms, r.finished_at_ms,
                 r.status, r.read, r.new, r.updated, r.unchanged, dict(r.skipped or {}), r.message,
+                dict(r.repaired or {}),
             )
             for r in runs
         ]
