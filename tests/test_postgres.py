@@ -1,0 +1,57 @@
+"""The store on PostgreSQL: the same migrations, upserts and replay as on SQLite."""
+
+from __future__ import annotations
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy import text
+
+from tests.conftest import CMRADE, INDEXINATOR, INDEXINATOR_LATER
+from tests.pg_server import postgres_url
+from tracker import api
+from tracker.importing import import_file
+from tracker.store import queries
+from tracker.store.db import Store
+from tracker.store.models import Base
+
+
+@pytest.fixture(scope="module")
+def pg_url():
+    with postgres_url() as (url, reason):
+        if url is None:
+            pytest.skip(reason)
+        yield url
+
+
+@pytest.fixture
+def pg_store(pg_url: str):
+    store = Store(pg_url)
+    yield store
+    with store.engine.begin() as conn:  # a clean schema for the next test
+        conn.execute(text("DROP SCHEMA public CASCADE; CREATE SCHEMA public"))
+    store.close()
+
+
+def test_migrated_postgres_schema_equals_orm_metadata(pg_store: Store) -> None:
+    assert pg_store.dialect == "postgresql"
+    with pg_store.engine.connect() as conn:
+        assert compare_metadata(MigrationContext.configure(conn), Base.metadata) == []
+
+
+def test_postgres_import_is_incremental_and_never_duplicates(pg_store: Store) -> None:
+    assert import_file(INDEXINATOR, store=pg_store).new == 2907
+    assert import_file(INDEXINATOR_LATER, store=pg_store).new == 10
+    again = import_file([INDEXINATOR, INDEXINATOR_LATER], store=pg_store)
+    assert (again.new, again.updated, again.unchanged) == (0, 0, 2917)
+    assert queries.count_games(pg_store) == 2917
+    assert import_file(CMRADE, store=pg_store).new == 474
+
+
+def test_postgres_replay_equals_sqlite_replay(pg_store: Store, store: Store) -> None:
+    for s in (pg_store, store):
+        import_file(INDEXINATOR, store=s)
+    pg = api.replay("indexinator", "blitz", db=pg_store).to_json()
+    lite = api.replay("indexinator", "blitz", db=store).to_json()
+    assert pg == lite
+    assert len(pg["periods"]) == 31
