@@ -320,10 +320,12 @@ def dashboard_cmd(
 def demo_cmd(
     dashboard: Annotated[bool, typer.Option(help="Open the dashboard at the end.")] = False,
 ) -> None:
-    """Import the bundled real Lichess history (indexinator, 2,907 games) and show it."""
+    """Import the bundled real Lichess history (indexinator, 2,907 games), list it, and replay
+    its blitz games as FIDE rating periods."""
     summary = api.demo(db=state.db)
     out.print(summary.line(), markup=False)
     players_cmd(as_json=False)
+    replay_cmd(api.DEMO_USER, perf="blitz")
     if dashboard:
         dashboard_cmd(port=8501, host="127.0.0.1")
 
