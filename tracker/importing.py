@@ -16,7 +16,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tracker.records import GameRecord
-from tracker.sources.files import InputError, open_input
+from tracker.sources.files import (  # the skip reasons are re-exported from here
+    SKIP_NOT_PLAYER,  # noqa: F401
+    SKIP_TRUNCATED,  # noqa: F401
+    SKIP_UNREADABLE,  # noqa: F401
+    InputError,
+    InputFile,
+    ReadLog,
+    open_input,
+)
 from tracker.sources.ndjson import read_ndjson
 from tracker.sources.pgn import StudyError, read_pgn
 from tracker.store.db import BATCH_SIZE, Store, WriteCounts, now_ms
@@ -25,10 +33,8 @@ from tracker.store.db import BATCH_SIZE, Store, WriteCounts, now_ms
 #: API (``units_total`` may be ``None`` when unknown).
 Progress = Callable[[int, int, int | None], None]
 
-#: Skip reasons an import reports (the replay has its own, see :mod:`tracker.selection`).
-SKIP_UNREADABLE = "unreadable game"
-SKIP_TRUNCATED = "truncated or invalid line"
-SKIP_NOT_PLAYER = "not the player's game"
+# Skip and repair reasons are defined with the readers (tracker.sources.files) and re-exported
+# here; the replay has its own reasons (tracker.selection).
 
 
 @dataclass
@@ -36,7 +42,8 @@ class ImportSummary:
     """The outcome of one import run (also stored as an ``import_runs`` row).
 
     ``status`` is ``complete``, ``partial`` (stopped early; what was read is kept) or
-    ``failed``; ``skipped`` maps a reason to a count of games; ``seconds`` is wall-clock time.
+    ``failed``; ``skipped`` maps a reason to a count of games not imported, ``repaired`` a
+    reason to a count of games imported after a repair; ``seconds`` is wall-clock time.
     """
 
     run_id: int
@@ -52,6 +59,7 @@ class ImportSummary:
     message: str | None = None
     warnings: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    repaired: dict[str, int] = field(default_factory=dict)
 
     @property
     def stored(self) -> int:
@@ -67,6 +75,9 @@ class ImportSummary:
         )
         if reasons:
             text += f" ({reasons})"
+        if self.repaired:
+            fixes = ", ".join(f"{n} {r}" for r, n in sorted(self.repaired.items()))
+            text += f", repaired {sum(self.repaired.values())} ({fixes})"
         text += f" in {self.seconds:.1f}s — {self.status}"
         if self.message:
             text += f": {self.message}"
@@ -102,6 +113,7 @@ class ImportRecorder:
         self.summary = ImportSummary(self.run_id, source, target, self.player, "running")
         self.counts = WriteCounts()
         self.skipped: Counter[str] = Counter()
+        self.repaired: Counter[str] = Counter()  # reason -> games stored after a repair
         self.read = 0
         self._buffer: list[GameRecord] = []
         self._started = time.perf_counter()
@@ -123,6 +135,10 @@ class ImportRecorder:
         self.read += n
         self.skipped[reason] += n
 
+    def repair(self, reason: str, n: int = 1) -> None:
+        """Count ``n`` games already added as repaired (they are stored; ``read`` is unchanged)."""
+        self.repaired[reason] += n
+
     def flush(self) -> None:
         if self._buffer:
             self.counts.add(self.store.write_games(self._buffer))
@@ -134,6 +150,7 @@ class ImportRecorder:
                 updated=self.counts.updated,
                 unchanged=self.counts.unchanged,
                 skipped=dict(self.skipped),
+                repaired=dict(self.repaired),
             )
 
     def finish(self, status: str = "complete", message: str | None = None) -> ImportSummary:
@@ -157,6 +174,7 @@ class ImportRecorder:
         s.read = self.read
         s.new, s.updated, s.unchanged = self.counts.new, self.counts.updated, self.counts.unchanged
         s.skipped = dict(self.skipped)
+        s.repaired = dict(self.repaired)
         s.seconds = time.perf_counter() - self._started
         self.store.update_run(
             self.run_id,
@@ -168,6 +186,7 @@ class ImportRecorder:
             updated=s.updated,
             unchanged=s.unchanged,
             skipped=s.skipped,
+            repaired=s.repaired,
             finished_at_ms=now_ms(),
         )
         return s
@@ -202,16 +221,21 @@ def import_file(
 
     ``paths``: one path or several, imported as one run. ``user``: whose history it is (one
     name or several); with it, only games of those players are kept (the rest are counted as
-    skipped), without it the player in most games is taken. ``progress`` is called with
-    (games read, bytes read, total bytes). The format is recognised by content.
+    skipped, and in a PGN file only their ``White``/``Black`` tags are read: this is how the
+    Lichess open database is filtered), without it the player in most games is taken.
+    ``progress`` is called with (games read, bytes read, total bytes). The format is
+    recognised by content.
+
+    Every game skipped or repaired is counted by reason in the summary and the run. A file
+    that ends in the middle of a game (a cut download) imports what it holds and ends the run
+    as ``partial``, saying so.
 
     Returns an :class:`ImportSummary`. Raises InputError (one line) for a missing, empty or
-    unrecognised file *before* anything is written; StudyError for a Lichess study export.
+    unrecognised file, or a Lichess study export, *before* anything is written.
     """
     if isinstance(paths, str | os.PathLike):
         paths = [paths]
     users = [user] if isinstance(user, str) else list(user or [])
-    wanted = {u.lower() for u in users}
     if not paths:
         raise InputError("no file given")
     inputs = [open_input(p) for p in paths]  # every file is checked before anything is written
@@ -220,40 +244,53 @@ def import_file(
     target = ", ".join(str(f.path) for f in inputs)
     recorder = ImportRecorder(store, "file", target, player=users[0] if users else None)
     warnings: list[str] = []
+    truncated: list[str] = []
     with recorder:
         done_bytes = 0
         for f in inputs:
             with f:
-                errors: list[str] = []
-                records: Iterable[GameRecord] = (
-                    read_ndjson(f.lines(), errors=errors)
-                    if f.format == "ndjson"
-                    else read_pgn(f.lines(), errors=errors)
-                )
-                try:
-                    for i, rec in enumerate(records, 1):
-                        if wanted and rec.white.user_id not in wanted and (
-                            rec.black.user_id not in wanted
-                        ):
-                            recorder.skip(SKIP_NOT_PLAYER)
-                        else:
-                            recorder.add(rec)
-                        if progress is not None and i % 1000 == 0:
-                            progress(recorder.read, done_bytes + f.bytes_read, total)
-                except StudyError as exc:
-                    raise InputError(f"{f.path}: {exc}") from None
-                reason = SKIP_TRUNCATED if f.format == "ndjson" else SKIP_UNREADABLE
-                if errors:
-                    recorder.skip(reason, len(errors))
-                    warnings.extend(f"{f.path.name}: {e}" for e in errors[:20])
+                log = _import_one(f, recorder, users, progress, done_bytes, total)
+                warnings.extend(f"{f.path.name}: {m}" for m in log.messages)
                 warnings.extend(f.warnings)
+                for why in (f.truncated, log.truncated and f"{f.path.name}: {log.truncated}"):
+                    if why:
+                        truncated.append(why)
                 done_bytes += f.size
         if progress is not None:
             progress(recorder.read, total, total)
         if recorder.read == 0:
             message = "no games found in " + ", ".join(Path(p).name for p in map(str, paths))
-            summary = recorder.finish("failed", message)
+            summary = recorder.finish("failed", "; ".join([message, *truncated]))
+        elif truncated:
+            summary = recorder.finish("partial", "; ".join(truncated))
         else:
             summary = recorder.finish("complete")
     summary.warnings = warnings
     return summary
+
+
+def _import_one(f: InputFile, recorder: ImportRecorder, users: Sequence[str],
+                progress: Progress | None, done_bytes: int, total: int) -> ReadLog:
+    """Stream one opened file into ``recorder``; returns what its reader skipped or repaired."""
+    log = ReadLog()
+    base = recorder.read
+
+    def report(seen: int) -> None:
+        if progress is not None:
+            progress(base + seen, done_bytes + f.bytes_read, total)
+
+    reader = read_ndjson if f.format == "ndjson" else read_pgn
+    records: Iterable[GameRecord] = reader(
+        f.byte_lines(), players=users or None, log=log, progress=report
+    )
+    try:
+        for rec in records:
+            recorder.add(rec)
+    except StudyError as exc:  # not raised by the readers any more; kept for safety
+        raise InputError(f"{f.path}: {exc}") from None
+    finally:  # counted even when the import is interrupted
+        for reason, n in log.skipped.items():
+            recorder.skip(reason, n)
+        for reason, n in log.repaired.items():
+            recorder.repair(reason, n)
+    return log

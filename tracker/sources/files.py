@@ -1,21 +1,29 @@
-"""Open anything a user drops on the tool: plain or compressed, UTF-8 or latin-1, PGN or NDJSON.
+"""Open anything a user drops on the tool: plain or compressed, any common encoding, PGN or NDJSON.
 
-Compression is recognised by the file's first bytes (gzip, bzip2, zstd), not by its name; the
-format by its first meaningful character (``{`` → NDJSON, ``[`` → PGN). Lines are decoded one
-at a time, UTF-8 first (with or without a byte-order mark) and cp1252 as the fallback for a
-line that is not UTF-8, with a warning, so a file is streamed and never held in memory.
+Compression is recognised by the file's first bytes (gzip, bzip2, zstd, xz), not by its name;
+the format by its first meaningful character (``{`` → NDJSON, ``[`` → PGN). The file is
+streamed as raw byte lines (:meth:`InputFile.byte_lines`) and never held in memory: the readers
+decode what they keep, UTF-8 first (with or without a byte-order mark) and cp1252/latin-1 as
+the fallback for a game that is not UTF-8, counted as repaired. A UTF-16 file (Windows
+"Unicode" text) is re-encoded to UTF-8 on the fly.
+
+What a reader skips or repairs is counted by reason in a :class:`ReadLog`; the reasons are the
+plain words the import summary and the import run show.
 """
 
 from __future__ import annotations
 
 import bz2
+import codecs
 import gzip
 import io
+import lzma
 import os
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, Literal
+from typing import BinaryIO, Final, Literal
 
 import zstandard
 
@@ -23,10 +31,26 @@ from tracker.errors import TrackerError
 
 Format = Literal["pgn", "ndjson"]
 
+# Reasons a game is skipped (not imported) or repaired (imported after a fix), in the words
+# the import summary shows. The replay has its own reasons (tracker.selection).
+SKIP_UNREADABLE: Final = "unreadable game"
+SKIP_TRUNCATED: Final = "truncated or invalid line"
+SKIP_STUDY: Final = "study chapter"
+SKIP_NOT_PLAYER: Final = "not the player's game"
+REPAIRED_ENCODING: Final = "not UTF-8, read as cp1252"
+
 _GZIP = b"\x1f\x8b"
 _BZIP2 = b"BZh"
 _ZSTD = b"\x28\xb5\x2f\xfd"
+_XZ = b"\xfd7zXZ\x00"
+_UTF8_BOM = codecs.BOM_UTF8
+_UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 _SNIFF_BYTES = 64 * 1024
+#: Read size of the decompressed stream: big reads keep the per-line cost in C.
+_BUFFER_BYTES = 1 << 20
+#: Messages kept per reader (the counts are always complete): memory stays flat on a file
+#: where every line is broken.
+MAX_MESSAGES: Final = 20
 
 
 class InputError(TrackerError, ValueError):
@@ -34,8 +58,34 @@ class InputError(TrackerError, ValueError):
 
 
 @dataclass
+class ReadLog:
+    """What a reader skipped or repaired, counted by reason, with the first few messages.
+
+    ``truncated`` is set when the input ends in the middle of a game (a cut NDJSON line, a
+    compressed stream that stops early): what came before is imported, the run says so.
+    """
+
+    skipped: Counter[str] = field(default_factory=Counter)
+    repaired: Counter[str] = field(default_factory=Counter)
+    messages: list[str] = field(default_factory=list)
+    truncated: str | None = None
+
+    def skip(self, reason: str, message: str | None = None, n: int = 1) -> None:
+        self.skipped[reason] += n
+        self.note(message)
+
+    def repair(self, reason: str, message: str | None = None) -> None:
+        self.repaired[reason] += 1
+        self.note(message)
+
+    def note(self, message: str | None) -> None:
+        if message is not None and len(self.messages) < MAX_MESSAGES:
+            self.messages.append(message)
+
+
+@dataclass
 class InputFile:
-    """An opened input: its format, its decoded lines, warnings, and bytes read so far."""
+    """An opened input: its format, its lines (raw bytes or decoded), and bytes read so far."""
 
     path: Path
     format: Format
@@ -44,20 +94,36 @@ class InputFile:
     _raw: BinaryIO
     _binary: BinaryIO
     warnings: list[str] = field(default_factory=list)
-    _fallback_lines: int = 0
+    #: Set when the (compressed) data ends early: a one-line description.
+    truncated: str | None = None
+
+    def byte_lines(self) -> Iterator[bytes]:
+        """The file's lines as raw bytes (``\\n`` kept), decompressed, not decoded.
+
+        A compressed stream that is cut or corrupt ends the lines where it breaks and sets
+        :attr:`truncated`, so the games before the break are still imported.
+        """
+        try:
+            yield from self._binary
+        except (EOFError, OSError, zstandard.ZstdError, lzma.LZMAError) as exc:
+            self.truncated = (
+                f"{self.path.name}: the {self.compression or 'file'} data ends early or is "
+                f"damaged ({exc}); the games before that point were read"
+            )
 
     def lines(self) -> Iterator[str]:
-        """Decoded lines (``\\n`` kept), UTF-8 or, line by line, cp1252 with a warning."""
-        for lineno, raw in enumerate(self._binary, 1):
+        """Decoded lines (``\\n`` kept): UTF-8, or cp1252/latin-1 for a line that is not."""
+        warned = False
+        for lineno, raw in enumerate(self.byte_lines(), 1):
             try:
                 yield raw.decode("utf-8")
             except UnicodeDecodeError:
-                self._fallback_lines += 1
-                if self._fallback_lines == 1:
+                if not warned:
+                    warned = True
                     self.warnings.append(
                         f"{self.path.name}: line {lineno} is not UTF-8; read as cp1252/latin-1"
                     )
-                yield raw.decode("cp1252", errors="replace")
+                yield decode_fallback(raw)
 
     @property
     def bytes_read(self) -> int:
@@ -78,6 +144,40 @@ class InputFile:
         self.close()
 
 
+def decode_fallback(raw: bytes) -> str:
+    """Bytes that are not UTF-8 → text: cp1252 (Windows), else latin-1 (which never fails)."""
+    try:
+        return raw.decode("cp1252")
+    except UnicodeDecodeError:  # the five bytes cp1252 leaves undefined
+        return raw.decode("latin-1")
+
+
+class _Utf16ToUtf8(io.RawIOBase):
+    """A UTF-16 text stream re-encoded as UTF-8 bytes, read lazily (constant memory)."""
+
+    def __init__(self, binary: BinaryIO) -> None:
+        self._text = io.TextIOWrapper(binary, encoding="utf-16", newline="")  # type: ignore[arg-type]
+        self._pending = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        while not self._pending:
+            chunk = self._text.read(_BUFFER_BYTES // 4)
+            if not chunk:
+                return 0
+            self._pending = chunk.encode("utf-8")
+        n = min(len(buffer), len(self._pending))
+        buffer[:n] = self._pending[:n]
+        self._pending = self._pending[n:]
+        return n
+
+    def close(self) -> None:
+        self._text.close()
+        super().close()
+
+
 def _decompressor(head: bytes) -> tuple[str | None, Callable[[BinaryIO], BinaryIO]]:
     if head.startswith(_GZIP):
         return "gzip", lambda f: gzip.GzipFile(fileobj=f)  # type: ignore[return-value]
@@ -85,15 +185,17 @@ def _decompressor(head: bytes) -> tuple[str | None, Callable[[BinaryIO], BinaryI
         return "bzip2", lambda f: bz2.BZ2File(f)  # type: ignore[return-value]
     if head.startswith(_ZSTD):
         return "zstd", lambda f: zstandard.ZstdDecompressor().stream_reader(
-            f, read_across_frames=True
+            f, read_size=_BUFFER_BYTES, read_across_frames=True
         )  # type: ignore[return-value]
+    if head.startswith(_XZ):
+        return "xz", lambda f: lzma.LZMAFile(f)  # type: ignore[return-value]
     return None, lambda f: f
 
 
 def sniff_format(head: bytes) -> Format | None:
     """``"ndjson"`` if the first meaningful character is ``{``, ``"pgn"`` for ``[`` or a
-    movetext start (``1.``), else ``None``."""
-    text = head.lstrip(b"\xef\xbb\xbf").lstrip()
+    movetext start (``1.``), else ``None``. ``head`` is UTF-8 (a byte-order mark is allowed)."""
+    text = head.lstrip(_UTF8_BOM).lstrip()
     if text.startswith(b"{"):
         return "ndjson"
     if text.startswith(b"[") and not text.startswith(b"[{") and not text.startswith(b"[]"):
@@ -103,11 +205,31 @@ def sniff_format(head: bytes) -> Format | None:
     return None
 
 
+def is_study_export(head: bytes) -> bool:
+    """True when the first game of a PGN ``head`` is a Lichess study chapter.
+
+    A study export's chapters carry ``[Site "https://lichess.org/study/…"]`` and, in newer
+    exports, ``StudyName``/``ChapterName`` tags; a game history never does.
+    """
+    seen_tag = False
+    for line in head.lstrip(_UTF8_BOM).splitlines()[:200]:
+        line = line.strip()
+        if line.startswith(b"["):
+            seen_tag = True
+            if line.startswith((b"[StudyName ", b"[ChapterName ", b"[ChapterURL ")) or (
+                line.startswith(b"[Site ") and b"lichess.org/study/" in line
+            ):
+                return True
+        elif line and seen_tag:
+            return False  # the first game's movetext: its tags said nothing of a study
+    return False
+
+
 def open_input(path: str | os.PathLike[str]) -> InputFile:
     """Open a game file for reading, whatever its compression, encoding and format.
 
-    Raises InputError (one line) for a missing file, a folder, an empty file, or a file that
-    is neither PGN nor NDJSON.
+    Raises InputError (one line) for a missing file, a folder, an empty file, a file that is
+    neither PGN nor NDJSON, and a Lichess study export (chapters are not a game history).
     """
     p = Path(path).expanduser()
     if not p.exists():
@@ -119,18 +241,26 @@ def open_input(path: str | os.PathLike[str]) -> InputFile:
         raise InputError(f"{p}: the file is empty")
     raw = p.open("rb")
     try:
-        compression, wrap = _decompressor(raw.read(4))
+        compression, wrap = _decompressor(raw.read(6))
         raw.seek(0)
         binary = wrap(raw)
-        buffered = io.BufferedReader(binary, buffer_size=1 << 20)  # type: ignore[arg-type]
+        buffered = io.BufferedReader(binary, buffer_size=_BUFFER_BYTES)  # type: ignore[arg-type]
         head = buffered.peek(_SNIFF_BYTES)[:_SNIFF_BYTES]
-    except (OSError, EOFError, zstandard.ZstdError) as exc:
+        if head.startswith(_UTF16_BOMS):
+            buffered = io.BufferedReader(_Utf16ToUtf8(buffered), buffer_size=_BUFFER_BYTES)
+            head = buffered.peek(_SNIFF_BYTES)[:_SNIFF_BYTES]
+    except (OSError, EOFError, zstandard.ZstdError, lzma.LZMAError, UnicodeError) as exc:
         raw.close()
         raise InputError(f"{p}: cannot read the file ({exc})") from None
     fmt = sniff_format(head)
-    if fmt is None:
+    if fmt is None or (fmt == "pgn" and is_study_export(head)):
         buffered.close()
         raw.close()
+        if fmt == "pgn":
+            raise InputError(
+                f"{p}: this is a Lichess study export, not a game history; export your games "
+                "instead (lichess.org/api/games/user/NAME, or the download link on your profile)"
+            )
         if not head.strip(b"\xef\xbb\xbf \r\n\t"):
             raise InputError(f"{p}: the file is empty")
         raise InputError(f"{p}: not a PGN or NDJSON game file")

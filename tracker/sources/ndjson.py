@@ -1,21 +1,47 @@
 """Lichess API game JSON (``/api/games/user/{u}``, NDJSON) → :class:`GameRecord`.
 
 One function does the mapping, :func:`record_from_json`, used both for NDJSON files and for the
-dicts berserk yields (where ``createdAt``/``lastMoveAt`` are already aware datetimes).
+dicts berserk yields (where ``createdAt``/``lastMoveAt`` are already aware datetimes). It reads
+every shape Lichess has produced: tournament ids as strings (``tournament``/``swiss``, older)
+or objects (``arenaTour``/``swissTour``, since mid-2026); players with a user, without one
+(anonymous, the AI), without a rating, or ``{}``.
+
+:func:`read_ndjson` streams a file's lines: a byte-order mark and blank lines are ignored, a
+line that is not a game is skipped and counted, and a last line cut in the middle (a download
+that stopped) is reported as a truncation, with every game before it imported.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Final
 
 from tracker.records import BLACK_WINS, DRAW, WHITE_WINS, GameRecord, Side, Source, ms_to_datetime
+from tracker.sources.files import (
+    REPAIRED_ENCODING,
+    SKIP_NOT_PLAYER,
+    SKIP_TRUNCATED,
+    ReadLog,
+    decode_fallback,
+)
 
 #: Statuses of games that ended without a result (Lichess exports only finished games, but
 #: ``noStart``, ``aborted`` and ``unknownFinish`` can still show up in old data).
 UNFINISHED_STATUSES = frozenset({"created", "started", "aborted", "noStart", "unknownFinish"})
+
+#: ``ai_level`` of a computer opponent whose level the export does not give: the side is
+#: ``{}`` (no user, no name, no rating) in a game that is not known to be between humans.
+UNKNOWN_AI_LEVEL: Final = 0
+
+#: Game ``source`` values where a ``{}`` side is an anonymous human, not the AI.
+_HUMAN_SOURCES = frozenset({"lobby", "friend", "pool", "arena", "swiss", "simul", "tournament"})
+
+#: ``progress(games_seen)`` is called every this many lines.
+PROGRESS_EVERY = 1000
+
+_BOM = b"\xef\xbb\xbf"
 
 
 class RecordError(ValueError):
@@ -32,6 +58,16 @@ def _time(value: Any, field: str) -> datetime:
             return ms_to_datetime(value)  # type: ignore[arg-type]
         except ValueError as exc:
             raise RecordError(f"{field}: {exc}") from None
+    if isinstance(value, str) and value:
+        # a game saved by a tool that wrote berserk's datetimes as ISO text
+        try:
+            parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            pass
+        else:
+            if parsed.tzinfo is None:
+                return parsed.replace(tzinfo=UTC)
+            return parsed.astimezone(UTC)
     raise RecordError(f"{field} missing or not a timestamp")
 
 
@@ -50,15 +86,28 @@ def _int(value: Any) -> int | None:
     return None
 
 
-def side_from_json(obj: Mapping[str, Any] | None) -> Side:
+def _key(value: Any) -> str | None:
+    """A variant/speed/perf field: a key string, or an object ``{"key": …}`` (older API)."""
+    if isinstance(value, Mapping):
+        value = value.get("key") or value.get("name")
+    return value if isinstance(value, str) and value else None
+
+
+def side_from_json(obj: Mapping[str, Any] | None, *, game_source: str | None = None) -> Side:
     """``players.white``/``players.black`` → :class:`Side`.
 
     Handles every shape Lichess has produced: a user with rating, the AI (``aiLevel``, no user,
     no rating), an anonymous player (no user), a player without account (``name``), and ``{}``.
+    ``{}`` is the computer (level unknown, :data:`UNKNOWN_AI_LEVEL`) unless the game's
+    ``source`` says it was paired between humans (then an anonymous player).
     """
     if not obj:
-        return Side()
+        if game_source in _HUMAN_SOURCES:
+            return Side()
+        return Side(ai_level=UNKNOWN_AI_LEVEL)
     user = obj.get("user") or {}
+    if not isinstance(user, Mapping):
+        user = {}
     user_id = user.get("id") or (user.get("name") or "").lower() or None
     name = user.get("name") or obj.get("name") or None
     return Side(
@@ -78,7 +127,7 @@ def _result(obj: Mapping[str, Any]) -> str | None:
         return WHITE_WINS
     if winner == "black":
         return BLACK_WINS
-    if obj.get("status") in UNFINISHED_STATUSES:
+    if _key(obj.get("status")) in UNFINISHED_STATUSES:
         return None
     return DRAW
 
@@ -87,9 +136,9 @@ def record_from_json(obj: Mapping[str, Any], *, source: Source = "ndjson", raw: 
                      ) -> GameRecord:
     """One Lichess game object → :class:`GameRecord`.
 
-    ``createdAt``/``lastMoveAt`` may be integer ms since the epoch (UTC) or aware datetimes
-    (berserk). ``raw`` is the original line; by default the object is serialised again.
-    Raises RecordError for an object that is not a game (no ``id`` or no ``createdAt``).
+    ``createdAt``/``lastMoveAt`` may be integer ms since the epoch (UTC), aware datetimes
+    (berserk) or ISO text. ``raw`` is the original line; by default the object is serialised
+    again. Raises RecordError for an object that is not a game (no ``id`` or no ``createdAt``).
     """
     gid = obj.get("id")
     if not isinstance(gid, str) or not gid:
@@ -101,9 +150,18 @@ def record_from_json(obj: Mapping[str, Any], *, source: Source = "ndjson", raw: 
     clock = obj.get("clock") or {}
     opening = obj.get("opening") or {}
     tournament = obj.get("tournament") or obj.get("swiss")
+    if isinstance(tournament, Mapping):
+        tournament = tournament.get("id")
     if not tournament:
         tour = obj.get("arenaTour") or obj.get("swissTour") or {}
-        tournament = tour.get("id") if isinstance(tour, Mapping) else None
+        tournament = tour.get("id") if isinstance(tour, Mapping) else tour
+    variant = _key(obj.get("variant")) or "standard"
+    speed = _key(obj.get("speed"))
+    perf = _key(obj.get("perf")) or (
+        speed if variant in ("standard", "fromPosition") else variant
+    )
+    rated = obj.get("rated")
+    game_source = obj.get("source") if isinstance(obj.get("source"), str) else None
     if raw is None:
         raw = json.dumps(obj, default=_json_default, separators=(",", ":"), ensure_ascii=False)
     return GameRecord(
@@ -111,11 +169,11 @@ def record_from_json(obj: Mapping[str, Any], *, source: Source = "ndjson", raw: 
         source=source,
         created_at=created,
         last_move_at=_time(last, "lastMoveAt") if last is not None else None,
-        rated=bool(obj.get("rated", False)),
-        variant=obj.get("variant") or "standard",
-        speed=obj.get("speed"),
-        perf=obj.get("perf") or obj.get("speed"),
-        status=obj.get("status"),
+        rated=bool(rated) if rated is not None else None,
+        variant=variant,
+        speed=speed,
+        perf=perf,
+        status=_key(obj.get("status")),
         result=_result(obj),
         plies=len(moves.split()) if isinstance(moves, str) else None,
         clock_initial=_int(clock.get("initial")),
@@ -125,8 +183,8 @@ def record_from_json(obj: Mapping[str, Any], *, source: Source = "ndjson", raw: 
         eco=opening.get("eco"),
         opening_name=opening.get("name"),
         tournament_id=str(tournament) if tournament else None,
-        white=side_from_json(players.get("white")),
-        black=side_from_json(players.get("black")),
+        white=side_from_json(players.get("white"), game_source=game_source),
+        black=side_from_json(players.get("black"), game_source=game_source),
         raw=raw,
     )
 
@@ -137,26 +195,84 @@ def _json_default(value: Any) -> Any:
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
-def read_ndjson(lines: Iterable[str], *, source: Source = "ndjson",
-                errors: list[str] | None = None) -> Iterator[GameRecord]:
-    """Parse NDJSON lines lazily; yields records, never holds the file in memory.
+def read_ndjson(
+    lines: Iterable[bytes] | Iterable[str],
+    *,
+    source: Source = "ndjson",
+    players: Collection[str] | None = None,
+    log: ReadLog | None = None,
+    errors: list[str] | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> Iterator[GameRecord]:
+    """Parse NDJSON lines (bytes or text) lazily; yields records, never holds the file.
 
-    Blank lines and a byte-order mark are ignored. A line that is not a game (bad JSON, e.g. a
-    truncated last line, or an object without id) is skipped and described in ``errors``
-    (``"line N: reason"``) when a list is given, so the caller can report it.
+    Blank lines and a byte-order mark are ignored. A line that is not a game (bad JSON, or an
+    object without id) is skipped and counted in ``log`` as "truncated or invalid line"
+    (``"line N: reason"`` in ``log.messages`` and in ``errors`` when given). When that line is
+    the last one and has no line end, the input was cut: ``log.truncated`` says so. A line
+    that is not UTF-8 is read as cp1252 and counted as repaired. ``players``: keep only games
+    of these names (the others are counted as "not the player's game").
     """
-    for lineno, line in enumerate(lines, 1):
-        text = line.strip().lstrip("\ufeff")
-        if not text:
-            continue
-        try:
-            obj = json.loads(text)
-            if not isinstance(obj, dict):
-                raise RecordError("not a JSON object")
-            yield record_from_json(obj, source=source, raw=text)
-        except (ValueError, RecordError) as exc:  # JSONDecodeError is a ValueError
-            if errors is not None:
-                errors.append(f"line {lineno}: {_reason(exc)}")
+    log = log if log is not None else ReadLog()
+    wanted = {p.strip().lower() for p in players} if players else None
+    lineno = 0
+    dropped = 0
+    last_bad: tuple[int, bool] | None = None  # (line, had a line end) of the last bad line
+    try:
+        for line in lines:
+            lineno += 1
+            if progress is not None and lineno % PROGRESS_EVERY == 0:
+                progress(lineno)
+            if isinstance(line, bytes):
+                text = line.strip()
+                if text[:3] == _BOM:
+                    text = text[3:].strip()
+                if not text:
+                    continue
+                repaired = False
+                try:
+                    stripped = text.decode("utf-8")
+                except UnicodeDecodeError:
+                    stripped, repaired = decode_fallback(text), True
+                ends = line.endswith(b"\n")
+            else:
+                stripped = line.strip().lstrip("\ufeff").strip()
+                if not stripped:
+                    continue
+                repaired = False
+                ends = line.endswith("\n")
+            last_bad = None
+            if wanted is not None and not any(w in stripped.lower() for w in wanted):
+                dropped += 1  # a game of others: not even parsed (its names are not in it)
+                continue
+            try:
+                obj = json.loads(stripped)
+                if not isinstance(obj, dict):
+                    raise RecordError("not a JSON object")
+                record = record_from_json(obj, source=source, raw=stripped)
+            except (ValueError, RecordError) as exc:  # JSONDecodeError is a ValueError
+                message = f"line {lineno}: {_reason(exc)}"
+                log.skip(SKIP_TRUNCATED, message)
+                if errors is not None:
+                    errors.append(message)
+                last_bad = (lineno, ends)
+                continue
+            if wanted is not None and record.white.user_id not in wanted and (
+                record.black.user_id not in wanted
+            ):
+                dropped += 1
+                continue
+            if repaired:
+                log.repair(REPAIRED_ENCODING, f"line {lineno}: not UTF-8, read as cp1252")
+            yield record
+        if last_bad is not None and not last_bad[1]:
+            log.truncated = (
+                f"the last line ({last_bad[0]}) is cut in the middle of a game: the file is "
+                "incomplete; every game before it was read"
+            )
+    finally:
+        if dropped:
+            log.skip(SKIP_NOT_PLAYER, n=dropped)
 
 
 def _reason(exc: Exception) -> str:

@@ -2,39 +2,61 @@
 
 Real PGN files break python-chess's game splitter in ways that lose games: a missing blank line
 between two games, blank lines between the tags and the moves, escaped quotes in tag values.
-So the stream is cut into games here (:func:`split_games`, tracking ``{…}`` comments so that a
-``[%clk …]`` never starts a game), and each game's tags are parsed with python-chess's own tag
-grammar (:data:`chess.pgn.TAG_REGEX`) and unescaped. The moves are not replayed on a board: the
-plies are counted with python-chess's movetext tokenizer (:data:`chess.pgn.MOVETEXT_REGEX`),
-which is what the rating rules need (FIDE rates no game with fewer than 2 plies) and keeps the
-import at thousands of games a second. The raw text of every game is kept.
+So the stream is cut into games here (:func:`scan_games`, tracking ``{…}`` comments so that a
+``[%clk …]`` never starts a game), on raw bytes, and each game's tags are read with
+python-chess's tag grammar (:data:`chess.pgn.TAG_REGEX`: name, whitespace, a quoted value) and
+unescaped (``\\"`` → ``"``, ``\\\\`` → ``\\``; python-chess keeps the escapes). The moves are
+not replayed on a board: the plies of the main line are counted with python-chess's movetext
+tokenizer (:data:`chess.pgn.MOVETEXT_REGEX`), which is what the rating rules need (FIDE rates
+no game with fewer than 2 plies) and keeps the import at thousands of games a second.
+
+Filtering a huge file for a few players (the Lichess open database, tens of GB a month) reads
+only the ``White``/``Black`` tag lines of the games it drops: their movetext is skipped without
+being decoded or tokenized, and nothing of them is kept.
+
+A game is decoded as UTF-8; a game that is not (an old Windows export) is read line by line as
+cp1252/latin-1 and marked repaired. The raw text of every game is kept.
 """
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from itertools import chain
 
 import chess.pgn
 
-from tracker.records import RESULTS, GameRecord, Side
+from tracker.records import DRAW, RESULTS, GameRecord, Side
+from tracker.sources.files import (
+    REPAIRED_ENCODING,
+    SKIP_NOT_PLAYER,
+    SKIP_STUDY,
+    SKIP_UNREADABLE,
+    ReadLog,
+    decode_fallback,
+)
 
-#: Lichess ``Variant`` tag values → variant keys.
+#: Lichess ``Variant`` tag values (lowercase) → variant keys.
 VARIANT_KEYS = {
     "standard": "standard",
     "chess960": "chess960",
     "from position": "fromPosition",
+    "fromposition": "fromPosition",
     "crazyhouse": "crazyhouse",
     "antichess": "antichess",
     "atomic": "atomic",
     "horde": "horde",
     "king of the hill": "kingOfTheHill",
+    "kingofthehill": "kingOfTheHill",
     "racing kings": "racingKings",
+    "racingkings": "racingKings",
     "three-check": "threeCheck",
     "three check": "threeCheck",
+    "threecheck": "threeCheck",
 }
 
 #: ``Termination`` tag → status key (the API's vocabulary where it has one).
@@ -46,13 +68,45 @@ TERMINATION_STATUS = {
     "unterminated": "started",
 }
 
+#: Speed words of a Lichess ``Event`` ("Rated Blitz game", "rated bullet game", "Daily Blitz
+#: Arena"), used when a game has no usable ``TimeControl``. Longest word first.
+_EVENT_SPEEDS = (
+    ("ultrabullet", "ultraBullet"),
+    ("bullet", "bullet"),
+    ("blitz", "blitz"),
+    ("rapid", "rapid"),
+    ("classical", "classical"),
+    ("correspondence", "correspondence"),
+    ("daily", "correspondence"),
+)
+
+#: Tag names as Lichess spells them, to read a file that spells them in another case.
+_CANONICAL_TAGS = {
+    name.lower(): name
+    for name in (
+        "Event", "Site", "Date", "Round", "White", "Black", "Result", "UTCDate", "UTCTime",
+        "WhiteElo", "BlackElo", "WhiteRatingDiff", "BlackRatingDiff", "WhiteTitle",
+        "BlackTitle", "Variant", "TimeControl", "ECO", "Opening", "Termination", "GameId",
+        "FEN", "SetUp", "StudyName", "ChapterName",
+    )
+}
+
 _LICHESS_SITE = re.compile(r"lichess\.org/([A-Za-z0-9]{8})(?:[A-Za-z0-9]{4})?(?:[/?#]|$)")
 _TOURNAMENT = re.compile(r"lichess\.org/(?:tournament|swiss)/([A-Za-z0-9]+)")
-_AI_NAME = re.compile(r"^lichess AI level (\d)$", re.IGNORECASE)
+#: The Lichess AI as PGN names it (``lichess AI level 3``; older exports ``Stockfish level 3``).
+_AI_NAME = re.compile(r"^(?:lichess AI|Stockfish(?: AI)?) level (\d)$", re.IGNORECASE)
 _UNESCAPE = re.compile(r"\\([\"\\])")
 _MOVE_NUMBER = re.compile(r"^\d+\.*$")
 _COMMENTS = re.compile(r"\{[^}]*\}|;[^\n]*")
-_UNKNOWN_NAMES = frozenset({"", "?", "-", "anonymous", "nn", "n.n."})
+#: Tag names python-chess accepts (``TAG_REGEX``'s first group), for names that are not plain
+#: letters and digits.
+_TAG_NAME = re.compile(rb"[A-Za-z0-9][A-Za-z0-9_+#=:-]*")
+_UNKNOWN_NAMES = frozenset({"", "?", "-", "anonymous", "nn", "n.n.", "n.n"})
+_BOM = codecs.BOM_UTF8
+_RESULT_TOKENS = {"1-0": "1-0", "0-1": "0-1", "1/2-1/2": DRAW, "½-½": DRAW, "1/2": DRAW}
+
+#: ``progress(games_seen)`` is called every this many games, kept or dropped.
+PROGRESS_EVERY = 1000
 
 
 class PGNError(ValueError):
@@ -60,66 +114,164 @@ class PGNError(ValueError):
 
 
 class StudyError(PGNError):
-    """The file is a Lichess study export, which is not a game history."""
+    """A Lichess study chapter, which is not a game between two players."""
 
 
 @dataclass(frozen=True, slots=True)
 class PGNGame:
-    """One game cut out of a PGN stream: its tags (unescaped), movetext and raw text."""
+    """One game cut out of a PGN stream: its tags (unescaped), movetext and raw text.
+
+    ``repaired`` is True when the game was not UTF-8 and was read as cp1252/latin-1.
+    """
 
     headers: dict[str, str]
     movetext: str
     raw: str
     line: int  # 1-based line where the game starts, for messages
+    repaired: bool = False
 
 
-def _tag(line: str) -> tuple[str, str] | None:
-    m = chess.pgn.TAG_REGEX.match(line)
-    if m is None:
-        return None
-    return m.group(1), _UNESCAPE.sub(r"\1", m.group(2))
+def _decode(raw: bytes) -> tuple[str, bool]:
+    try:
+        return raw.decode("utf-8"), False
+    except UnicodeDecodeError:
+        return decode_fallback(raw), True
 
 
-def split_games(lines: Iterable[str]) -> Iterator[PGNGame]:
-    """Cut a stream of PGN lines into games, lazily.
+def _header(line: str) -> tuple[str, str]:
+    """A tag line the splitter accepted → (name, unescaped value)."""
+    q = line.find('"')
+    name = line[1:q].strip()
+    value = line[q + 1 : line.rfind('"')]
+    if "\\" in value:
+        value = _UNESCAPE.sub(r"\1", value)
+    return _CANONICAL_TAGS.get(name.lower(), name), value
+
+
+def _build(raw: list[bytes], n_tags: int, moves: list[bytes], start: int) -> PGNGame:
+    repaired = False
+    headers: dict[str, str] = {}
+    for tag_line in raw[:n_tags]:
+        text, bad = _decode(tag_line)
+        repaired |= bad
+        name, value = _header(text)
+        headers[name] = value
+    movetext, bad = _decode(b"\n".join(moves))
+    repaired |= bad
+    # a repaired game is decoded line by line: one cp1252 line must not garble the others
+    lines = [_decode(x)[0] for x in raw] if repaired else [b"\n".join(raw).decode("utf-8")]
+    text = "\n".join(lines)
+    return PGNGame(headers, movetext, text.strip() + "\n", start, repaired)
+
+
+def _as_bytes(lines: Iterable[bytes] | Iterable[str]) -> Iterator[bytes]:
+    it = iter(lines)
+    for first in it:
+        if isinstance(first, str):
+            return (x.encode("utf-8") for x in chain([first], it))  # type: ignore[union-attr]
+        return chain([first], it)  # type: ignore[list-item]
+    return iter(())
+
+
+def _player_key(value: bytes) -> bytes:
+    value = value.strip().lower()
+    if b"\\" in value:
+        value = value.replace(b'\\"', b'"').replace(b"\\\\", b"\\")
+    return value
+
+
+def scan_games(
+    lines: Iterable[bytes] | Iterable[str], players: Collection[str] | None = None
+) -> Iterator[PGNGame | None]:
+    """Cut a stream of PGN lines into games, lazily; with ``players``, drop other games early.
 
     A new game starts at a tag line once the current game has movetext, or when a tag repeats
     (two games with no moves and no blank line between them). Tag-like lines inside ``{…}``
-    comments never start a game. Blank lines anywhere are tolerated. The byte-order mark and
-    ``\\r`` of CRLF files are removed.
+    comments never start a game. Blank lines anywhere are tolerated; byte-order marks and the
+    ``\\r`` of CRLF files are removed; a ``%`` line is ignored (PGN spec 6).
+
+    ``players``: names (any case). A game where neither ``White`` nor ``Black`` is one of them
+    is decided from those two tag lines alone: its movetext is skipped, not decoded, and the
+    game yields ``None`` (so that a caller can count it and show progress).
     """
-    headers: dict[str, str] = {}
-    raw: list[str] = []
-    moves: list[str] = []
+    wanted = {p.strip().lower().encode("utf-8") for p in players} if players else None
+    raw: list[bytes] = []  # the game's lines: tags first, then (kept games only) moves
+    names: set[bytes] = set()  # tag names of the current game
+    moves: list[bytes] = []
+    has_moves = False
+    keep = True
+    white = black = b""
     depth = 0  # {…} comment nesting carried across lines
-    start = 1
-    for lineno, line in enumerate(lines, 1):
-        line = line.rstrip("\r\n").lstrip("\ufeff")
-        stripped = line.strip()
-        if depth == 0 and stripped.startswith("["):
-            tag = _tag(stripped)
-            if tag is not None:
-                if moves or tag[0] in headers:
-                    yield PGNGame(headers, "\n".join(moves), "\n".join(raw).strip() + "\n", start)
-                    headers, raw, moves = {}, [], []
-                if not headers and not raw:
-                    start = lineno
-                headers[tag[0]] = tag[1]
-                raw.append(stripped)
+    start = lineno = 0
+    for line in _as_bytes(lines):
+        lineno += 1
+        s = line.strip()
+        if not s:
+            if has_moves and keep:
+                raw.append(b"")
+            continue
+        c = s[0]
+        if c == 0xEF and s.startswith(_BOM):
+            s = s[3:].strip()
+            if not s:
                 continue
-        if stripped.startswith("%") and depth == 0:
-            continue  # escape mechanism: the rest of the line is ignored (PGN spec 6)
-        if stripped:
-            if not headers and not raw:
+            c = s[0]
+        if depth == 0:
+            if c == 91 and s[-1] == 93:  # "[" … "]": a tag line?
+                q = s.find(b'"')
+                end = s.rfind(b'"')
+                name = s[1:q].strip() if q > 1 else b""
+                if (
+                    name
+                    and end > q
+                    and s[q - 1] in b" \t"
+                    and not s[end + 1 : -1].strip()
+                    and (name.isalnum() or _TAG_NAME.fullmatch(name))
+                ):
+                    if has_moves or name in names:
+                        if keep:
+                            yield _build(raw, len(names), moves, start)
+                        else:
+                            yield None
+                        raw, moves, names = [], [], set()
+                        has_moves, keep, white, black = False, True, b"", b""
+                    if not raw:
+                        start = lineno
+                    names.add(name)
+                    raw.append(s)
+                    if len(name) == 5:
+                        low = name.lower()
+                        if low == b"white":
+                            white = s[q + 1 : end]
+                        elif low == b"black":
+                            black = s[q + 1 : end]
+                    continue
+            elif c == 37:  # "%": the rest of the line is ignored (PGN spec 6)
+                continue
+        if not has_moves:
+            has_moves = True
+            if not raw:
                 start = lineno
-            moves.append(stripped)
-            raw.append(stripped if depth == 0 else line)
-            depth += stripped.count("{") - stripped.count("}")
-            depth = max(depth, 0)
-        elif raw and moves:
-            raw.append("")
-    if headers or moves:
-        yield PGNGame(headers, "\n".join(moves), "\n".join(raw).strip() + "\n", start)
+            if wanted is not None:
+                keep = _player_key(white) in wanted or _player_key(black) in wanted
+        if keep:
+            moves.append(s)
+            raw.append(s if depth == 0 else line.rstrip(b"\r\n"))
+        if b"{" in s or b"}" in s:
+            depth += s.count(b"{") - s.count(b"}")
+            if depth < 0:
+                depth = 0
+    if raw or moves:
+        if not has_moves and wanted is not None:
+            keep = _player_key(white) in wanted or _player_key(black) in wanted
+        yield _build(raw, len(names), moves, start) if keep else None
+
+
+def split_games(lines: Iterable[bytes] | Iterable[str]) -> Iterator[PGNGame]:
+    """Every game of a PGN stream (see :func:`scan_games`), lazily."""
+    for game in scan_games(lines):
+        if game is not None:
+            yield game
 
 
 def count_plies(movetext: str) -> int:
@@ -175,7 +327,7 @@ def _side(h: dict[str, str], color: str) -> Side:
     user_id = None if name.lower() in _UNKNOWN_NAMES else name.lower()
     return Side(
         user_id=user_id,
-        name=name if user_id else (name or None),
+        name=name or None,
         title=(h.get(f"{color}Title") or "").strip() or None,
         rating=rating,
         rating_diff=_diff(h.get(f"{color}RatingDiff")),
@@ -183,8 +335,10 @@ def _side(h: dict[str, str], color: str) -> Side:
 
 
 def _datetime(h: dict[str, str]) -> datetime:
-    date = h.get("UTCDate") or h.get("Date") or ""
-    time_ = h.get("UTCTime") or "00:00:00"
+    date = (h.get("UTCDate") or "").strip()
+    if not date or "?" in date[:4]:
+        date = (h.get("Date") or "").strip()
+    time_ = (h.get("UTCTime") or "00:00:00").strip()
     parts = date.replace("-", ".").replace("/", ".").split(".")
     if len(parts) != 3 or not parts[0].isdigit():
         raise PGNError(f"no usable date ({date or 'no Date tag'})")
@@ -227,13 +381,50 @@ def _clock(tc: str | None) -> tuple[int | None, int | None]:
         return None, None
 
 
+def _speed(h: dict[str, str], initial: int | None, increment: int | None) -> str | None:
+    """The speed from ``TimeControl``; without one, from the ``Event`` words; else unknown.
+
+    ``TimeControl "-"`` is Lichess's correspondence. A file with no ``TimeControl`` at all
+    (other sites, hand-made PGN) says nothing of the clock: the ``Event`` may ("Rated Rapid
+    game", "Club blitz"), and otherwise the speed, and so the perf, stay unknown.
+    """
+    tc = (h.get("TimeControl") or "").strip()
+    if initial is not None or tc == "-":
+        return speed_from_clock(initial, increment)
+    event = (h.get("Event") or "").lower()
+    for word, speed in _EVENT_SPEEDS:
+        if word in event:
+            return speed
+    return None
+
+
 def _rated(h: dict[str, str]) -> bool | None:
+    """Rated per the tags: a ``RatingDiff`` tag or an Event "Rated …" (any case) → True;
+    "Casual …" or a simul → False; otherwise (old exports, arena names) unknown → None."""
     event = (h.get("Event") or "").strip().lower()
     if "WhiteRatingDiff" in h or "BlackRatingDiff" in h or event.startswith("rated"):
         return True
-    if event.startswith("casual"):
+    if event.startswith("casual") or event.endswith(" simul"):
         return False
-    return None  # old exports and tournament names: unknown, not counted (said so)
+    return None
+
+
+def _result(h: dict[str, str], movetext: str) -> str | None:
+    tag = (h.get("Result") or "").strip()
+    if tag in RESULTS:
+        return tag
+    if tag in _RESULT_TOKENS:
+        return _RESULT_TOKENS[tag]
+    if not tag:  # no Result tag: the movetext's termination marker says it
+        tokens = movetext.split()
+        if tokens and tokens[-1] in _RESULT_TOKENS:
+            return _RESULT_TOKENS[tokens[-1]]
+    return None
+
+
+def is_study_chapter(h: dict[str, str]) -> bool:
+    """A Lichess study chapter (``Site …/study/…`` or ``StudyName``/``ChapterName`` tags)."""
+    return "/study/" in h.get("Site", "") or "StudyName" in h or "ChapterName" in h
 
 
 def content_id(game: PGNGame) -> str:
@@ -264,20 +455,21 @@ def record_from_pgn(game: PGNGame) -> GameRecord:
     h = game.headers
     if not h:
         raise PGNError("moves without tags")
-    if "/study/" in h.get("Site", "") or "StudyName" in h or "ChapterName" in h:
-        raise StudyError("this is a Lichess study export, not a game history")
+    if is_study_chapter(h):
+        raise StudyError("a Lichess study chapter, not a game between two players")
     created = _datetime(h)
-    result = h.get("Result", "*").strip()
     variant_tag = (h.get("Variant") or "Standard").strip().lower()
-    variant = VARIANT_KEYS.get(variant_tag, variant_tag.replace(" ", ""))
-    fen = h.get("FEN")
-    if variant == "standard" and (fen or h.get("SetUp") == "1"):
+    variant = VARIANT_KEYS.get(variant_tag, variant_tag.replace(" ", "").replace("-", ""))
+    fen = (h.get("FEN") or "").strip() or None
+    if variant == "standard" and (fen or h.get("SetUp", "").strip() == "1"):
         variant = "fromPosition"
     initial, increment = _clock(h.get("TimeControl"))
-    speed = speed_from_clock(initial, increment)
+    speed = _speed(h, initial, increment)
     perf = speed if variant in ("standard", "fromPosition") else variant
     tour = _TOURNAMENT.search(h.get("Event", "") + " " + h.get("Site", ""))
     termination = (h.get("Termination") or "").strip().lower()
+    eco = (h.get("ECO") or "").strip()
+    opening = (h.get("Opening") or "").strip()
     return GameRecord(
         id=game_id(game),
         source="pgn",
@@ -288,13 +480,13 @@ def record_from_pgn(game: PGNGame) -> GameRecord:
         speed=speed,
         perf=perf,
         status=TERMINATION_STATUS.get(termination, termination or None),
-        result=result if result in RESULTS else None,
+        result=_result(h, game.movetext),
         plies=count_plies(game.movetext),
         clock_initial=initial,
         clock_increment=increment,
         initial_fen=fen,
-        eco=(h.get("ECO") or "").strip() if h.get("ECO", "?") != "?" else None,
-        opening_name=(h.get("Opening") or "").strip() if h.get("Opening", "?") != "?" else None,
+        eco=eco if eco and eco != "?" else None,
+        opening_name=opening if opening and opening != "?" else None,
         tournament_id=tour.group(1) if tour else None,
         white=_side(h, "White"),
         black=_side(h, "Black"),
@@ -302,17 +494,49 @@ def record_from_pgn(game: PGNGame) -> GameRecord:
     )
 
 
-def read_pgn(lines: Iterable[str], *, errors: list[str] | None = None) -> Iterator[GameRecord]:
-    """Parse PGN lines lazily into records.
+def read_pgn(
+    lines: Iterable[bytes] | Iterable[str],
+    *,
+    players: Collection[str] | None = None,
+    log: ReadLog | None = None,
+    errors: list[str] | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> Iterator[GameRecord]:
+    """Parse PGN lines (bytes or text) lazily into records.
 
-    A game that cannot be read is skipped and described in ``errors`` (``"game at line N:
-    reason"``) when a list is given. A study export raises StudyError at its first chapter.
+    ``players``: keep only games of these names (see :func:`scan_games`); the others are
+    counted in ``log`` as "not the player's game". A game that cannot be read is skipped and
+    counted ("unreadable game", with ``"game at line N: reason"`` in ``log.messages`` and in
+    ``errors`` when given); a study chapter is skipped as "study chapter"; a game read as
+    cp1252 is counted as repaired. ``progress(games_seen)`` is called every
+    :data:`PROGRESS_EVERY` games, kept or dropped.
     """
-    for game in split_games(lines):
-        try:
-            yield record_from_pgn(game)
-        except StudyError:
-            raise
-        except PGNError as exc:
-            if errors is not None:
-                errors.append(f"game at line {game.line}: {exc}")
+    log = log if log is not None else ReadLog()
+    seen = 0
+    dropped = 0
+    try:
+        for game in scan_games(lines, players):
+            seen += 1
+            if progress is not None and seen % PROGRESS_EVERY == 0:
+                progress(seen)
+            if game is None:
+                dropped += 1
+                continue
+            try:
+                record = record_from_pgn(game)
+            except StudyError as exc:
+                log.skip(SKIP_STUDY, f"game at line {game.line}: {exc}")
+                continue
+            except PGNError as exc:
+                message = f"game at line {game.line}: {exc}"
+                log.skip(SKIP_UNREADABLE, message)
+                if errors is not None:
+                    errors.append(message)
+                continue
+            if game.repaired:
+                log.repair(REPAIRED_ENCODING, f"game at line {game.line}: not UTF-8, read as "
+                           "cp1252/latin-1")
+            yield record
+    finally:
+        if dropped:
+            log.skip(SKIP_NOT_PLAYER, n=dropped)
