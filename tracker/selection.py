@@ -13,7 +13,9 @@ from typing import Final
 
 from tracker.records import BLACK_WINS, DRAW, WHITE_WINS, GameRecord, month_of
 
-# Reasons a game of the perf is left out, in the order they are checked.
+# Reasons a game of the perf is left out, in the order they are checked. Who the opponent was
+# comes before how the game was played: a game against the AI or an anonymous player is always
+# casual too, and "opponent is the computer" / "opponent unrated" says more (cases C03, C04).
 VARIANT: Final = "variant or from position"
 CASUAL: Final = "casual"
 RATED_UNKNOWN: Final = "rated unknown"
@@ -27,14 +29,14 @@ PROVISIONAL: Final = "provisional opponent"
 
 REASONS: Final = (
     VARIANT,
+    COMPUTER,
+    OPPONENT_UNRATED,
+    ANONYMOUS,
     CASUAL,
     RATED_UNKNOWN,
     NO_RATING_CHANGE,
     UNFINISHED,
     UNPLAYED,
-    COMPUTER,
-    ANONYMOUS,
-    OPPONENT_UNRATED,
     PROVISIONAL,
 )
 
@@ -87,6 +89,12 @@ def exclusion_reason(game: GameRecord, color: str, *, count_provisional: bool = 
     opp = game.side("black" if color == "white" else "white")
     if game.variant != "standard":
         return VARIANT
+    if opp.is_computer:
+        return COMPUTER
+    if opp.rating is None:  # "?" or "-" in PGN, an anonymous player, no rating in the JSON
+        return OPPONENT_UNRATED
+    if not opp.is_human_account:  # a rating but no account (e.g. "NN" in another site's PGN)
+        return ANONYMOUS
     if game.rated is False:
         return CASUAL
     if game.rated is None:
@@ -99,12 +107,6 @@ def exclusion_reason(game: GameRecord, color: str, *, count_provisional: bool = 
         return UNFINISHED
     if game.status in UNPLAYED_STATUSES or (game.plies is not None and game.plies < 2):
         return UNPLAYED
-    if opp.is_computer:
-        return COMPUTER
-    if not opp.is_human_account and opp.rating is None:
-        return ANONYMOUS
-    if opp.rating is None:
-        return OPPONENT_UNRATED
     if opp.provisional and not count_provisional:
         return PROVISIONAL
     return None
