@@ -64,7 +64,8 @@ def test_c03_games_against_the_ai_are_skipped_as_computer(store: Store) -> None:
     for perf in ("blitz", "rapid"):
         report = api.replay("rook_lover_77", perf, db=store, start_rating=1600)
         assert report.counted == 0
-        assert [g.reason for g in report.games] == ["casual"]  # first reason: both were casual
+        # both were casual too; who the opponent was is the first reason (tracker.selection)
+        assert [g.reason for g in report.games] == ["opponent is the computer"]
 
 
 @pytest.fixture(scope="module")
