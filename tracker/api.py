@@ -11,11 +11,13 @@ import subprocess
 import sys
 from collections.abc import Sequence
 from dataclasses import asdict
+from datetime import date, datetime
 from fractions import Fraction
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from tracker import config
 from tracker.fide import CalcResult, calculate, parse_score
 from tracker.importing import ImportSummary, Progress
 from tracker.importing import import_file as _import_file
@@ -28,6 +30,7 @@ from tracker.replaying import (
     save_settings,
     shown,
 )
+from tracker.sources import lichess
 from tracker.store import queries
 from tracker.store.db import Store
 
@@ -63,6 +66,52 @@ def import_file(
     )
 
 
+def import_user(
+    username: str,
+    *,
+    db: Db = None,
+    perf: str | Sequence[str] | None = None,
+    since: str | int | date | datetime | None = None,
+    full: bool = False,
+    base_url: str | None = None,
+    token: str | None = None,
+    token_file: str | os.PathLike[str] | None = None,
+    progress: Progress | None = None,
+    retry_wait_429: float = 60.0,
+    retry_wait: float = 2.0,
+    timeout: tuple[float, float] = (5.0, 30.0),
+    max_retries: int = 5,
+) -> ImportSummary:
+    """``tracker import``: a player's games from the Lichess API, incrementally.
+
+    ``perf``: ``"blitz,rapid"`` or a list; ``since``: a floor (``YYYY-MM-DD``, date, aware
+    datetime, integer ms); ``full``: read everything again. The token: ``token`` >
+    ``token_file`` > ``$LICHESS_TOKEN``; it is only sent as the Authorization header. The base
+    URL: ``base_url`` > ``$LICHESS_BASE_URL`` > ``https://lichess.org``. ``retry_wait_429``:
+    seconds to wait after an HTTP 429; ``retry_wait``: first pause before resuming a broken
+    stream; ``timeout``: (connect, read) seconds; ``max_retries``: attempts in a row without a
+    new game before stopping as partial. See :func:`tracker.sources.lichess.import_user`.
+
+    Raises UnknownUserError (exit code 2) for an unknown or closed account, before the
+    database is even opened.
+    """
+    if token is None:
+        try:
+            token = config.token(token_file)
+        except OSError as exc:
+            raise lichess.TokenError(
+                f"cannot read the token file {token_file}: {exc.strerror or exc}"
+            ) from None
+    return lichess.import_user(
+        username,
+        store=db if isinstance(db, Store) else None,
+        db=os.fspath(db) if db is not None and not isinstance(db, Store) else None,
+        perf=perf, since=since, full=full, base_url=base_url, token=token, progress=progress,
+        retry_wait_429=retry_wait_429, retry_wait=retry_wait, timeout=timeout,
+        max_retries=max_retries,
+    )
+
+
 def players(*, db: Db = None) -> list[queries.PlayerSummary]:
     """``tracker players``: tracked players with games per perf, most games first."""
     return queries.list_players(open_store(db))
@@ -89,6 +138,7 @@ def dashboard(*, db: Db = None, port: int = 8501, host: str = "127.0.0.1") -> in
         sys.executable, "-m", "streamlit", "run", str(app),
         "--server.address", host, "--server.port", str(port),
         "--server.headless", "true", "--browser.gatherUsageStats", "false",
+        "--client.toolbarMode", "minimal",
     ]
     print(f"tracker dashboard: http://{host}:{port}  (Ctrl+C to stop)", file=sys.stderr)
     try:

@@ -131,6 +131,53 @@ def import_file_cmd(
         raise typer.Exit(1)
 
 
+@app.command("import")
+def import_cmd(
+    username: Annotated[str, typer.Argument(help="The Lichess username.", show_default=False)],
+    perf: Annotated[
+        str | None,
+        typer.Option("--perf", help="Only these perfs, comma-separated (blitz,rapid). Lichess "
+                     "then windows by game end (lastMoveAt).", metavar="PERFS"),
+    ] = None,
+    since: Annotated[
+        str | None,
+        typer.Option("--since", help="Only games since this UTC day.", metavar="YYYY-MM-DD"),
+    ] = None,
+    full: Annotated[
+        bool, typer.Option("--full", help="Read every game again, not just the new ones.")
+    ] = False,
+    base_url: Annotated[
+        str | None,
+        typer.Option("--base-url", help="Lichess server. Default: $LICHESS_BASE_URL, else "
+                     "https://lichess.org.", metavar="URL"),
+    ] = None,
+    token_file: Annotated[
+        Path | None,
+        typer.Option("--token-file", help="File holding a Lichess API token (default: "
+                     "$LICHESS_TOKEN). Needed for the rating history; never printed or stored.",
+                     metavar="PATH"),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+) -> None:
+    """Import a player's games from the Lichess API. The first run reads them all; later runs
+    fetch only new games (and correspondence games that have ended since), resume what an
+    interrupted run left, and survive rate limits and broken downloads. Prints a one-line
+    summary; exit code 1 when the import stopped early (run it again to resume), 2 for an
+    unknown or closed account."""
+    progress, callback = _progress_bar(f"importing {username}", unit="games")
+    with progress:
+        summary = api.import_user(username, db=state.db, perf=perf, since=since, full=full,
+                                  base_url=base_url, token_file=token_file, progress=callback)
+    for w in summary.warnings:
+        err.print(f"warning: {w}", markup=False)
+    if as_json:
+        out.print_json(json.dumps(api.summary_dict(summary)))
+    else:
+        out.print(summary.line(), markup=False)
+    if summary.status != "complete":
+        raise typer.Exit(1)
+
+
 @app.command("players")
 def players_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,

@@ -1,0 +1,652 @@
+"""A local Lichess-compatible HTTP server for the tests: real HTTP on 127.0.0.1, no internet.
+
+It serves the endpoints the importer uses, following ``shared/spec/LICHESS.md`` point by point:
+
+- ``GET /api/games/user/{u}``: NDJSON (``Accept: application/x-ndjson``) or PGN (anything
+  else), streamed with chunked transfer encoding; newest first unless ``sort=dateAsc``;
+  ``since`` (inclusive) and ``until`` (exclusive) in integer ms on ``createdAt`` — on
+  ``lastMoveAt`` (window *and* order) when ``rated``, ``perfType``, ``color`` or ``analysed``
+  is given, as Lichess then answers from its search index; ``max``, ``perfType`` (comma list),
+  ``rated``, ``color``, ``vs``, ``analysed``, ``ongoing`` (off), ``finished`` (on); booleans
+  ``true``/``True``/``1``. A ``since``/``until`` that is not an integer is ignored, silently,
+  like a wrong window on Lichess. Unknown or closed user: 404 with an empty body. A second
+  download while one runs: 429 ``Please only run 1 request(s) at a time``.
+- ``GET /api/user/{u}``: the profile, with ``count.all`` and per-perf ``games`` computed from
+  the games; unknown: 404 ``{"error":"Not found"}``; closed: 200 with ``"disabled": true``.
+- ``GET /api/user/{u}/rating-history``: the list given to :meth:`LichessServer.add_user`
+  (0-based months); ``[]`` without a token (since 2026 Lichess computes it only for token
+  requests); 404 for unknown or closed users.
+- Every endpoint answers 404 with an HTML page to a User-Agent containing ``python-requests``,
+  ``python-urllib``, ``curl`` and similar, as Lichess does.
+
+NDJSON games are served byte for byte as given (the real export lines), so an API import and a
+file import of the same export can be compared row for row.
+
+Faults are injected per test (:meth:`LichessServer.fail_429`, :meth:`cut_after`,
+:meth:`stall_after`, :meth:`truncate_after`); each hits the next ``times`` game downloads
+(``None``: every one). The server records every request (:attr:`LichessServer.requests`) with
+its User-Agent, Authorization header, status and the number of games it served.
+
+>>> with LichessServer() as server:  # doctest: +SKIP
+...     server.add_user("indexinator", ndjson_lines(INDEXINATOR))
+...     server.url
+'http://127.0.0.1:40123'
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import select
+import socket
+import threading
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, Final
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+#: User-Agents Lichess answers with its HTML 404 page (spec: "and similar").
+BLOCKED_AGENTS: Final = (
+    "python-requests", "python-urllib", "curl", "wget", "python-httpx", "go-http-client",
+)
+NOT_FOUND_HTML: Final = (
+    b"<!DOCTYPE html><html><head><title>Page not found</title></head>"
+    b"<body><h1>404</h1><p>Page not found!</p></body></html>"
+)
+TOO_MANY: Final = {"error": "Too many requests. Try again later."}
+ONE_AT_A_TIME: Final = {"error": "Please only run 1 request(s) at a time"}
+#: Parameters that make Lichess answer from its search index (window and order on lastMoveAt).
+SEARCH_PARAMS: Final = ("rated", "perfType", "color", "analysed")
+#: Statuses of games not finished yet (exported only with ``ongoing=true``).
+ONGOING_STATUSES: Final = frozenset({"created", "started"})
+#: Bytes buffered before a chunk is sent when not throttled (one chunk per game when throttled).
+CHUNK_BYTES: Final = 32 * 1024
+
+_GAMES = re.compile(r"^/api/games/user/([^/]+)$")
+_HISTORY = re.compile(r"^/api/user/([^/]+)/rating-history$")
+_USER = re.compile(r"^/api/user/([^/]+)$")
+
+
+def ndjson_lines(path: str | Path) -> list[str]:
+    """The non-empty lines of an NDJSON export, without their newline."""
+    with open(path, encoding="utf-8") as f:
+        return [line.rstrip("\r\n") for line in f if line.strip()]
+
+
+def truthy(value: str | None) -> bool | None:
+    """A Lichess boolean parameter: ``true``, ``True`` and ``1`` are true; absent is ``None``."""
+    if value is None:
+        return None
+    return value in ("true", "True", "1")
+
+
+def _int(value: str | None) -> int | None:
+    if value is None:
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        return None  # Lichess silently ignores a malformed window (spec: "silently wrong")
+
+
+@dataclass
+class ServedGame:
+    """One game as the server holds it: the parsed object and the exact line it serves."""
+
+    obj: dict[str, Any]
+    line: bytes
+
+    @classmethod
+    def from_line(cls, line: str) -> ServedGame:
+        return cls(json.loads(line), line.encode("utf-8"))
+
+    @classmethod
+    def from_obj(cls, obj: dict[str, Any]) -> ServedGame:
+        text = json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+        return cls(obj, text.encode("utf-8"))
+
+    @property
+    def id(self) -> str:
+        return self.obj["id"]
+
+    def time(self, key: str) -> int:
+        return int(self.obj.get(key) or self.obj["createdAt"])
+
+    @property
+    def ongoing(self) -> bool:
+        return self.obj.get("status") in ONGOING_STATUSES
+
+
+@dataclass
+class Account:
+    username: str
+    games: list[ServedGame] = field(default_factory=list)
+    disabled: bool = False
+    rating_history: list[Any] = field(default_factory=list)
+    created_at_ms: int = 1_681_900_000_000
+
+
+@dataclass
+class Fault:
+    """One injected fault. ``kind``: ``429`` (answered before the stream), ``cut`` (connection
+    dropped after ``after`` games), ``stall`` (silence for ``seconds`` after ``after`` games),
+    ``truncate`` (``keep`` bytes of the next line, then a clean end of stream)."""
+
+    kind: str
+    after: int = 0
+    times: int | None = 1
+    seconds: float = 0.0
+    keep: int | None = None
+
+
+@dataclass
+class ServedRequest:
+    """What the server saw and answered (``games``: game objects sent, complete or not)."""
+
+    method: str
+    path: str
+    query: dict[str, str]
+    user_agent: str | None
+    authorization: str | None
+    accept: str | None
+    status: int = 0
+    games: int = 0
+
+
+class LichessServer:
+    """The local Lichess. ``throttle``: games per second per download (``None``: as fast as
+    possible); ``tokens``: the valid API tokens (``None``: any bearer token is accepted);
+    ``port``: 0 picks a free one."""
+
+    def __init__(self, *, throttle: float | None = None,
+                 tokens: Sequence[str] | None = None, port: int = 0) -> None:
+        self.throttle = throttle
+        self.port = port
+        self.tokens = set(tokens) if tokens is not None else None
+        self.accounts: dict[str, Account] = {}
+        self.faults: list[Fault] = []
+        self.requests: list[ServedRequest] = []
+        self._lock = threading.Lock()
+        self._downloads = 0
+        self._stopping = threading.Event()
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- data --------------------------------------------------------------------------------
+
+    def add_user(self, username: str, games: Iterable[str | dict[str, Any]] = (), *,
+                 disabled: bool = False, rating_history: list[Any] | None = None) -> Account:
+        """Create (or replace) an account with its games (NDJSON lines or objects)."""
+        account = Account(username, disabled=disabled, rating_history=rating_history or [])
+        with self._lock:
+            self.accounts[username.lower()] = account
+        self.add_games(username, games)
+        return account
+
+    def add_games(self, username: str, games: Iterable[str | dict[str, Any]]) -> None:
+        """Add games to an account (a game with a known id replaces the old copy)."""
+        new = [ServedGame.from_line(g) if isinstance(g, str) else ServedGame.from_obj(g)
+               for g in games]
+        with self._lock:
+            account = self.accounts[username.lower()]
+            ids = {g.id for g in new}
+            account.games = [g for g in account.games if g.id not in ids] + new
+            account.games.sort(key=lambda g: g.time("createdAt"), reverse=True)
+
+    def update_game(self, username: str, game_id: str, **changes: Any) -> None:
+        """Change fields of a stored game (e.g. finish an ongoing one: ``status``, ``winner``,
+        ``lastMoveAt``); the line served is re-serialised."""
+        with self._lock:
+            account = self.accounts[username.lower()]
+            for i, g in enumerate(account.games):
+                if g.id == game_id:
+                    account.games[i] = ServedGame.from_obj({**g.obj, **changes})
+                    return
+        raise KeyError(game_id)
+
+    # -- faults ------------------------------------------------------------------------------
+
+    def fail_429(self, times: int | None = 1) -> None:
+        """The next ``times`` game downloads get ``429 Too many requests``."""
+        self.faults.append(Fault("429", times=times))
+
+    def cut_after(self, games: int, times: int | None = 1) -> None:
+        """Drop the connection (no end of chunked stream) after ``games`` games."""
+        self.faults.append(Fault("cut", after=games, times=times))
+
+    def stall_after(self, games: int, seconds: float, times: int | None = 1) -> None:
+        """Send nothing for ``seconds`` after ``games`` games (ends early if the client hangs
+        up), then go on."""
+        self.faults.append(Fault("stall", after=games, seconds=seconds, times=times))
+
+    def truncate_after(self, games: int, keep: int | None = None,
+                       times: int | None = 1) -> None:
+        """After ``games`` games, send the first ``keep`` bytes of the next line (default:
+        half of it) and end the stream cleanly, as a server that dies mid-line would."""
+        self.faults.append(Fault("truncate", after=games, keep=keep, times=times))
+
+    def _take_fault(self, kinds: tuple[str, ...]) -> Fault | None:
+        with self._lock:
+            for fault in self.faults:
+                if fault.kind in kinds and (fault.times is None or fault.times > 0):
+                    if fault.times is not None:
+                        fault.times -= 1
+                    return fault
+        return None
+
+    # -- what was served ---------------------------------------------------------------------
+
+    def game_requests(self) -> list[ServedRequest]:
+        return [r for r in self.requests if r.path.startswith("/api/games/user/")]
+
+    @property
+    def served_games(self) -> int:
+        """Game objects sent so far, over all downloads."""
+        return sum(r.games for r in self.requests)
+
+    def reset_log(self) -> None:
+        with self._lock:
+            self.requests.clear()
+
+    # -- life cycle --------------------------------------------------------------------------
+
+    @property
+    def url(self) -> str:
+        assert self._httpd is not None, "server not started"
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def start(self) -> LichessServer:
+        server = self
+
+        class Handler(_Handler):
+            lichess = server
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
+        self._httpd.daemon_threads = True
+        self._httpd.block_on_close = False
+        self._thread = threading.Thread(target=self._httpd.serve_forever,
+                                        kwargs={"poll_interval": 0.05}, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stopping.set()
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(5)
+
+    def __enter__(self) -> LichessServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- selection ---------------------------------------------------------------------------
+
+    def select_games(self, username: str, q: dict[str, str]) -> list[ServedGame] | None:
+        """The games ``/api/games/user/{username}`` answers for query ``q``; ``None``: 404."""
+        with self._lock:
+            account = self.accounts.get(username.lower())
+            if account is None or account.disabled:
+                return None
+            games = list(account.games)
+        uid = username.lower()
+        search = any(p in q for p in SEARCH_PARAMS)
+        key = "lastMoveAt" if search else "createdAt"
+        since, until, limit = _int(q.get("since")), _int(q.get("until")), _int(q.get("max"))
+        perfs = set(q["perfType"].split(",")) if q.get("perfType") else None
+        rated, analysed = truthy(q.get("rated")), truthy(q.get("analysed"))
+        ongoing = truthy(q.get("ongoing")) or False
+        finished = truthy(q.get("finished"))
+        finished = True if finished is None else finished
+        color, vs = q.get("color"), (q.get("vs") or "").lower() or None
+        out = []
+        for g in games:
+            o = g.obj
+            if (g.ongoing and not ongoing) or (not g.ongoing and not finished):
+                continue
+            t = g.time(key)
+            if (since is not None and t < since) or (until is not None and t >= until):
+                continue
+            if perfs is not None and o.get("perf") not in perfs:
+                continue
+            if rated is not None and bool(o.get("rated")) != rated:
+                continue
+            if analysed is not None and ("analysis" in o) != analysed:
+                continue
+            players = o.get("players") or {}
+            ids = {c: ((players.get(c) or {}).get("user") or {}).get("id") for c in
+                   ("white", "black")}
+            if color in ("white", "black") and ids[color] != uid:
+                continue
+            if vs is not None and vs not in ids.values():
+                continue
+            out.append(g)
+        out.sort(key=lambda g: g.time(key), reverse=q.get("sort") != "dateAsc")
+        return out[:limit] if limit is not None and limit >= 0 else out
+
+    def profile(self, username: str) -> dict[str, Any] | None:
+        with self._lock:
+            account = self.accounts.get(username.lower())
+        if account is None:
+            return None
+        base = {"id": account.username.lower(), "username": account.username,
+                "createdAt": account.created_at_ms}
+        if account.disabled:
+            return {**base, "disabled": True}
+        perfs: dict[str, dict[str, Any]] = {}
+        rated = 0
+        for g in account.games:
+            if g.ongoing:
+                continue
+            o = g.obj
+            rated += bool(o.get("rated"))
+            p = perfs.setdefault(o.get("perf") or "unknown", {"games": 0})
+            p["games"] += 1
+            side = _side_of(o, account.username.lower())
+            if side and "rating" in side and "rating" not in p:
+                p.update(rating=side["rating"] + side.get("ratingDiff", 0), rd=60, prog=0)
+        seen = max((g.time("lastMoveAt") for g in account.games), default=account.created_at_ms)
+        total = sum(p["games"] for p in perfs.values())
+        return {**base, "seenAt": seen, "perfs": perfs,
+                "count": {"all": total, "rated": rated, "ai": 0}}
+
+
+def _side_of(obj: dict[str, Any], uid: str) -> dict[str, Any] | None:
+    for color in ("white", "black"):
+        side = (obj.get("players") or {}).get(color) or {}
+        if (side.get("user") or {}).get("id") == uid:
+            return side
+    return None
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    lichess: LichessServer
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass  # quiet: the tests read LichessServer.requests
+
+    def do_GET(self) -> None:
+        parts = urlsplit(self.path)
+        path = unquote(parts.path)
+        query = dict(parse_qsl(parts.query, keep_blank_values=True))
+        record = ServedRequest(
+            "GET", path, query, self.headers.get("User-Agent"),
+            self.headers.get("Authorization"), self.headers.get("Accept"),
+        )
+        with self.lichess._lock:
+            self.lichess.requests.append(record)
+        try:
+            self._route(path, query, record)
+        except (BrokenPipeError, ConnectionResetError, TimeoutError):
+            self.close_connection = True
+
+    # -- answers -------------------------------------------------------------------------------
+
+    def _send(self, record: ServedRequest, status: int, body: bytes,
+              content_type: str = "application/json") -> None:
+        record.status = status
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _json(self, record: ServedRequest, status: int, obj: Any) -> None:
+        self._send(record, status, json.dumps(obj).encode())
+
+    def _route(self, path: str, query: dict[str, str], record: ServedRequest) -> None:
+        agent = (record.user_agent or "").lower()
+        if any(bad in agent for bad in BLOCKED_AGENTS):
+            self._send(record, 404, NOT_FOUND_HTML, "text/html; charset=utf-8")
+            return
+        token = None
+        auth = record.authorization
+        if auth is not None:
+            token = auth.removeprefix("Bearer ").strip()
+            if self.lichess.tokens is not None and token not in self.lichess.tokens:
+                self._json(record, 401, {"error": "No such token"})
+                return
+        if m := _GAMES.match(path):
+            self._games(m.group(1), query, record)
+        elif m := _HISTORY.match(path):
+            self._history(m.group(1), record, with_token=token is not None)
+        elif m := _USER.match(path):
+            profile = self.lichess.profile(m.group(1))
+            if profile is None:
+                self._json(record, 404, {"error": "Not found"})
+            else:
+                self._json(record, 200, profile)
+        else:
+            self._send(record, 404, NOT_FOUND_HTML, "text/html; charset=utf-8")
+
+    def _history(self, username: str, record: ServedRequest, *, with_token: bool) -> None:
+        account = self.lichess.accounts.get(username.lower())
+        if account is None or account.disabled:
+            self._json(record, 404, {"error": "Not found"})
+        else:
+            self._json(record, 200, account.rating_history if with_token else [])
+
+    def _games(self, username: str, query: dict[str, str], record: ServedRequest) -> None:
+        games = self.lichess.select_games(username, query)
+        if games is None:
+            self._send(record, 404, b"")
+            return
+        server = self.lichess
+        with server._lock:
+            busy = server._downloads > 0
+            if not busy:
+                server._downloads += 1
+        if busy:
+            self._json(record, 429, ONE_AT_A_TIME)
+            return
+        try:
+            if server._take_fault(("429",)) is not None:
+                self._json(record, 429, TOO_MANY)
+                return
+            self._stream(games, query, record)
+        finally:
+            with server._lock:
+                server._downloads -= 1
+
+    def _stream(self, games: list[ServedGame], query: dict[str, str],
+                record: ServedRequest) -> None:
+        ndjson = "application/x-ndjson" in (record.accept or "")
+        fault = self.lichess._take_fault(("cut", "stall", "truncate"))
+        throttle = self.lichess.throttle
+        record.status = 200
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-ndjson" if ndjson
+                         else "application/x-chess-pgn; charset=utf-8")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        buffer: list[bytes] = []
+        size = 0
+        started = time.perf_counter()
+
+        def flush() -> None:
+            nonlocal size
+            if buffer:
+                data = b"".join(buffer)
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+                buffer.clear()
+                size = 0
+            self.wfile.flush()
+
+        for i, game in enumerate(games):
+            if fault is not None and i == fault.after:
+                flush()
+                if fault.kind == "cut":
+                    self._hang_up()
+                    return
+                if fault.kind == "stall":
+                    self._stall(fault.seconds)
+                elif fault.kind == "truncate":
+                    line = game.line if ndjson else game_to_pgn(game.obj).encode()
+                    keep = fault.keep if fault.keep is not None else len(line) // 2
+                    buffer.append(line[:keep])
+                    record.games += 1
+                    break
+            data = game.line + b"\n" if ndjson else game_to_pgn(game.obj).encode() + b"\n"
+            buffer.append(data)
+            size += len(data)
+            record.games += 1
+            if throttle:
+                flush()
+                delay = started + (i + 1) / throttle - time.perf_counter()
+                if delay > 0:
+                    time.sleep(delay)
+            elif size >= CHUNK_BYTES:
+                flush()
+        else:
+            if fault is not None and fault.after >= len(games) and fault.kind == "cut":
+                flush()
+                self._hang_up()
+                return
+        flush()
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
+
+    def _hang_up(self) -> None:
+        """Close the connection without the chunked stream's end: a connection cut."""
+        self.close_connection = True
+        with contextlib.suppress(OSError):
+            self.connection.shutdown(socket.SHUT_RDWR)
+
+    def _stall(self, seconds: float) -> None:
+        """Send nothing for ``seconds``; stop waiting when the client hangs up (Lichess notices
+        a closed connection too, and frees the download slot)."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline and not self.lichess._stopping.is_set():
+            readable, _, _ = select.select([self.connection], [], [], 0.02)
+            if readable:
+                try:
+                    if self.connection.recv(1, socket.MSG_PEEK) == b"":
+                        raise ConnectionResetError("client hung up")
+                except BlockingIOError:
+                    pass
+
+
+# -- PGN -------------------------------------------------------------------------------------
+
+_VARIANT_NAMES: Final = {
+    "standard": "Standard", "chess960": "Chess960", "crazyhouse": "Crazyhouse",
+    "antichess": "Antichess", "atomic": "Atomic", "horde": "Horde",
+    "kingOfTheHill": "King of the Hill", "racingKings": "Racing Kings",
+    "threeCheck": "Three-check", "fromPosition": "From Position",
+}
+_TERMINATION: Final = {
+    "outoftime": "Time forfeit", "timeout": "Abandoned", "cheat": "Rules infraction",
+}
+
+
+def _pgn_name(side: dict[str, Any]) -> str:
+    user = side.get("user") or {}
+    if user.get("name"):
+        return user["name"]
+    if side.get("aiLevel"):
+        return f"lichess AI level {side['aiLevel']}"
+    return side.get("name") or "Anonymous"
+
+
+def game_to_pgn(obj: dict[str, Any]) -> str:
+    """A game object as Lichess writes it in a PGN export (tags, movetext, blank line)."""
+    created = datetime.fromtimestamp(obj["createdAt"] / 1000, tz=UTC)
+    players = obj.get("players") or {}
+    white, black = players.get("white") or {}, players.get("black") or {}
+    winner = obj.get("winner")
+    if obj.get("status") in ONGOING_STATUSES:
+        result = "*"
+    else:
+        result = {"white": "1-0", "black": "0-1"}.get(winner or "", "1/2-1/2")
+    speed = obj.get("speed") or "correspondence"
+    variant = obj.get("variant") or "standard"
+    event_kind = speed.capitalize() if variant in ("standard", "fromPosition") else \
+        _VARIANT_NAMES.get(variant, variant)
+    clock = obj.get("clock")
+    tags: list[tuple[str, str]] = [
+        ("Event", f"{'Rated' if obj.get('rated') else 'Casual'} {event_kind} game"),
+        ("Site", f"https://lichess.org/{obj['id']}"),
+        ("Date", created.strftime("%Y.%m.%d")),
+        ("White", _pgn_name(white)),
+        ("Black", _pgn_name(black)),
+        ("Result", result),
+        ("GameId", obj["id"]),
+        ("UTCDate", created.strftime("%Y.%m.%d")),
+        ("UTCTime", created.strftime("%H:%M:%S")),
+        ("WhiteElo", str(white.get("rating", "?"))),
+        ("BlackElo", str(black.get("rating", "?"))),
+    ]
+    for color, side in (("White", white), ("Black", black)):
+        if "ratingDiff" in side:
+            tags.append((f"{color}RatingDiff", f"{side['ratingDiff']:+d}"))
+        if (side.get("user") or {}).get("title"):
+            tags.append((f"{color}Title", side["user"]["title"]))
+    tags.append(("Variant", _VARIANT_NAMES.get(variant, variant)))
+    tags.append(("TimeControl", f"{clock['initial']}+{clock['increment']}" if clock else "-"))
+    opening = obj.get("opening") or {}
+    tags.append(("ECO", opening.get("eco", "?")))
+    if opening.get("name"):
+        tags.append(("Opening", opening["name"]))
+    status = obj.get("status") or ""
+    tags.append(("Termination", _TERMINATION.get(status, "Normal")))
+    if obj.get("initialFen"):
+        tags += [("FEN", obj["initialFen"]), ("SetUp", "1")]
+    head = "\n".join(f'[{k} "{_escape(v)}"]' for k, v in tags)
+    return f"{head}\n\n{_movetext(obj.get('moves') or '', result)}\n"
+
+
+def _escape(value: str) -> str:
+    """A PGN tag value: backslash and double quote escaped."""
+    return value.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _movetext(moves: str, result: str) -> str:
+    out: list[str] = []
+    for i, san in enumerate(moves.split()):
+        out.append(f"{i // 2 + 1}. {san}" if i % 2 == 0 else san)
+    out.append(result)
+    return " ".join(out)
+
+
+def iter_pgn_games(text: str) -> Iterator[str]:
+    """Split a PGN export into games (for the server's own tests)."""
+    for chunk in re.split(r"\n\n(?=\[Event )", text.strip()):
+        if chunk.strip():
+            yield chunk.strip() + "\n"
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """``python -m tests.lichess_server [--port N] [--throttle G] USER=FILE.ndjson …``: serve
+    exports until interrupted (for trying ``tracker import`` by hand and for benchmarks)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m tests.lichess_server")
+    parser.add_argument("exports", nargs="*", metavar="USER=FILE",
+                        help="serve FILE (NDJSON) as the games of USER")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--throttle", type=float, default=None, help="games/s per download")
+    args = parser.parse_args(argv)
+    server = LichessServer(throttle=args.throttle, port=args.port)
+    for spec in args.exports:
+        user, _, path = spec.partition("=")
+        server.add_user(user, ndjson_lines(path))
+    server.start()
+    print(server.url, flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        server.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,90 @@
+"""The API importer's state in the store: sync cursors and the Lichess rating-history series.
+
+A :class:`~tracker.store.models.SyncCursor` row says how far the games of one player (for one
+perf filter) are known to be stored; :mod:`tracker.sources.lichess` decides what the values
+mean and when they move. Times are milliseconds since the epoch, UTC.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date
+
+from sqlalchemy import delete, func, select
+
+from tracker.store.db import Store
+from tracker.store.models import Game, GameSide, RatingHistoryPoint, SyncCursor
+
+
+@dataclass(frozen=True, slots=True)
+class Cursor:
+    """A sync cursor's values (see :class:`~tracker.store.models.SyncCursor`), in ms UTC."""
+
+    newest_ms: int | None = None
+    resume_until_ms: int | None = None
+    last_sync_at_ms: int | None = None
+
+
+def load_cursor(store: Store, player_id: str, perf_filter: str = "") -> Cursor | None:
+    """The cursor of ``player_id`` for ``perf_filter`` (``""``: all perfs), or ``None``."""
+    with store.session() as s:
+        row = s.get(SyncCursor, (player_id.lower(), perf_filter))
+        if row is None:
+            return None
+        return Cursor(row.newest_created_at_ms, row.resume_until_ms, row.last_sync_at_ms)
+
+
+def save_cursor(store: Store, player_id: str, perf_filter: str, cursor: Cursor) -> None:
+    """Create or replace the cursor (the player must exist: ``Store.ensure_player``)."""
+    with store.session() as s:
+        row = s.get(SyncCursor, (player_id.lower(), perf_filter))
+        if row is None:
+            row = SyncCursor(player_id=player_id.lower(), perf_filter=perf_filter)
+            s.add(row)
+        row.newest_created_at_ms = cursor.newest_ms
+        row.resume_until_ms = cursor.resume_until_ms
+        row.last_sync_at_ms = cursor.last_sync_at_ms
+
+
+def newest_game_ms(store: Store, player_id: str, perfs: Sequence[str] = (), *,
+                   by_last_move: bool = False) -> int | None:
+    """``createdAt`` (or ``lastMoveAt`` with ``by_last_move``) of the player's newest stored
+    game, among ``perfs`` when given; ``None`` when there is none."""
+    column = Game.last_move_at_ms if by_last_move else Game.created_at_ms
+    stmt = (
+        select(func.max(column))
+        .join(GameSide, GameSide.game_id == Game.id)
+        .where(GameSide.user_id == player_id.lower())
+    )
+    if perfs:
+        stmt = stmt.where(Game.perf.in_(list(perfs)))
+    with store.session() as s:
+        return s.execute(stmt).scalar_one_or_none()
+
+
+def replace_rating_history(
+    store: Store, player_id: str, series: Mapping[str, Sequence[tuple[date, int]]]
+) -> int:
+    """Store the player's Lichess rating history, one series per perf, in one transaction.
+
+    Lichess returns the whole history every time, so each perf given replaces its stored
+    series (a day Lichess no longer lists disappears); perfs not given are left alone.
+    Returns the number of points written.
+    """
+    pid = player_id.lower()
+    points = 0
+    with store.session() as s:
+        for perf, pts in series.items():
+            s.execute(
+                delete(RatingHistoryPoint).where(
+                    RatingHistoryPoint.player_id == pid, RatingHistoryPoint.perf == perf
+                )
+            )
+            by_day = dict(pts)  # one point per UTC day: the last one given wins
+            s.add_all(
+                RatingHistoryPoint(player_id=pid, perf=perf, day=day, rating=rating)
+                for day, rating in sorted(by_day.items())
+            )
+            points += len(by_day)
+    return points
