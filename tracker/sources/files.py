@@ -97,18 +97,20 @@ class InputFile:
     #: Set when the (compressed) data ends early: a one-line description.
     truncated: str | None = None
 
+    _stream: _Tolerant | None = None
+
     def byte_lines(self) -> Iterator[bytes]:
         """The file's lines as raw bytes (``\\n`` kept), decompressed, not decoded.
 
         A compressed stream that is cut or corrupt ends the lines where it breaks and sets
         :attr:`truncated`, so the games before the break are still imported.
         """
-        try:
-            yield from self._binary
-        except (EOFError, OSError, zstandard.ZstdError, lzma.LZMAError) as exc:
+        yield from self._binary
+        error = self._stream.error if self._stream is not None else None
+        if error is not None:
             self.truncated = (
-                f"{self.path.name}: the {self.compression or 'file'} data ends early or is "
-                f"damaged ({exc}); the games before that point were read"
+                f"{self.path.name}: the {self.compression} data ends early or is damaged "
+                f"({error}); the games before that point were read"
             )
 
     def lines(self) -> Iterator[str]:
@@ -152,6 +154,83 @@ def decode_fallback(raw: bytes) -> str:
         return raw.decode("latin-1")
 
 
+class _Tolerant(io.RawIOBase):
+    """A decompressed stream that ends, instead of raising, where the compressed data is cut
+    or damaged; :attr:`error` keeps why. What was decompressed before the break is kept."""
+
+    def __init__(self, inner: BinaryIO) -> None:
+        self._inner = inner
+        self.error: str | None = None
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        if self.error is not None:
+            return 0
+        try:
+            data = self._inner.read1(len(buffer))  # read1: what is there, not all of len
+        except (EOFError, OSError, zstandard.ZstdError, lzma.LZMAError) as exc:
+            self.error = str(exc) or type(exc).__name__
+            return 0
+        n = len(data)
+        buffer[:n] = data
+        return n
+
+    def close(self) -> None:
+        self._inner.close()
+        super().close()
+
+
+class _ZstdStream(io.RawIOBase):
+    """Zstandard frames (one or many, as ``zstd`` and the Lichess dumps write them) read as one
+    stream; unlike ``stream_reader``, a file cut inside a frame raises EOFError at its end."""
+
+    def __init__(self, f: BinaryIO) -> None:
+        self._f = f
+        self._dctx = zstandard.ZstdDecompressor()
+        self._obj = self._dctx.decompressobj()
+        self._in_frame = False  # bytes of an unfinished frame were fed
+        self._pending = b""
+        self._offset = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def read1(self, size: int = -1) -> bytes:
+        while self._offset >= len(self._pending):
+            chunk = self._f.read(_BUFFER_BYTES)
+            if not chunk:
+                if self._in_frame:
+                    raise EOFError("the zstd data ends inside a frame")
+                return b""
+            self._pending, self._offset = self._feed(chunk), 0
+        end = len(self._pending) if size < 0 else self._offset + size
+        data = self._pending[self._offset : end]
+        self._offset += len(data)
+        return data
+
+    def _feed(self, chunk: bytes) -> bytes:
+        out = []
+        while chunk:
+            out.append(self._obj.decompress(chunk))
+            self._in_frame = not self._obj.eof
+            if self._in_frame:
+                break
+            chunk = self._obj.unused_data  # the next frame starts here
+            self._obj = self._dctx.decompressobj()
+        return b"".join(out)
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        data = self.read1(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+    def close(self) -> None:
+        self._f.close()
+        super().close()
+
+
 class _Utf16ToUtf8(io.RawIOBase):
     """A UTF-16 text stream re-encoded as UTF-8 bytes, read lazily (constant memory)."""
 
@@ -184,9 +263,7 @@ def _decompressor(head: bytes) -> tuple[str | None, Callable[[BinaryIO], BinaryI
     if head.startswith(_BZIP2):
         return "bzip2", lambda f: bz2.BZ2File(f)  # type: ignore[return-value]
     if head.startswith(_ZSTD):
-        return "zstd", lambda f: zstandard.ZstdDecompressor().stream_reader(
-            f, read_size=_BUFFER_BYTES, read_across_frames=True
-        )  # type: ignore[return-value]
+        return "zstd", lambda f: _ZstdStream(f)  # type: ignore[return-value]
     if head.startswith(_XZ):
         return "xz", lambda f: lzma.LZMAFile(f)  # type: ignore[return-value]
     return None, lambda f: f
@@ -243,7 +320,8 @@ def open_input(path: str | os.PathLike[str]) -> InputFile:
     try:
         compression, wrap = _decompressor(raw.read(6))
         raw.seek(0)
-        binary = wrap(raw)
+        stream = _Tolerant(wrap(raw)) if compression else None
+        binary = stream if stream is not None else raw
         buffered = io.BufferedReader(binary, buffer_size=_BUFFER_BYTES)  # type: ignore[arg-type]
         head = buffered.peek(_SNIFF_BYTES)[:_SNIFF_BYTES]
         if head.startswith(_UTF16_BOMS):
@@ -253,6 +331,9 @@ def open_input(path: str | os.PathLike[str]) -> InputFile:
         raw.close()
         raise InputError(f"{p}: cannot read the file ({exc})") from None
     fmt = sniff_format(head)
+    if stream is not None and stream.error is not None and not head.strip():
+        raw.close()
+        raise InputError(f"{p}: cannot read the {compression} data ({stream.error})")
     if fmt is None or (fmt == "pgn" and is_study_export(head)):
         buffered.close()
         raw.close()
@@ -264,4 +345,4 @@ def open_input(path: str | os.PathLike[str]) -> InputFile:
         if not head.strip(b"\xef\xbb\xbf \r\n\t"):
             raise InputError(f"{p}: the file is empty")
         raise InputError(f"{p}: not a PGN or NDJSON game file")
-    return InputFile(p, fmt, compression, size, raw, buffered)  # type: ignore[arg-type]
+    return InputFile(p, fmt, compression, size, raw, buffered, _stream=stream)  # type: ignore[arg-type]
