@@ -8,10 +8,12 @@ was new, updated, unchanged or skipped (by reason), and records the run as ``com
 
 from __future__ import annotations
 
+import hashlib
 import os
+import re
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,7 +29,7 @@ from tracker.sources.files import (  # the skip reasons are re-exported from her
 )
 from tracker.sources.ndjson import read_ndjson
 from tracker.sources.pgn import StudyError, read_pgn
-from tracker.store.db import BATCH_SIZE, Store, WriteCounts, now_ms
+from tracker.store.db import BATCH_SIZE, Store, StoredGame, WriteCounts, now_ms
 
 #: ``progress(games_read, units_done, units_total)``; units are bytes for files, games for the
 #: API (``units_total`` may be ``None`` when unknown).
@@ -130,6 +132,17 @@ class ImportRecorder:
         self._buffer.append(record)
         if len(self._buffer) >= self.batch_size:
             self.flush()
+
+    def add_unchanged(self, game: StoredGame) -> None:
+        """Count a game read again exactly as stored (same raw text): ``unchanged``, not
+        written; its players count towards naming the player as if it had been added."""
+        self.read += 1
+        self.counts.unchanged += 1
+        for user_id, name in (game.white, game.black):
+            if user_id:
+                self.players[user_id] += 1
+                if name and user_id not in self.names:
+                    self.names[user_id] = name
 
     def skip(self, reason: str, n: int = 1) -> None:
         self.read += n
@@ -279,10 +292,11 @@ def _import_one(f: InputFile, recorder: ImportRecorder, users: Sequence[str],
         if progress is not None:
             progress(base + seen, done_bytes + f.bytes_read, total)
 
+    lines: Iterable[bytes] = f.byte_lines()
+    if f.format == "ndjson":
+        lines = _screen_known(lines, recorder, {u.lower() for u in users})
     reader = read_ndjson if f.format == "ndjson" else read_pgn
-    records: Iterable[GameRecord] = reader(
-        f.byte_lines(), players=users or None, log=log, progress=report
-    )
+    records: Iterable[GameRecord] = reader(lines, players=users or None, log=log, progress=report)
     try:
         for rec in records:
             recorder.add(rec)
@@ -294,3 +308,55 @@ def _import_one(f: InputFile, recorder: ImportRecorder, users: Sequence[str],
         for reason, n in log.repaired.items():
             recorder.repair(reason, n)
     return log
+
+
+#: The start of a Lichess NDJSON game line: the game id is its first key.
+_NDJSON_ID = re.compile(rb'\{"id":"([A-Za-z0-9]{8})"')
+
+
+def _screen_known(lines: Iterable[bytes], recorder: ImportRecorder, wanted: set[str],
+                  chunk: int = BATCH_SIZE) -> Iterator[bytes]:
+    """NDJSON lines with every game already stored byte for byte taken out (a re-import).
+
+    Per chunk of lines, one query finds the games whose stored raw digest is that of the line:
+    they are counted ``unchanged`` on the recorder without being parsed, and replaced by an
+    empty line so the reader's line numbers stay right. Every other line (new, changed, not
+    UTF-8, repeated within the chunk, of another player when ``wanted`` names players) goes to
+    the reader as it is, so what is stored and counted is what a full parse would give.
+    """
+    buf: list[bytes] = []
+    for line in lines:
+        buf.append(line)
+        if len(buf) >= chunk:
+            yield from _screen_chunk(buf, recorder, wanted)
+            buf = []
+    if buf:
+        yield from _screen_chunk(buf, recorder, wanted)
+
+
+def _screen_chunk(buf: list[bytes], recorder: ImportRecorder, wanted: set[str]
+                  ) -> Iterator[bytes]:
+    digests: dict[str, str] = {}
+    where: dict[int, str] = {}
+    repeated: set[str] = set()
+    for i, line in enumerate(buf):
+        text = line.strip()
+        m = _NDJSON_ID.match(text)
+        if m is None or not text.endswith(b"}"):
+            continue
+        gid = m.group(1).decode("ascii")
+        if gid in digests:
+            repeated.add(gid)  # the last copy wins in a batch: leave both to the reader
+        digests[gid] = hashlib.blake2b(text, digest_size=8).hexdigest()
+        where[i] = gid
+    stored = recorder.store.stored_games(list(digests)) if digests else {}
+    for i, line in enumerate(buf):
+        gid = where.get(i)
+        game = stored.get(gid) if gid is not None and gid not in repeated else None
+        if game is None or game.digest != digests[gid]:  # type: ignore[index]
+            yield line
+        elif wanted and game.white[0] not in wanted and game.black[0] not in wanted:
+            yield line  # another player's game: the reader counts it as such
+        else:
+            recorder.add_unchanged(game)
+            yield b"\n"
