@@ -48,6 +48,9 @@ _UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 _SNIFF_BYTES = 64 * 1024
 #: Read size of the decompressed stream: big reads keep the per-line cost in C.
 _BUFFER_BYTES = 1 << 20
+#: Compressed bytes fed to zstd at a time: its output for one feed is held in memory, and
+#: PGN compresses 5-25 times, so this bounds that buffer to a few MB.
+_ZSTD_READ_BYTES = 64 * 1024
 #: Messages kept per reader (the counts are always complete): memory stays flat on a file
 #: where every line is broken.
 MAX_MESSAGES: Final = 20
@@ -199,7 +202,7 @@ class _ZstdStream(io.RawIOBase):
 
     def read1(self, size: int = -1) -> bytes:
         while self._offset >= len(self._pending):
-            chunk = self._f.read(_BUFFER_BYTES)
+            chunk = self._f.read(_ZSTD_READ_BYTES)
             if not chunk:
                 if self._in_frame:
                     raise EOFError("the zstd data ends inside a frame")

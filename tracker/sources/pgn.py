@@ -173,7 +173,9 @@ def _as_bytes(lines: Iterable[bytes] | Iterable[str]) -> Iterator[bytes]:
     return iter(())
 
 
-def _player_key(value: bytes) -> bytes:
+def _player_key(value: bytes | None) -> bytes:
+    if value is None:
+        return b""
     value = value.strip().lower()
     if b"\\" in value:
         value = value.replace(b'\\"', b'"').replace(b"\\\\", b"\\")
@@ -187,24 +189,24 @@ def scan_games(
 
     A new game starts at a tag line once the current game has movetext, or when a tag repeats
     (two games with no moves and no blank line between them). Tag-like lines inside ``{…}``
-    comments never start a game. Blank lines anywhere are tolerated; byte-order marks and the
-    ``\\r`` of CRLF files are removed; a ``%`` line is ignored (PGN spec 6).
+    comments (which do not nest) never start a game. Blank lines anywhere are tolerated;
+    byte-order marks and the ``\\r`` of CRLF files are removed; a ``%`` line is ignored.
 
     ``players``: names (any case). A game where neither ``White`` nor ``Black`` is one of them
     is decided from those two tag lines alone: its movetext is skipped, not decoded, and the
     game yields ``None`` (so that a caller can count it and show progress).
     """
     wanted = {p.strip().lower().encode("utf-8") for p in players} if players else None
-    raw: list[bytes] = []  # the game's lines: tags first, then (kept games only) moves
+    raw: list[bytes] = []  # the game's lines: tags first, then moves (not for dropped games)
     names: set[bytes] = set()  # tag names of the current game
     moves: list[bytes] = []
     has_moves = False
-    keep = True
-    white = black = b""
-    depth = 0  # {…} comment nesting carried across lines
-    start = lineno = 0
-    for line in _as_bytes(lines):
-        lineno += 1
+    keep = True  # False once a filtered game is known to be of nobody wanted
+    white: bytes | None = None
+    black: bytes | None = None
+    in_comment = False  # inside a {…} comment that goes on to the next line
+    start = 0
+    for lineno, line in enumerate(_as_bytes(lines), 1):
         s = line.strip()
         if not s:
             if has_moves and keep:
@@ -216,52 +218,59 @@ def scan_games(
             if not s:
                 continue
             c = s[0]
-        if depth == 0:
-            if c == 91 and s[-1] == 93:  # "[" … "]": a tag line?
+        if not in_comment:
+            # A tag line as python-chess's TAG_REGEX reads one: "[", a name, whitespace, a
+            # quoted value, "]". Checked with string methods: this runs on every line of a dump.
+            if c == 91 and s.endswith(b'"]'):
                 q = s.find(b'"')
-                end = s.rfind(b'"')
-                name = s[1:q].strip() if q > 1 else b""
+                name = s[1:q].rstrip()
                 if (
-                    name
-                    and end > q
-                    and s[q - 1] in b" \t"
-                    and not s[end + 1 : -1].strip()
+                    0 < len(name) < q - 1
+                    and q < len(s) - 2
                     and (name.isalnum() or _TAG_NAME.fullmatch(name))
                 ):
                     if has_moves or name in names:
-                        if keep:
-                            yield _build(raw, len(names), moves, start)
-                        else:
-                            yield None
+                        yield _build(raw, len(names), moves, start) if keep else None
                         raw, moves, names = [], [], set()
-                        has_moves, keep, white, black = False, True, b"", b""
-                    if not raw:
+                        has_moves, keep, white, black = False, True, None, None
+                    if not names:
                         start = lineno
                     names.add(name)
-                    raw.append(s)
+                    if keep:
+                        raw.append(s)
                     if len(name) == 5:
                         low = name.lower()
                         if low == b"white":
-                            white = s[q + 1 : end]
+                            white = s[q + 1 : -2]
                         elif low == b"black":
-                            black = s[q + 1 : end]
+                            black = s[q + 1 : -2]
+                        else:
+                            continue
+                        if wanted is not None and white is not None and black is not None:
+                            # both players known: a game of others is dropped right here,
+                            # and its other lines are no longer kept
+                            keep = _player_key(white) in wanted or _player_key(black) in wanted
                     continue
             elif c == 37:  # "%": the rest of the line is ignored (PGN spec 6)
                 continue
         if not has_moves:
             has_moves = True
-            if not raw:
+            if not names:
                 start = lineno
             if wanted is not None:
                 keep = _player_key(white) in wanted or _player_key(black) in wanted
         if keep:
             moves.append(s)
-            raw.append(s if depth == 0 else line.rstrip(b"\r\n"))
-        if b"{" in s or b"}" in s:
-            depth += s.count(b"{") - s.count(b"}")
-            if depth < 0:
-                depth = 0
-    if raw or moves:
+            raw.append(line.rstrip(b"\r\n") if in_comment else s)
+        # Brace comments do not nest (PGN spec 5): the line ends inside one iff its last brace
+        # opens one. rfind is a memrchr: long movetext lines with a clock comment per move
+        # cost next to nothing.
+        o = s.rfind(b"{")
+        if o >= 0:
+            in_comment = o > s.rfind(b"}")
+        elif in_comment and b"}" in s:
+            in_comment = False
+    if names or has_moves:
         if not has_moves and wanted is not None:
             keep = _player_key(white) in wanted or _player_key(black) in wanted
         yield _build(raw, len(names), moves, start) if keep else None
