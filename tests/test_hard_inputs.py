@@ -423,6 +423,17 @@ def test_comments_clocks_evals_and_side_variations_are_not_moves() -> None:
     assert r.plies == 7 and r.result == "1-0"
 
 
+def test_brace_comments_do_not_nest_so_the_next_tag_starts_a_game() -> None:
+    first = game("Game0001").replace("1. e4 e5", "1. e4 { a { b } e5")
+    recs = pgn_records(first + game("Game0002"))  # no blank line between them either
+    assert [(r.id, r.plies) for r in recs] == [("Game0001", 4), ("Game0002", 4)]
+
+
+def test_a_percent_escape_line_is_ignored() -> None:
+    (r,) = pgn_records(game().replace("1. e4 e5", "% exported by a tool\n1. e4 e5"))
+    assert r.plies == 4
+
+
 def test_the_speed_comes_from_the_event_when_there_is_no_time_control() -> None:
     (r,) = pgn_records(game().replace('[TimeControl "180+0"]\n', ""))
     assert r.speed == r.perf == "blitz"
@@ -537,6 +548,14 @@ def test_ndjson_older_objects_without_perf_or_rated() -> None:
     del obj["perf"], obj["rated"]
     (r,) = ndjson_records(json.dumps(obj))
     assert (r.variant, r.perf, r.rated) == ("atomic", "atomic", None)
+
+
+def test_ndjson_times_saved_as_iso_text_are_read_as_utc() -> None:
+    (r,) = ndjson_records(json.dumps(lichess_json(createdAt="2024-06-01T12:00:00+00:00",
+                                                  lastMoveAt="2024-06-01T12:07:00Z")))
+    assert (r.created_at.isoformat(), r.last_move_at.isoformat()) == (  # type: ignore[union-attr]
+        "2024-06-01T12:00:00+00:00", "2024-06-01T12:07:00+00:00"
+    )
 
 
 def test_ndjson_line_that_is_not_utf8_is_repaired(tmp_path: Path, store: Store) -> None:

@@ -93,8 +93,8 @@ _CANONICAL_TAGS = {
 
 _LICHESS_SITE = re.compile(r"lichess\.org/([A-Za-z0-9]{8})(?:[A-Za-z0-9]{4})?(?:[/?#]|$)")
 _TOURNAMENT = re.compile(r"lichess\.org/(?:tournament|swiss)/([A-Za-z0-9]+)")
-#: The Lichess AI as PGN names it (``lichess AI level 3``; older exports ``Stockfish level 3``).
-_AI_NAME = re.compile(r"^(?:lichess AI|Stockfish(?: AI)?) level (\d)$", re.IGNORECASE)
+#: The Lichess AI as PGN names it (``lichess AI level 3``).
+_AI_NAME = re.compile(r"^lichess AI level (\d)$", re.IGNORECASE)
 _UNESCAPE = re.compile(r"\\([\"\\])")
 _MOVE_NUMBER = re.compile(r"^\d+\.*$")
 _COMMENTS = re.compile(r"\{[^}]*\}|;[^\n]*")
