@@ -42,7 +42,7 @@ import select
 import socket
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -142,6 +142,8 @@ class Fault:
     times: int | None = 1
     seconds: float = 0.0
     keep: int | None = None
+    skip: int = 0
+    game_id: str | None = None
 
 
 @dataclass
@@ -211,9 +213,9 @@ class LichessServer:
 
     # -- faults ------------------------------------------------------------------------------
 
-    def fail_429(self, times: int | None = 1) -> None:
-        """The next ``times`` game downloads get ``429 Too many requests``."""
-        self.faults.append(Fault("429", times=times))
+    def fail_429(self, times: int | None = 1, skip: int = 0) -> None:
+        """After ``skip`` game downloads, the next ``times`` get ``429 Too many requests``."""
+        self.faults.append(Fault("429", times=times, skip=skip))
 
     def cut_after(self, games: int, times: int | None = 1) -> None:
         """Drop the connection (no end of chunked stream) after ``games`` games."""
@@ -225,15 +227,20 @@ class LichessServer:
         self.faults.append(Fault("stall", after=games, seconds=seconds, times=times))
 
     def truncate_after(self, games: int, keep: int | None = None,
-                       times: int | None = 1) -> None:
-        """After ``games`` games, send the first ``keep`` bytes of the next line (default:
-        half of it) and end the stream cleanly, as a server that dies mid-line would."""
-        self.faults.append(Fault("truncate", after=games, keep=keep, times=times))
+                       times: int | None = 1, game_id: str | None = None) -> None:
+        """After ``games`` games (or at the game ``game_id``, wherever a download has it),
+        send the first ``keep`` bytes of the line (default: half of it) and end the stream
+        cleanly, as a server that dies mid-line would."""
+        self.faults.append(Fault("truncate", after=games, keep=keep, times=times,
+                                 game_id=game_id))
 
     def _take_fault(self, kinds: tuple[str, ...]) -> Fault | None:
         with self._lock:
             for fault in self.faults:
                 if fault.kind in kinds and (fault.times is None or fault.times > 0):
+                    if fault.skip > 0:
+                        fault.skip -= 1
+                        continue
                     if fault.times is not None:
                         fault.times -= 1
                     return fault
@@ -449,17 +456,28 @@ class _Handler(BaseHTTPRequestHandler):
         if busy:
             self._json(record, 429, ONE_AT_A_TIME)
             return
+        held = True
+
+        def release() -> None:
+            # called before the last bytes go out: a client that read the whole answer may
+            # start its next download at once
+            nonlocal held
+            if held:
+                held = False
+                with server._lock:
+                    server._downloads -= 1
+
         try:
             if server._take_fault(("429",)) is not None:
+                release()
                 self._json(record, 429, TOO_MANY)
                 return
-            self._stream(games, query, record)
+            self._stream(games, record, release)
         finally:
-            with server._lock:
-                server._downloads -= 1
+            release()
 
-    def _stream(self, games: list[ServedGame], query: dict[str, str],
-                record: ServedRequest) -> None:
+    def _stream(self, games: list[ServedGame], record: ServedRequest,
+                release: Callable[[], None]) -> None:
         ndjson = "application/x-ndjson" in (record.accept or "")
         fault = self.lichess._take_fault(("cut", "stall", "truncate"))
         throttle = self.lichess.throttle
@@ -483,9 +501,12 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
 
         for i, game in enumerate(games):
-            if fault is not None and i == fault.after:
+            if fault is not None and (
+                game.id == fault.game_id if fault.game_id else i == fault.after
+            ):
                 flush()
                 if fault.kind == "cut":
+                    release()
                     self._hang_up()
                     return
                 if fault.kind == "stall":
@@ -510,9 +531,11 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             if fault is not None and fault.after >= len(games) and fault.kind == "cut":
                 flush()
+                release()
                 self._hang_up()
                 return
         flush()
+        release()
         self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
 
