@@ -8,6 +8,8 @@ the dashboard both show a :class:`ReplayReport`; neither computes anything of it
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import re
 from collections import Counter
@@ -307,6 +309,78 @@ def period_json(row: PeriodRow) -> dict[str, Any]:
         "rating_after": r.rating_after,
         "performance": r.performance,
         "lichess_rating": row.lichess_rating,
+    }
+
+
+def excluded_text(excluded: dict[str, int]) -> str:
+    """Games left out by reason as one line, ``"casual: 1; provisional opponent: 6"`` (``""``
+    when none), reasons in alphabetical order as in :func:`period_json`."""
+    return "; ".join(f"{reason}: {n}" for reason, n in sorted(excluded.items()))
+
+
+def periods_csv(report: ReplayReport) -> str:
+    """The periods of ``tracker replay --json`` as CSV: a header of :data:`PERIOD_KEYS`, then one
+    row per period. Numbers exact as in the JSON, an empty cell for null, ``excluded`` written
+    with :func:`excluded_text`."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(PERIOD_KEYS)
+    for row in report.periods:
+        j = period_json(row)
+        j["excluded"] = excluded_text(j["excluded"])
+        writer.writerow("" if j[k] is None else j[k] for k in PERIOD_KEYS)
+    return buf.getvalue()
+
+
+#: The keys of one game of a period (:func:`game_row`), in order: what the dashboard's Games
+#: page shows. ``date`` is the game's end (UTC); ``expected`` (PD) and ``delta`` (ΔR) are set
+#: for counted games of a rated period only; ``url`` is ``None`` for a game without a Lichess id.
+GAME_KEYS: Final = (
+    "date",
+    "colour",
+    "opponent",
+    "opponent_rating",
+    "result",
+    "counted",
+    "reason",
+    "expected",
+    "delta",
+    "url",
+)
+
+LICHESS_GAME_URL: Final = "https://lichess.org/"
+
+
+def game_url(game_id: str, color: str | None = None) -> str | None:
+    """The game on lichess.org, seen from ``color``'s side; ``None`` for a PGN game that has no
+    Lichess id (its id is a content digest, ``pgn-…``)."""
+    if game_id.startswith("pgn-"):
+        return None
+    return LICHESS_GAME_URL + game_id + ("/black" if color == "black" else "")
+
+
+def game_row(detail: GameDetail) -> dict[str, Any]:
+    """One game of a period with exactly :data:`GAME_KEYS` (Decimals for PD and ΔR, result in
+    points, ``None`` for an unfinished game)."""
+    sel = detail.selected
+    game = sel.game
+    opp = game.side("black" if sel.color == "white" else "white")
+    if opp.is_computer:
+        opponent = f"Lichess AI level {opp.ai_level}"
+    else:
+        opponent = opp.name or opp.user_id or "anonymous"
+    places = "0.01" if isinstance(detail.expected, Fraction) else "0.0001"
+    return {
+        "date": game.ended_at,
+        "colour": sel.color,
+        "opponent": opponent,
+        "opponent_rating": opp.rating,
+        "result": points(detail.score) if detail.score is not None else None,
+        "counted": sel.counts,
+        "reason": sel.reason,
+        "expected": shown(detail.expected, places),
+        "delta": shown(detail.delta, places),
+        "url": game_url(game.id, sel.color),
     }
 
 
