@@ -1,0 +1,1 @@
+"""The Streamlit dashboard (``tracker dashboard``); ``app.py`` is the entry point."""

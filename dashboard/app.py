@@ -1,0 +1,48 @@
+"""The tracker dashboard: ``tracker [--db URL] dashboard`` runs this with ``streamlit run``.
+
+Pages live in ``pages/`` next to this file; shared widgets and cached queries in ``ui.py``;
+figures in ``charts.py``. Everything shown comes from :mod:`tracker.api`: the dashboard
+computes nothing the CLI could not print. Paths are relative to this file, so the app runs
+from a source checkout (``dashboard/``) and from an installed wheel (``tracker/_dashboard/``).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import streamlit as st
+
+HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:  # ``streamlit run`` adds it; AppTest and others may not
+    sys.path.insert(0, str(HERE))
+
+from sqlalchemy.exc import OperationalError  # noqa: E402
+
+from tracker.errors import TrackerError  # noqa: E402
+
+PAGES = HERE / "pages"
+
+st.set_page_config(page_title="tracker — FIDE-style rating from Lichess games", page_icon="♞",
+                   layout="wide")
+
+page = st.navigation([
+    st.Page(PAGES / "overview.py", title="Overview", icon=":material/show_chart:", default=True),
+    st.Page(PAGES / "periods.py", title="Periods", icon=":material/calendar_month:"),
+    st.Page(PAGES / "games.py", title="Games", icon=":material/list:"),
+    st.Page(PAGES / "calculator.py", title="Calculator", icon=":material/calculate:"),
+    st.Page(PAGES / "import_.py", title="Import", icon=":material/download:", url_path="import"),
+    st.Page(PAGES / "settings.py", title="Settings", icon=":material/settings:"),
+])
+
+try:
+    page.run()
+except OperationalError as exc:
+    # SQLite answers "database is locked" when an import holds the write lock too long.
+    if "locked" in str(exc).lower() or "busy" in str(exc).lower():
+        st.warning("The database is busy: an import is writing to it. Try again in a moment; "
+                   "nothing was lost.")
+    else:
+        st.error(f"Database error: {getattr(exc, 'orig', exc)}")
+except TrackerError as exc:
+    st.error(str(exc))

@@ -1,0 +1,121 @@
+"""Import: a player's games from Lichess (optional token, never stored) or from PGN/NDJSON
+files. The other pages refresh by themselves: their caches are keyed on the database state."""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from pathlib import Path
+
+import streamlit as st
+import ui
+
+from tracker import api
+from tracker.errors import TrackerError
+from tracker.importing import ImportSummary
+from tracker.records import SPEEDS
+
+#: Seconds between two progress-bar updates (each one is a message to the browser).
+PROGRESS_EVERY = 0.25
+
+
+def progress_bar(label: str):  # type: ignore[no-untyped-def]
+    """A progress bar and the ``progress(games_read, done, total)`` callback that moves it."""
+    bar = st.progress(0.0, text=label)
+    last = [0.0]
+
+    def update(games: int, done: int, total: int | None) -> None:
+        now = time.monotonic()
+        if now - last[0] < PROGRESS_EVERY:
+            return
+        last[0] = now
+        fraction = min(done / total, 1.0) if total else 0.0
+        bar.progress(fraction, text=f"{label}: {games:,} games read")
+
+    return bar, update
+
+
+def show_summary(summary: ImportSummary) -> None:
+    for warning in summary.warnings:
+        st.warning(warning)
+    line = summary.line()
+    if summary.status == "complete":
+        st.success(line)
+    elif summary.status == "partial":
+        st.warning(line)
+    else:
+        st.error(line)
+    st.json(api.summary_dict(summary), expanded=False)
+    if summary.player:
+        st.session_state["player"] = summary.player
+    st.page_link("pages/overview.py", label="See the overview", icon=":material/show_chart:")
+
+
+st.header("Import games")
+st.caption(f"Into `{ui.db_url()}`. Importing again only adds what is new; nothing is "
+           "duplicated.")
+
+from_lichess, from_file = st.tabs(["From Lichess", "From a file"])
+
+with from_lichess:
+    with st.form("import_lichess"):
+        username = st.text_input("Lichess username", key="import_username")
+        token = st.text_input(
+            "API token (optional)", type="password", key="import_token",
+            help="A personal token lets Lichess send games faster. It is used for this import "
+                 "only and never stored.")
+        perf = st.selectbox("Perf", ["all", *SPEEDS], key="import_perf",
+                            help="Only games of this speed (all: every game).")
+        full = st.checkbox("Download everything again (not only games since the last import)",
+                           key="import_full")
+        go = st.form_submit_button("Import from Lichess", type="primary")
+    if go:
+        import_user = getattr(api, "import_user", None)
+        if not username.strip():
+            st.warning("Type a Lichess username first.")
+        elif import_user is None:
+            st.error("This version of tracker cannot download from Lichess yet: export your "
+                     "games from lichess.org and use “From a file”.")
+        else:
+            bar, update = progress_bar(f"Downloading {username.strip()}'s games")
+            try:
+                summary = import_user(
+                    username.strip(), db=ui.store(), perf=None if perf == "all" else perf,
+                    full=full, token=token or None, progress=update,
+                )
+            except TrackerError as exc:
+                bar.empty()
+                st.error(str(exc))
+            else:
+                bar.progress(1.0, text="Done")
+                show_summary(summary)
+
+with from_file:
+    with st.form("import_file", clear_on_submit=True):
+        files = st.file_uploader(
+            "Lichess PGN or NDJSON export (plain, .gz, .bz2 or .zst)", accept_multiple_files=True,
+            key="import_files")
+        user = st.text_input(
+            "Whose history is this? (optional)", key="import_user",
+            help="Only this player's games are kept. Empty: the player in most games.")
+        go_file = st.form_submit_button("Import file", type="primary")
+    if go_file:
+        if not files:
+            st.warning("Choose a file first.")
+        else:
+            bar, update = progress_bar("Importing")
+            with tempfile.TemporaryDirectory(prefix="tracker-upload-") as tmp:
+                paths = []
+                for f in files:
+                    path = Path(tmp) / Path(f.name).name
+                    path.write_bytes(f.getvalue())
+                    paths.append(path)
+                try:
+                    summary = api.import_file(paths, db=ui.store(),
+                                              user=user.strip() or None, progress=update)
+                except TrackerError as exc:
+                    bar.empty()
+                    st.error(str(exc))
+                else:
+                    bar.progress(1.0, text="Done")
+                    show_summary(summary)

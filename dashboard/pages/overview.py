@@ -1,0 +1,45 @@
+"""Overview: the real Lichess rating and the hypothetical FIDE-style rating on one time axis."""
+
+from __future__ import annotations
+
+import charts
+import streamlit as st
+import ui
+
+player, perf = ui.pick_player_perf()
+report = ui.report(player.id, perf)
+
+st.header(f"{report.player} — {perf}")
+fide_now = report.current_rating
+k_next = report.next_k()
+lichess, fide, counted, k = st.columns(4)
+lichess.metric("Lichess rating now", ui.number(report.current_lichess),
+               help="Lichess's own number after the last rated game (Glicko-2).")
+fide.metric("FIDE-style rating now", ui.number(fide_now, "unrated"),
+            help="The rating in force for the next period, from FIDE's rules replayed month "
+                 "by month on these games.")
+if fide_now is None:
+    fide.caption(f"Unrated: {report.unrated_reason()}")
+counted.metric("Games counted", f"{report.counted:,}",
+               help="Games that count for FIDE's method (rated, finished, standard chess, "
+                    "against a rated human opponent).")
+counted.caption(f"of {len(report.games):,} {perf} games")
+k.metric("K next period", ui.number(k_next),
+         help="The development coefficient for the next month, before the 700 rule "
+              "(K × games in the month ≤ 700).")
+if k_next is None:
+    k.caption("no K while unrated: the next games go to the initial-rating pool")
+st.caption(ui.SCALES_NOTE)
+
+st.plotly_chart(ui.overview_figure(player.id, perf), key="overview_chart",
+                config={"displaylogo": False, "displayModeBar": "hover"})
+
+stretches = charts.unrated_stretches(report.periods, report.unrated_reason())
+if stretches:
+    st.markdown("**Unrated stretches** (shaded):\n" + "\n".join(
+        f"- {s.label()}" for s in stretches))
+s = report.settings
+start = "unrated" if s.start_rating is None else f"from {s.start_rating}"
+st.caption(f"Replay settings: start {start}, rules {s.rules}, expected score {s.expected}, "
+           f"provisional opponents {'counted' if s.count_provisional else 'left out'} "
+           "(change them on the Settings page).")

@@ -1,0 +1,66 @@
+"""Settings: a player's replay settings, saved in the database and shared with the CLI
+(``tracker settings``)."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import streamlit as st
+import ui
+
+from tracker import api
+from tracker.fide.rules import EXPECTED_METHODS, RULES
+from tracker.replaying import MAX_START_RATING, MIN_START_RATING, SettingsError
+
+player, _perf = ui.pick_player_perf()
+saved = api.settings(player.id, db=ui.store())
+resolved = saved.resolved()
+
+st.header(f"Replay settings — {player.username}")
+st.caption("Saved in the database: `tracker replay` and every page of the dashboard use them "
+           f"(`tracker settings {player.id}` shows the same).")
+
+with st.form(f"settings_{player.id}"):
+    start = st.radio(
+        "Start", ["unrated", "rating"], horizontal=True,
+        index=0 if saved.start_rating is None else 1, key=f"set_start_{player.id}",
+        format_func=lambda s: "unrated, as a newcomer to FIDE" if s == "unrated"
+        else "from a FIDE rating (your real one)")
+    start_rating = st.number_input(
+        "Start rating (used when starting from a FIDE rating)", min_value=MIN_START_RATING,
+        max_value=MAX_START_RATING, value=saved.start_rating or 1500, step=1,
+        key=f"set_rating_{player.id}")
+    birth_year = st.number_input(
+        "Birth year (optional: enables the junior K 40)", min_value=1900,
+        max_value=date.today().year, value=saved.birth_year, step=1, placeholder="not given",
+        key=f"set_birth_{player.id}")
+    rules = st.selectbox(
+        "Rules version", RULES, index=RULES.index(resolved.rules), key=f"set_rules_{player.id}",
+        help="fide-2025-10: the 2650 exemption from the 400-point rule; fide-2024-03: the "
+             "rule binds everyone. One version for the whole replay.")
+    expected = st.selectbox(
+        "Expected score", EXPECTED_METHODS, index=EXPECTED_METHODS.index(resolved.expected),
+        key=f"set_expected_{player.id}",
+        format_func=lambda m: "FIDE table 8.1.2" if m == "table" else "logistic formula")
+    provisional = st.checkbox(
+        "Count games against provisional opponents (rating deviation ≥ 110)",
+        value=resolved.count_provisional, key=f"set_prov_{player.id}")
+    submitted = st.form_submit_button("Save", type="primary")
+
+if submitted:
+    try:
+        new = api.settings(
+            player.id, db=ui.store(),
+            start_rating=int(start_rating) if start == "rating" else None,
+            birth_year=int(birth_year) if birth_year is not None else None,
+            rules=rules, expected=expected, count_provisional=bool(provisional),
+        )
+    except SettingsError as exc:
+        st.error(str(exc))
+    else:
+        r = new.resolved()
+        st.success(
+            f"Saved: start {'unrated' if r.start_rating is None else r.start_rating}, birth "
+            f"year {r.birth_year or '—'}, rules {r.rules}, expected {r.expected}, provisional "
+            f"opponents {'counted' if r.count_provisional else 'left out'}. The other pages "
+            "now replay with these settings.")
