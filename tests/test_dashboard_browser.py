@@ -1,0 +1,125 @@
+"""End to end: ``tracker dashboard`` on the sample, loaded in headless Chromium.
+
+Screenshots are saved under ``test-artifacts/`` (git-ignored): ``overview.png`` and one per
+page. Skipped only when Debian's ``chromium`` is missing (``bash scripts/ensure-chromium.sh``
+installs it; ``make test`` runs that first).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from dashboard import charts
+from tests.browser import Browser, chromium_path
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = ROOT / "test-artifacts"
+WIDTH, HEIGHT = 1400, 1250
+
+#: The page has drawn: a plotly chart with its SVG, the metrics, and the app is not running.
+CHART_READY = (
+    "!!document.querySelector('.js-plotly-plot .main-svg .legendtext')"
+    " && document.querySelectorAll('[data-testid=\"stMetric\"]').length === 4"
+    " && !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+)
+PAGE_READY = (
+    "!!document.querySelector('[data-testid=\"stHeading\"]')"
+    " && !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+    " && !document.querySelector('[data-testid=\"stSkeleton\"]')"
+)
+BAD_TEXT = ("Traceback", "Exception", "Error")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def dashboard_url(indexinator_db: Path, tmp_path_factory: pytest.TempPathFactory
+                  ) -> Iterator[str]:
+    """``tracker --db COPY dashboard --port FREE`` running; yields its URL."""
+    if chromium_path() is None:
+        pytest.skip("chromium is not installed: run `bash scripts/ensure-chromium.sh` (as root)")
+    tmp_path = tmp_path_factory.mktemp("dashboard")
+    db = tmp_path / "sample.db"
+    with sqlite3.connect(indexinator_db) as src, sqlite3.connect(db) as dst:
+        src.backup(dst)
+    port = free_port()
+    log = tmp_path / "dashboard.log"
+    with log.open("w") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "tracker.cli", "--db", str(db), "dashboard",
+             "--port", str(port)],
+            stdout=out, stderr=subprocess.STDOUT, start_new_session=True, cwd=tmp_path,
+        )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                    if r.read() == b"ok":
+                        break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"the dashboard did not start:\n{log.read_text()}")
+            time.sleep(0.2)
+        # Bound to the loopback interface only, as the CLI promises by default.
+        assert f"127.0.0.1:{port}" in log.read_text()
+        yield url
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)  # the CLI and the streamlit server it started
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def test_overview_renders_the_chart_without_errors(dashboard_url: str) -> None:
+    with Browser(WIDTH, HEIGHT) as browser:
+        browser.goto(dashboard_url)
+        assert browser.wait_for(CHART_READY, timeout=60), "the Overview chart never rendered"
+        time.sleep(0.5)  # let plotly finish drawing before the picture
+        shot = browser.screenshot(ARTIFACTS / "overview.png")
+        text = browser.evaluate("document.body.innerText")
+        legend = browser.evaluate(
+            "[...document.querySelectorAll('.js-plotly-plot .legendtext')]"
+            ".map(e => e.textContent)")
+        lichess_path = browser.evaluate(
+            "document.querySelector('.js-plotly-plot .scatterlayer .trace .js-line')"
+            "?.getAttribute('d')?.length ?? 0")
+    assert shot.stat().st_size > 50_000
+    assert not [bad for bad in BAD_TEXT if bad in text], text
+    assert charts.LICHESS_NAME in legend and charts.FIDE_NAME in legend
+    assert lichess_path > 1000  # the Lichess line is drawn, not just announced
+    assert "indexinator — blitz" in text
+    assert "unrated" in text and "fell to 1361, below 1400" in text
+    assert "A Lichess 1500 is not a FIDE 1500" in text
+
+
+@pytest.mark.parametrize("page", ["periods", "games", "calculator", "import", "settings"])
+def test_every_page_renders_without_errors(dashboard_url: str, page: str) -> None:
+    with Browser(WIDTH, 1000) as browser:
+        browser.goto(f"{dashboard_url}/{page}")
+        assert browser.wait_for(PAGE_READY, timeout=60), f"{page} never rendered"
+        time.sleep(0.3)
+        browser.screenshot(ARTIFACTS / f"{page}.png")
+        text = browser.evaluate("document.body.innerText")
+    assert not [bad for bad in BAD_TEXT if bad in text], text
