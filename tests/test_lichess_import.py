@@ -595,3 +595,27 @@ def test_api_import_user_is_the_cli_twin(lichess: LichessServer, tmp_path: Path)
     (player,) = api.players(db=str(db))
     assert (player.id, player.username, player.games) == ("indexinator", "indexinator", 2907)
     assert datetime.fromtimestamp(NEWEST / 1000, UTC).year == 2025
+
+
+def test_a_store_failure_fails_the_run_without_moving_the_cursor_past_lost_games(
+    lichess: LichessServer, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_write = store.write_games
+    calls = 0
+
+    def flaky_write(records: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        if calls >= 3:
+            raise OSError("disk full")
+        return real_write(records)
+
+    monkeypatch.setattr(store, "write_games", flaky_write)
+    with pytest.raises(OSError, match="disk full"):
+        run(lichess, store)
+    assert queries.import_runs(store)[0].status == "failed"
+    assert queries.count_games(store) == 1000  # two batches of 500
+    assert load_cursor(store, "indexinator") is None  # nothing claims the lost batch
+    monkeypatch.setattr(store, "write_games", real_write)
+    assert run(lichess, store).new == 1907
+    assert queries.count_games(store) == 2907

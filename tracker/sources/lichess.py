@@ -841,6 +841,8 @@ def _finish(store: Store, recorder: ImportRecorder, user: LichessUser, old: Curs
             message: str | None) -> ImportSummary:
     """Record the run's end, then move the cursor (only over games that are stored)."""
     summary = recorder.finish(status, message)
+    if summary.stored + sum(summary.skipped.values()) < summary.read:
+        return summary  # the store refused the last batch: the cursor must not pass it
     cursor = advance_cursor(old, plan, results, started_ms=started, floor_ms=floor)
     if cursor is not None and cursor != old:
         store.ensure_player(user.id, user.username)
