@@ -1,3 +1,37 @@
-"""tracker: replay your Lichess games as FIDE rating periods."""
+"""tracker: replay your Lichess games as FIDE rating periods.
+
+The public Python API, one function per ``tracker`` command (see :mod:`tracker.api`)::
+
+    import tracker
+    tracker.import_file("lichess_me.pgn", db="my.db", user="me")
+    tracker.import_user("me", db="my.db")
+    report = tracker.replay("me", "blitz", db="my.db")
+    tracker.calc(1500, 20, [(1700, "1")]).new_rating   # 1515
+
+They are loaded on first use, so ``import tracker`` stays cheap.
+"""
+
+from __future__ import annotations
+
+from typing import Any
 
 __version__ = "0.1.0"
+
+__all__ = [
+    "calc",
+    "dashboard",
+    "demo",
+    "import_file",
+    "import_user",
+    "players",
+    "replay",
+    "settings",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name in __all__:
+        from tracker import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'tracker' has no attribute {name!r}")
