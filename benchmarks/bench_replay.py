@@ -26,7 +26,8 @@ from tracker.fide import CountedGame, ReplaySettings, replay
 SAMPLE: Final = Path(
     os.environ.get(
         "TRACKER_BENCH_SAMPLE",
-        "/work/shared/data/lichess/indexinator-2023-04_2025-10.ndjson",
+        Path(__file__).resolve().parent.parent
+        / "tests/fixtures/lichess/indexinator-2023-04_2025-10.ndjson",
     )
 )
 PLAYER: Final = "indexinator"

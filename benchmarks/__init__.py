@@ -1,0 +1,147 @@
+"""tracker's benchmarks: ``python -m benchmarks`` (or ``make bench``) prints one table.
+
+Each ``bench_*.py`` module has ``run(...) -> list[dict]``. The modules of this package that
+follow the table's shape return :class:`Row` dicts (``what``, ``size``, ``figure``, ``target``,
+``result``, ``note``); :mod:`benchmarks.__main__` turns the others' dicts into rows too.
+
+Not part of the test run: the inputs are synthesised on demand (:mod:`benchmarks.synth`) and
+the 1M-game runs take minutes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import sqlite3
+import statistics
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TypedDict
+
+#: Runs per measurement; the figure is their median.
+RUNS = 3
+
+
+class Row(TypedDict):
+    """One line of the benchmark table."""
+
+    what: str
+    size: str
+    figure: str
+    target: str
+    result: str  # PASS, MISS, "" (reported only) or ERROR
+    note: str
+
+
+def row(what: str, size: int | str, figure: str, target: str = "report it",
+        passed: bool | None = None, note: str = "") -> Row:
+    result = "" if passed is None else ("PASS" if passed else "MISS")
+    return Row(what=what, size=size_label(size) if isinstance(size, int) else size,
+               figure=figure, target=target, result=result, note=note)
+
+
+def size_label(n: int) -> str:
+    """``10000`` → ``10k``, ``1000000`` → ``1M`` (games)."""
+    if n >= 1_000_000 and n % 1_000_000 == 0:
+        return f"{n // 1_000_000}M"
+    if n >= 1_000 and n % 1_000 == 0:
+        return f"{n // 1_000}k"
+    return f"{n:,}"
+
+
+def median(values: Sequence[float]) -> float:
+    return statistics.median(values)
+
+
+def import_in_child(path: Path, db: Path, *, repeat: int = 1, user: str | None = None
+                    ) -> dict[str, Any]:
+    """Import ``path`` into the SQLite file ``db`` in a fresh Python process.
+
+    ``repeat`` imports the same file that many times in a row (a re-import). Returns the
+    child's JSON: ``seconds`` (one per import, :func:`tracker.importing.import_file` only,
+    not the interpreter's start), ``read``/``new``/``unchanged`` of each, ``peak_mb`` (its
+    maximum resident set, :func:`resource.getrusage`) and ``base_mb`` (before importing).
+    """
+    cmd = [sys.executable, "-m", "benchmarks", "--child-import", str(path), str(db),
+           "--repeat", str(repeat)]
+    if user:
+        cmd += ["--user", user]
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False,
+                          cwd=Path(__file__).resolve().parent.parent)
+    if proc.returncode != 0:
+        last = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+        raise RuntimeError(f"import of {path.name} failed: {last}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def child_import(path: str, db: str, repeat: int, user: str | None) -> dict[str, Any]:
+    """The child side of :func:`import_in_child` (run by ``python -m benchmarks``)."""
+    import resource
+    import time
+
+    from tracker.importing import import_file
+    from tracker.store.db import Store
+
+    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    store = Store(db)
+    out: dict[str, Any] = {"seconds": [], "read": [], "new": [], "unchanged": [], "status": []}
+    for _ in range(repeat):
+        started = time.perf_counter()
+        summary = import_file(path, store=store, user=user)
+        out["seconds"].append(time.perf_counter() - started)
+        for key in ("read", "new", "unchanged", "status"):
+            out[key].append(getattr(summary, key))
+    store.close()
+    out["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    out["base_mb"] = base / 1024
+    return out
+
+
+def db_bytes(db: Path) -> int:
+    """Bytes of a SQLite database once its WAL is checkpointed into the main file."""
+    con = sqlite3.connect(db)
+    try:
+        con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        con.close()
+    return db.stat().st_size
+
+
+def count_rows(db: Path, table: str = "games") -> int | None:
+    """Rows in ``table`` of a SQLite file, ``None`` when the file or table is missing."""
+    if not db.exists():
+        return None
+    con = sqlite3.connect(db)
+    try:
+        return int(con.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+    except sqlite3.Error:
+        return None
+    finally:
+        con.close()
+
+
+def machine() -> str:
+    """CPU model, cores, RAM, OS, Python and SQLite versions, one line."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    ram = ""
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal"):
+                ram = f", {int(line.split()[1]) / 1024 / 1024:.0f} GB RAM"
+                break
+    except OSError:
+        pass
+    return (
+        f"{cpu}, {os.cpu_count()} cores{ram}; {platform.system()} {platform.release()}; "
+        f"Python {platform.python_version()}; SQLite {sqlite3.sqlite_version}"
+    )

@@ -1,0 +1,231 @@
+"""``python -m benchmarks``: every benchmark, one table, the machine it ran on.
+
+    python -m benchmarks                   # everything: 10k, 100k and 1M games (~15-20 min)
+    python -m benchmarks --quick           # 10k games only (about a minute)
+    python -m benchmarks --only ndjson,peers --max-size 100000
+    python -m benchmarks --markdown        # the table as Markdown (for the README)
+
+Figures are medians of 3 runs (1 run for the 1M-game imports). Inputs are synthesised on first
+use under ``benchmarks/.data/`` (git-ignored); delete that folder to start afresh.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+import time
+import traceback
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from benchmarks import RUNS, Row, child_import, machine, row
+
+Bench = Callable[[bool, int], list[Row]]
+
+
+def _sizes(quick: bool, full: Sequence[int], cap: int) -> list[int]:
+    sizes = [10_000] if quick else [n for n in full if n <= cap]
+    return sizes or [min(full)]
+
+
+def _ndjson(quick: bool, cap: int) -> list[Row]:
+    from benchmarks import bench_ndjson_import
+
+    return bench_ndjson_import.run(_sizes(quick, (10_000, 100_000, 1_000_000), cap))
+
+
+def _reimport(quick: bool, cap: int) -> list[Row]:
+    from benchmarks import bench_reimport
+
+    return bench_reimport.run(_sizes(quick, (100_000,), cap)[-1])
+
+
+def _memory(quick: bool, cap: int) -> list[Row]:
+    from benchmarks import bench_memory
+
+    return bench_memory.run(_sizes(quick, (100_000, 1_000_000), cap))
+
+
+def _overview(quick: bool, cap: int) -> list[Row]:
+    from benchmarks import bench_overview
+
+    return bench_overview.run(_sizes(quick, (100_000,), cap)[-1])
+
+
+def _peers(quick: bool, cap: int) -> list[Row]:
+    from benchmarks import bench_peers
+
+    return bench_peers.run(_sizes(quick, (10_000, 100_000), cap), side_by_side=10_000)
+
+
+def _foreign(module: str) -> Any:
+    """Another engineer's benchmark module, or ``None`` when it is not there (yet)."""
+    try:
+        mod = importlib.import_module(f"benchmarks.{module}")
+    except ModuleNotFoundError as exc:
+        if exc.name == f"benchmarks.{module}":
+            return None
+        raise
+    return mod if callable(getattr(mod, "run", None)) else None
+
+
+def _replay(quick: bool, cap: int) -> list[Row]:
+    mod = _foreign("bench_replay")
+    if mod is None:
+        return [row("replay of counted games (engine)", "-", "not run", note=_MISSING)]
+    out = []
+    for r in mod.run(_sizes(quick, (100_000, 1_000_000), cap)):
+        out.append(row(
+            "replay of counted games (engine)", int(r["games"]), f"{r['seconds']:.3f} s",
+            f"≤ {r['target_seconds']:g} s", bool(r["passed"]),
+            f"{r['games_per_second']:,.0f} games/s, {r['periods']:,} periods",
+        ))
+    return out
+
+
+def _api(quick: bool, cap: int) -> list[Row]:
+    mod = _foreign("bench_api_import")
+    if mod is None:
+        return [row("local Lichess server → SQLite", "-", "not run", note=_MISSING)]
+    out = []
+    for r in mod.run(_sizes(quick, (100_000,), cap)):
+        out.append(row(
+            "local Lichess server → SQLite (no throttle)", int(r["games"]),
+            f"{r['games_per_second']:,.0f} games/s", f"≥ {r['target_games_per_second']:,} games/s",
+            bool(r["passed"]), f"{r['seconds']:.2f} s, median",
+        ))
+    return out
+
+
+def _pgn(quick: bool, cap: int) -> list[Row]:
+    mod = _foreign("bench_pgn_import")
+    if mod is None:
+        return [row("PGN import and dump filtering", "-", "not run", note=_MISSING)]
+    kwargs = {"games": 10_000, "dump_mb": 100, "worst_mb": 50} if quick or cap < 1_000_000 else {}
+    out = []
+    for r in mod.run(**kwargs):
+        unit = str(r["unit"])
+        value = f"{float(r['value']):,.0f} {unit}"
+        op = "≥" if r["op"] == ">=" else "<"
+        out.append(row(str(r["name"]), "-", value, f"{op} {float(r['target']):,.0f} {unit}",
+                       bool(r["passed"]), str(r["detail"])))
+    return out
+
+
+def _dashboard(quick: bool, cap: int) -> list[Row]:
+    mod = _foreign("bench_dashboard")
+    if mod is None:
+        return [row("dashboard pages", "-", "not run",
+                    note="benchmarks/bench_dashboard.py has no run() yet: "
+                         "python benchmarks/bench_dashboard.py runs it alone")]
+    out = []
+    for r in mod.run():
+        out.append(row(str(r.get("name", r.get("benchmark", "dashboard"))), "-",
+                       json.dumps({k: v for k, v in r.items() if k not in ("name", "passed")},
+                                  default=str)[:80],
+                       "", r.get("passed") if isinstance(r.get("passed"), bool) else None))
+    return out
+
+
+_MISSING = "its benchmark script is not in benchmarks/ (yet)"
+
+#: name → (benchmark, what it measures), in the order of the table.
+BENCHES: dict[str, tuple[Callable[[bool, int], list[Row]], str]] = {
+    "ndjson": (_ndjson, "NDJSON file → SQLite, database size, share of a real import"),
+    "api": (_api, "local Lichess-compatible server → SQLite"),
+    "peers": (_peers, "PGN file → SQLite, side by side with chess-to-sqlite, pgn-to-sqlite"),
+    "pgn": (_pgn, "PGN import and open-database dump filtering (bench_pgn_import)"),
+    "reimport": (_reimport, "re-import of an imported file"),
+    "replay": (_replay, "FIDE replay engine on 100k / 1M counted games"),
+    "overview": (_overview, "dashboard Overview data with 100k games"),
+    "dashboard": (_dashboard, "dashboard pages (bench_dashboard)"),
+    "memory": (_memory, "peak memory of an import, 100k and 1M games"),
+}
+
+_COLUMNS = ("what", "size", "figure", "target", "result", "note")
+
+
+def format_text(rows: Sequence[Row]) -> str:
+    widths = {c: max(len(c), *(len(r[c]) for r in rows)) for c in _COLUMNS[:-1]}  # type: ignore[literal-required]
+    lines = ["  ".join(c.ljust(widths[c]) for c in _COLUMNS[:-1]) + "  note"]
+    for r in rows:
+        lines.append("  ".join(r[c].ljust(widths[c]) for c in _COLUMNS[:-1])  # type: ignore[literal-required]
+                     + "  " + r["note"])
+    return "\n".join(lines)
+
+
+def format_markdown(rows: Sequence[Row]) -> str:
+    lines = ["| " + " | ".join(_COLUMNS) + " |", "|" + "---|" * len(_COLUMNS)]
+    for r in rows:
+        cells = (r[c].replace("|", "\\|") for c in _COLUMNS)  # type: ignore[literal-required]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks",
+                                     description="tracker's benchmarks, as one table")
+    parser.add_argument("--quick", action="store_true", help="10k games only")
+    parser.add_argument("--only", action="append", default=[], metavar="NAME[,NAME]",
+                        help=f"run only these: {', '.join(BENCHES)}")
+    parser.add_argument("--max-size", type=int, default=1_000_000, metavar="GAMES",
+                        help="leave out inputs larger than this (default 1000000)")
+    parser.add_argument("--markdown", action="store_true", help="print the table as Markdown")
+    parser.add_argument("--list", action="store_true", help="list the benchmarks and exit")
+    parser.add_argument("--child-import", nargs=2, metavar=("FILE", "DB"), help=argparse.SUPPRESS)
+    parser.add_argument("--repeat", type=int, default=1, help=argparse.SUPPRESS)
+    parser.add_argument("--user", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+
+    if args.child_import:
+        print(json.dumps(child_import(*args.child_import, args.repeat, args.user)))
+        return 0
+    if args.list:
+        for name, (_, what) in BENCHES.items():
+            print(f"{name:<10} {what}")
+        return 0
+    only = [n.strip() for item in args.only for n in item.split(",") if n.strip()]
+    unknown = [n for n in only if n not in BENCHES]
+    if unknown:
+        parser.error(f"unknown benchmark(s) {', '.join(unknown)}: use {', '.join(BENCHES)}")
+    names = only or list(BENCHES)
+
+    started = time.perf_counter()
+    rows: list[Row] = []
+    for name in names:
+        bench, what = BENCHES[name]
+        print(f"[{time.perf_counter() - started:6.0f} s] {name}: {what} …", file=sys.stderr)
+        try:
+            got = bench(args.quick, args.max_size)
+        except Exception as exc:  # one broken benchmark must not hide the others' figures
+            traceback.print_exc(file=sys.stderr)
+            got = [Row(what=name, size="-", figure="failed", target="", result="ERROR",
+                       note=f"{type(exc).__name__}: {exc}"[:200])]
+        for r in got:
+            print("    " + " | ".join(r[c] for c in _COLUMNS if r[c]), file=sys.stderr)  # type: ignore[literal-required]
+        rows.extend(got)
+    elapsed = time.perf_counter() - started
+
+    command = "python -m benchmarks" + (f" {' '.join(argv if argv is not None else sys.argv[1:])}"
+                                        if (argv if argv is not None else sys.argv[1:]) else "")
+    header = (
+        f"tracker benchmarks — {datetime.now(UTC):%Y-%m-%d %H:%M} UTC, `{command}`, "
+        f"{elapsed / 60:.1f} min; median of {RUNS} runs unless noted\n"
+        f"machine: {machine()}"
+    )
+    table = format_markdown(rows) if args.markdown else format_text(rows)
+    print(header)
+    print()
+    print(table)
+    missed = [r for r in rows if r["result"] in ("MISS", "ERROR")]
+    if missed:
+        print(f"\n{len(missed)} figure(s) missed their target or failed: "
+              + "; ".join(f"{r['what']} ({r['size']})" for r in missed))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
