@@ -434,6 +434,54 @@ def test_a_percent_escape_line_is_ignored() -> None:
     assert r.plies == 4
 
 
+def _plies_as_python_chess_tokenizes(movetext: str) -> int:
+    """The reference: python-chess's MOVETEXT_REGEX, token by token, main line only (brace
+    and rest-of-line comments cut first, as python-chess's parser skips them)."""
+    movetext = pgn_module._COMMENTS.sub(" ", movetext)
+    plies = depth = 0
+    for match in chess.pgn.MOVETEXT_REGEX.finditer(movetext):
+        token = match.group(0)
+        if token[0] in "{;$?!":
+            continue
+        if token == "(":
+            depth += 1
+        elif token == ")":
+            depth = max(depth - 1, 0)
+        elif depth == 0 and token not in ("1-0", "0-1", "1/2-1/2", "*", "--"):
+            plies += 1
+    return plies
+
+
+def test_tags_and_plies_agree_with_python_chess_on_every_real_game() -> None:
+    paths = [CMRADE, DB2013, SINGLE, *(LICHESS / "api-examples").glob("*.pgn")]
+    n = 0
+    for path in paths:
+        stream = io.StringIO(path.read_text())
+        ours = list(split_games(io.BytesIO(path.read_bytes())))
+        for g in ours:
+            theirs = chess.pgn.read_game(stream)
+            assert theirs is not None
+            assert dict(theirs.headers) == {**theirs.headers, **g.headers}  # same values
+            assert set(g.headers) <= set(theirs.headers) | {"GameId"}
+            assert pgn_module.count_plies(g.movetext) == len(list(theirs.mainline_moves()))
+            assert pgn_module.count_plies(g.movetext) == _plies_as_python_chess_tokenizes(
+                g.movetext)
+            n += 1
+    assert n == 474 + 50 + 1 + 2
+
+
+@pytest.mark.parametrize("movetext", [
+    "1. e4 (1. d4 d5 (1... Nf6 2. c4) 2. c4) 1... e5 2. Nf3 1-0",
+    "1. e4 e5 (2. Nf3",
+    "1. e4 ) e5 2. Nf3",
+    "1.e4 e5!? 2.Nf3?? $2 Nc6 3. -- Nf6 *",
+    "1. e4 {a (b} e5 ; (x\n2. Nf3 1/2-1/2",
+    "1. O-O-O 0-0 2. e8=Q exd8=N+",
+])
+def test_plies_in_odd_movetext_agree_with_python_chess_tokenizer(movetext: str) -> None:
+    assert pgn_module.count_plies(movetext) == _plies_as_python_chess_tokenizes(movetext)
+
+
 def test_the_speed_comes_from_the_event_when_there_is_no_time_control() -> None:
     (r,) = pgn_records(game().replace('[TimeControl "180+0"]\n', ""))
     assert r.speed == r.perf == "blitz"

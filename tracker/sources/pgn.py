@@ -3,12 +3,13 @@
 Real PGN files break python-chess's game splitter in ways that lose games: a missing blank line
 between two games, blank lines between the tags and the moves, escaped quotes in tag values.
 So the stream is cut into games here (:func:`scan_games`, tracking ``{…}`` comments so that a
-``[%clk …]`` never starts a game), on raw bytes, and each game's tags are read with
-python-chess's tag grammar (:data:`chess.pgn.TAG_REGEX`: name, whitespace, a quoted value) and
-unescaped (``\\"`` → ``"``, ``\\\\`` → ``\\``; python-chess keeps the escapes). The moves are
-not replayed on a board: the plies of the main line are counted with python-chess's movetext
-tokenizer (:data:`chess.pgn.MOVETEXT_REGEX`), which is what the rating rules need (FIDE rates
-no game with fewer than 2 plies) and keeps the import at thousands of games a second.
+``[%clk …]`` never starts a game), on raw bytes, and each game's tags are read as
+python-chess's tag grammar reads them (``chess.pgn.TAG_REGEX``: a name, whitespace, a quoted
+value) and unescaped (``\\"`` → ``"``, ``\\\\`` → ``\\``; python-chess keeps the escapes). The
+moves are not replayed on a board: the plies of the main line are counted as python-chess's
+movetext tokenizer (``chess.pgn.MOVETEXT_REGEX``) finds them, which is what the rating rules
+need (FIDE rates no game with fewer than 2 plies) and keeps the import at thousands of games a
+second. The tests pin both against python-chess.
 
 Filtering a huge file for a few players (the Lichess open database, tens of GB a month) reads
 only the ``White``/``Black`` tag lines of the games it drops: their movetext is skipped without
@@ -27,8 +28,6 @@ from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from itertools import chain
-
-import chess.pgn
 
 from tracker.records import DRAW, RESULTS, GameRecord, Side
 from tracker.sources.files import (
@@ -91,13 +90,20 @@ _CANONICAL_TAGS = {
     )
 }
 
+_TAG_SPELLINGS = frozenset(_CANONICAL_TAGS.values())
+
 _LICHESS_SITE = re.compile(r"lichess\.org/([A-Za-z0-9]{8})(?:[A-Za-z0-9]{4})?(?:[/?#]|$)")
 _TOURNAMENT = re.compile(r"lichess\.org/(?:tournament|swiss)/([A-Za-z0-9]+)")
 #: The Lichess AI as PGN names it (``lichess AI level 3``).
 _AI_NAME = re.compile(r"^lichess AI level (\d)$", re.IGNORECASE)
 _UNESCAPE = re.compile(r"\\([\"\\])")
-_MOVE_NUMBER = re.compile(r"^\d+\.*$")
 _COMMENTS = re.compile(r"\{[^}]*\}|;[^\n]*")
+_VARIATION = re.compile(r"\([^()]*\)")
+#: The moves of python-chess's MOVETEXT_REGEX (its first group) without the null move "--".
+_SAN = re.compile(
+    r"[NBKRQ]?[a-h]?[1-8]?[\-x]?[a-h][1-8](?:=?[nbrqkNBRQK])?|[PNBRQK]?@[a-h][1-8]"
+    r"|Z0|0000|@@@@|O-O(?:-O)?|0-0(?:-0)?"
+)
 #: Tag names python-chess accepts (``TAG_REGEX``'s first group), for names that are not plain
 #: letters and digits.
 _TAG_NAME = re.compile(rb"[A-Za-z0-9][A-Za-z0-9_+#=:-]*")
@@ -131,36 +137,35 @@ class PGNGame:
     repaired: bool = False
 
 
-def _decode(raw: bytes) -> tuple[str, bool]:
+def _decode(raw: bytes) -> str:
     try:
-        return raw.decode("utf-8"), False
+        return raw.decode("utf-8")
     except UnicodeDecodeError:
-        return decode_fallback(raw), True
-
-
-def _header(line: str) -> tuple[str, str]:
-    """A tag line the splitter accepted → (name, unescaped value)."""
-    q = line.find('"')
-    name = line[1:q].strip()
-    value = line[q + 1 : line.rfind('"')]
-    if "\\" in value:
-        value = _UNESCAPE.sub(r"\1", value)
-    return _CANONICAL_TAGS.get(name.lower(), name), value
+        return decode_fallback(raw)
 
 
 def _build(raw: list[bytes], n_tags: int, moves: list[bytes], start: int) -> PGNGame:
-    repaired = False
+    """A kept game's lines (its ``n_tags`` tag lines first) → :class:`PGNGame`."""
+    try:
+        text = b"\n".join(raw).decode("utf-8")
+        movetext = b"\n".join(moves).decode("utf-8")
+        repaired = False
+    except UnicodeDecodeError:
+        # decoded line by line: one cp1252 line must not garble the others
+        text = "\n".join(_decode(x) for x in raw)
+        movetext = "\n".join(_decode(x) for x in moves)
+        repaired = True
     headers: dict[str, str] = {}
-    for tag_line in raw[:n_tags]:
-        text, bad = _decode(tag_line)
-        repaired |= bad
-        name, value = _header(text)
+    for line in text.split("\n", n_tags)[:n_tags]:
+        # the splitter checked the form: "[", name, whitespace, '"', value, '"]'
+        q = line.find('"')
+        name = line[1:q].rstrip()
+        value = line[q + 1 : -2]
+        if "\\" in value:
+            value = _UNESCAPE.sub(r"\1", value)
+        if name not in _TAG_SPELLINGS:
+            name = _CANONICAL_TAGS.get(name.lower(), name)
         headers[name] = value
-    movetext, bad = _decode(b"\n".join(moves))
-    repaired |= bad
-    # a repaired game is decoded line by line: one cp1252 line must not garble the others
-    lines = [_decode(x)[0] for x in raw] if repaired else [b"\n".join(raw).decode("utf-8")]
-    text = "\n".join(lines)
     return PGNGame(headers, movetext, text.strip() + "\n", start, repaired)
 
 
@@ -284,28 +289,29 @@ def split_games(lines: Iterable[bytes] | Iterable[str]) -> Iterator[PGNGame]:
 
 
 def count_plies(movetext: str) -> int:
-    """Half-moves in the main line, with python-chess's tokenizer.
+    """Half-moves in the main line, as python-chess's movetext tokenizer finds them.
 
-    Comments, NAGs, move numbers, the result and side variations ``( … )`` are not moves.
+    Comments, NAGs, move numbers, the result, null moves (``--``) and side variations
+    ``( … )`` are not moves. Comments and variations are cut out first; the moves are then
+    counted by one ``findall`` of the move part of :data:`chess.pgn.MOVETEXT_REGEX`, in C,
+    not token by token in Python (this is the hot spot of a PGN import).
     """
-    plies = 0
-    depth = 0
     if "{" in movetext or ";" in movetext:
         movetext = _COMMENTS.sub(" ", movetext)
-    for match in chess.pgn.MOVETEXT_REGEX.finditer(movetext):
-        token = match.group(0)
-        first = token[0]
-        if first == "{" or first == ";" or first == "$" or first == "?" or first == "!":
-            continue
-        if first == "(":
-            depth += 1
-        elif first == ")":
-            depth = max(depth - 1, 0)
-        elif depth == 0 and token not in ("1-0", "0-1", "1/2-1/2", "*", "--") and not (
-            _MOVE_NUMBER.match(token)
-        ):
-            plies += 1
-    return plies
+    if "(" in movetext or ")" in movetext:
+        movetext = _without_variations(movetext)
+    return len(_SAN.findall(movetext))
+
+
+def _without_variations(movetext: str) -> str:
+    """The main line: ``( … )`` removed innermost first; an unclosed ``(`` runs to the end."""
+    while "(" in movetext:
+        cut = _VARIATION.sub(" ", movetext)
+        if cut == movetext:  # no closing parenthesis left: the rest is a variation
+            movetext = movetext[: movetext.index("(")]
+            break
+        movetext = cut
+    return movetext.replace(")", " ")
 
 
 def _rating(value: str | None) -> int | None:
