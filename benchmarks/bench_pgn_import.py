@@ -175,10 +175,11 @@ from tracker.importing import import_file
 from tracker.store.db import Store
 path, db, users = sys.argv[1], sys.argv[2], sys.argv[3:]
 store = Store(db)
-started = time.perf_counter()
+started, cpu = time.perf_counter(), time.process_time()
 s = import_file(path, store=store, user=users or None)
-seconds = time.perf_counter() - started
-print(json.dumps({"seconds": seconds, "new": s.new, "read": s.read, "skipped": s.skipped,
+seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
+print(json.dumps({"seconds": seconds, "cpu": cpu, "new": s.new, "read": s.read,
+                  "skipped": s.skipped,
                   "status": s.status,
                   "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
@@ -212,7 +213,8 @@ def run(games: int = 20_000, dump_mb: int = 1_000, worst_mb: int = 300
     out.append({
         "name": "PGN file import (games with moves, stored)", "value": rate, "unit": "games/s",
         "target": TARGET_GAMES_PER_SECOND, "op": ">=", "passed": rate >= TARGET_GAMES_PER_SECOND,
-        "detail": f"{r['new']:,} games in {float(r['seconds']):.2f} s, "  # type: ignore[arg-type]
+        "detail": f"{r['new']:,} games in {float(r['seconds']):.2f} s "  # type: ignore[arg-type]
+                  f"(CPU {float(r['cpu']):.2f} s), "  # type: ignore[arg-type]
                   f"peak {float(r['peak_mb']):.0f} MB",  # type: ignore[arg-type]
     })
     for mb, clocks in ((dump_mb, True), (worst_mb, False)):
@@ -228,7 +230,8 @@ def run(games: int = 20_000, dump_mb: int = 1_000, worst_mb: int = 300
             "passed": mb_s >= TARGET_DUMP_MB_PER_SECOND,
             "detail": f"{size / 1e6:,.0f} MB ({dump.stat().st_size / 1e6:,.0f} MB zstd), "
                       f"{r['read']:,} games, {r['new']:,} kept, "
-                      f"in {float(r['seconds']):.1f} s",  # type: ignore[arg-type]
+                      f"in {float(r['seconds']):.1f} s "  # type: ignore[arg-type]
+                      f"(CPU {float(r['cpu']):.1f} s)",  # type: ignore[arg-type]
         })
         peak = float(r["peak_mb"])  # type: ignore[arg-type]
         out.append({

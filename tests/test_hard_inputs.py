@@ -429,6 +429,17 @@ def test_brace_comments_do_not_nest_so_the_next_tag_starts_a_game() -> None:
     assert [(r.id, r.plies) for r in recs] == [("Game0001", 4), ("Game0002", 4)]
 
 
+def test_tag_lines_are_read_as_python_chess_reads_them() -> None:
+    text = game().replace('[White "alice"]', '[White \t  "alice"]').replace(
+        '[Date "2024.05.01"]', '[Date "2024.05.01"]\n[Odd_Tag+1 "v"]')
+    (g,) = split_games(io.BytesIO(text.encode()))
+    assert g.headers["White"] == "alice" and g.headers["Odd_Tag+1"] == "v"
+    # not tags in python-chess's grammar: a name with a space, no space before the value
+    for bad in ('[Two words "x"]', '[Name"x"]'):
+        (h,) = split_games(io.BytesIO((game() + bad + "\n").encode()))
+        assert bad in h.movetext
+
+
 def test_a_percent_escape_line_is_ignored() -> None:
     (r,) = pgn_records(game().replace("1. e4 e5", "% exported by a tool\n1. e4 e5"))
     assert r.plies == 4

@@ -228,12 +228,13 @@ def scan_games(
             # quoted value, "]". Checked with string methods: this runs on every line of a dump.
             if c == 91 and s.endswith(b'"]'):
                 q = s.find(b'"')
-                name = s[1:q].rstrip()
-                if (
-                    0 < len(name) < q - 1
-                    and q < len(s) - 2
-                    and (name.isalnum() or _TAG_NAME.fullmatch(name))
-                ):
+                name = s[1 : q - 1]
+                if not (s[q - 1] == 32 and name.isalnum()):  # not the usual '[Name "'
+                    name = s[1:q].rstrip()
+                    if not (0 < len(name) < q - 1 and (
+                            name.isalnum() or _TAG_NAME.fullmatch(name))):
+                        name = b""
+                if name and q < len(s) - 2:
                     if has_moves or name in names:
                         yield _build(raw, len(names), moves, start) if keep else None
                         raw, moves, names = [], [], set()
