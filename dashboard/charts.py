@@ -177,8 +177,8 @@ def _unrated_shape(stretch: UnratedStretch, end: datetime) -> dict[str, object]:
 def _unrated_label(stretch: UnratedStretch, end: datetime) -> dict[str, object]:
     right = stretch.end or end
     return {"xref": "x", "yref": "y domain", "x": stretch.start + (right - stretch.start) / 2,
-            "y": 1, "text": "unrated", "hovertext": stretch.label(), "textangle": -90,
-            "xanchor": "center", "yanchor": "top", "showarrow": False,
+            "y": 0.01, "text": "unrated", "hovertext": stretch.label(), "textangle": -90,
+            "xanchor": "center", "yanchor": "bottom", "showarrow": False,
             "font": {"size": 11, "color": "#52606d"}}
 
 

@@ -32,7 +32,7 @@ if k_next is None:
 st.caption(ui.SCALES_NOTE)
 
 st.plotly_chart(ui.overview_figure(player.id, perf), key="overview_chart",
-                config={"displaylogo": False, "displayModeBar": "hover"})
+                config={"displaylogo": False})
 
 stretches = charts.unrated_stretches(report.periods, report.unrated_reason())
 if stretches:
