@@ -13,6 +13,7 @@ import io
 import json
 import re
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
@@ -31,7 +32,8 @@ from tracker.fide import (
 from tracker.fide.rules import EXPECTED_METHODS, K10_THRESHOLD, RULES
 from tracker.lichess_line import LichessPoint, lichess_line
 from tracker.records import month_of
-from tracker.selection import Selected, select_games
+from tracker.replay_pass import LazySelected, MonthOf, RowView
+from tracker.selection import Selected, exclusion_reason, score_halves, select_games
 from tracker.store import queries
 from tracker.store.db import Store
 from tracker.store.models import Player
@@ -435,40 +437,71 @@ def build_report(
             count_provisional=count_provisional,
         )
     ).resolved()
-    games = list(queries.player_games(store, uid, perf))
-    if not games:
+    rows = queries.replay_rows(store, uid, perf)
+    if not rows:
         have = ", ".join(f"{p.perf} ({p.games})" for p in queries.player_perfs(store, uid))
         raise NoGamesError(f"{username} has no {perf} games; perfs with games: {have}")
-    selected = select_games(games, uid, perf, count_provisional=settings.count_provisional)
-    selected.sort(key=lambda s: s.period)  # stable: end order within a month
+    # One pass over plain rows (see tracker.replay_pass): the selection's reasons, the counted
+    # games and the Lichess line, without building a record per game. Rows come in end order,
+    # so the periods come in order too (as the stable sort by period gave).
+    count_provisional = settings.count_provisional
     excluded: dict[str, Counter[str]] = {}
     counted: list[CountedGame] = []
-    for sel in selected:
-        if sel.reason is None:
-            counted.append(CountedGame(sel.period, sel.opponent_rating, sel.score_halves))  # type: ignore[arg-type]
-        else:
-            excluded.setdefault(sel.period, Counter())[sel.reason] += 1
-    months = sorted({s.period for s in selected})
+    periods: list[str] = []
+    found: list[int] = [0]
+    names: list[str] = []
+
+    def walk() -> Iterator[RowView]:
+        view, month = RowView(), MonthOf()
+        for row in rows:
+            view.load(row)
+            color = view.color_of(uid)
+            if color is None:
+                continue
+            found[0] += 1
+            period = month(view._ended_ms)
+            if not periods or periods[-1] != period:
+                periods.append(period)
+            me = view.side(color)
+            if not names and me.name:
+                names.append(me.name)
+            reason = exclusion_reason(view, color,  # type: ignore[arg-type]
+                                      count_provisional=count_provisional)
+            if reason is None:
+                opponent = view.black if color == "white" else view.white
+                counted.append(CountedGame(period, opponent.rating,  # type: ignore[arg-type]
+                                           score_halves(view.result, color)))  # type: ignore[arg-type]
+            else:
+                excluded.setdefault(period, Counter())[reason] += 1
+            yield view
+
+    line = lichess_line(walk(), uid)  # type: ignore[arg-type]
+    months = sorted(set(periods))
     results = replay(counted, settings.engine(), periods=months)
-    line = lichess_line(games, uid)
     by_month: dict[str, int] = {}
     for p in line:
         by_month[month_of(p.at)] = p.rating
-    rows: list[PeriodRow] = []
+    period_rows: list[PeriodRow] = []
     last_lichess: int | None = None
     for r in results:
         last_lichess = by_month.get(r.period, last_lichess)
-        rows.append(PeriodRow(r, dict(excluded.get(r.period, {})), last_lichess))
-    name = next(
-        (g.side(c).name for g in games if (c := g.color_of(uid)) and g.side(c).name), uid
-    )
+        period_rows.append(PeriodRow(r, dict(excluded.get(r.period, {})), last_lichess))
+    name = names[0] if names else uid
+
+    def load_games() -> list[Selected]:
+        games = list(queries.player_games(store, uid, perf))
+        selected = select_games(games, uid, perf, count_provisional=count_provisional)
+        selected.sort(key=lambda s: s.period)  # stable: end order within a month
+        return selected
+
+    selected = LazySelected(found[0], load_games)
     return ReplayReport(
         player=name or uid,
         user_id=uid,
         perf=perf,
         settings=settings,
-        periods=rows,
-        games=selected,
+        periods=period_rows,
+        games=selected,  # type: ignore[arg-type]
         lichess=line,
         rating_history=queries.rating_history(store, uid, perf),
     )

@@ -1,0 +1,148 @@
+"""One pass over a player's games of a perf, from plain rows, for the replay report.
+
+:func:`tracker.replaying.build_report` over 100k games spent most of its time building 100k
+:class:`~tracker.records.GameRecord` objects (frozen dataclasses, two sides and two datetimes
+each) that the periods and the Lichess line do not need. Here the rows of
+:func:`tracker.store.queries.replay_rows` go through the *same* rules —
+:func:`tracker.selection.exclusion_reason` and :func:`tracker.lichess_line.lichess_line` — via
+one reused, mutable stand-in for a record (:class:`RowView`), so nothing is decided twice and
+nothing is allocated per game but the results. The full records (``report.games``) are read
+on first use, by :class:`LazySelected`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any, overload
+
+from tracker.selection import Selected
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def utc(ms: int) -> datetime:
+    """Stored milliseconds → aware UTC datetime (as :func:`tracker.records.ms_to_datetime`)."""
+    return _EPOCH + timedelta(milliseconds=ms)
+
+
+class SideView:
+    """The :class:`~tracker.records.Side` attributes the selection and the Lichess line read."""
+
+    __slots__ = ("ai_level", "name", "provisional", "rating", "rating_diff", "user_id")
+
+    def __init__(self) -> None:
+        self.user_id: str | None = None
+        self.name: str | None = None
+        self.rating: int | None = None
+        self.rating_diff: int | None = None
+        self.provisional = False
+        self.ai_level: int | None = None
+
+    @property
+    def is_computer(self) -> bool:
+        return self.ai_level is not None
+
+    @property
+    def is_human_account(self) -> bool:
+        return self.user_id is not None
+
+
+class RowView:
+    """One row of :func:`~tracker.store.queries.replay_rows` seen as a game record; the same
+    object is refilled for every row (:meth:`load`), so keep nothing of it but values."""
+
+    __slots__ = ("_created_ms", "_ended_ms", "black", "id", "plies", "rated", "result",
+                 "source", "status", "variant", "white")
+
+    def __init__(self) -> None:
+        self.white = SideView()
+        self.black = SideView()
+
+    def load(self, row: Sequence[Any]) -> None:
+        (self.id, self.source, self._created_ms, self._ended_ms, self.rated, self.variant,
+         self.status, self.result, self.plies) = row[:9]
+        w, b = self.white, self.black
+        w.user_id, w.name, w.rating, w.rating_diff, wp, w.ai_level = row[9:15]
+        b.user_id, b.name, b.rating, b.rating_diff, bp, b.ai_level = row[15:21]
+        w.provisional, b.provisional = bool(wp), bool(bp)
+
+    @property
+    def created_at(self) -> datetime:
+        return utc(self._created_ms)
+
+    @property
+    def ended_at(self) -> datetime:
+        return utc(self._ended_ms)
+
+    def side(self, color: str) -> SideView:
+        return self.white if color == "white" else self.black
+
+    def color_of(self, user_id: str) -> str | None:
+        uid = user_id.lower()
+        if self.white.user_id == uid:
+            return "white"
+        if self.black.user_id == uid:
+            return "black"
+        return None
+
+
+class MonthOf:
+    """``"YYYY-MM"`` (UTC) of a time in ms; remembers the last month's bounds, so a run of
+    games in time order costs two comparisons a game."""
+
+    __slots__ = ("_hi", "_label", "_lo")
+
+    def __init__(self) -> None:
+        self._lo = self._hi = 0
+        self._label = ""
+
+    def __call__(self, ms: int) -> str:
+        if self._lo <= ms < self._hi:
+            return self._label
+        d = utc(ms)
+        start = datetime(d.year, d.month, 1, tzinfo=UTC)
+        end = datetime(d.year + (d.month == 12), d.month % 12 + 1, 1, tzinfo=UTC)
+        self._lo = (start - _EPOCH) // timedelta(milliseconds=1)
+        self._hi = (end - _EPOCH) // timedelta(milliseconds=1)
+        self._label = f"{d.year:04d}-{d.month:02d}"
+        return self._label
+
+
+class LazySelected(Sequence[Selected]):
+    """``report.games``: its length known at once, its items (full records, with their
+    period and reason) read from the database on first use by ``load``."""
+
+    def __init__(self, count: int, load: Callable[[], list[Selected]]) -> None:
+        self._count = count
+        self._load: Callable[[], list[Selected]] | None = load
+        self._items: list[Selected] | None = None
+
+    def _all(self) -> list[Selected]:
+        if self._items is None:
+            assert self._load is not None
+            self._items, self._load = self._load(), None
+        return self._items
+
+    def __len__(self) -> int:
+        return self._count if self._items is None else len(self._items)
+
+    @overload
+    def __getitem__(self, i: int) -> Selected: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[Selected]: ...
+    def __getitem__(self, i: int | slice) -> Selected | list[Selected]:
+        return self._all()[i]
+
+    def __iter__(self) -> Iterator[Selected]:
+        return iter(self._all())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, LazySelected):
+            other = other._all()
+        return self._all() == other
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"LazySelected({self._count} games)" if self._items is None else repr(self._items)
