@@ -524,12 +524,14 @@ def read_pgn(
     counted in ``log`` as "not the player's game". A game that cannot be read is skipped and
     counted ("unreadable game", with ``"game at line N: reason"`` in ``log.messages`` and in
     ``errors`` when given); a study chapter is skipped as "study chapter"; a game read as
-    cp1252 is counted as repaired. ``progress(games_seen)`` is called every
-    :data:`PROGRESS_EVERY` games, kept or dropped.
+    cp1252 is counted as repaired. Games that do not say whether they were rated (old
+    exports, tournament names) are stored and said so once in ``log.messages``.
+    ``progress(games_seen)`` is called every :data:`PROGRESS_EVERY` games, kept or dropped.
     """
     log = log if log is not None else ReadLog()
     seen = 0
     dropped = 0
+    rated_unknown = 0
     try:
         for game in scan_games(lines, players):
             seen += 1
@@ -552,7 +554,15 @@ def read_pgn(
             if game.repaired:
                 log.repair(REPAIRED_ENCODING, f"game at line {game.line}: not UTF-8, read as "
                            "cp1252/latin-1")
+            if record.rated is None:
+                rated_unknown += 1
             yield record
     finally:
         if dropped:
             log.skip(SKIP_NOT_PLAYER, n=dropped)
+        if rated_unknown:  # said once, whatever the cap on messages
+            log.messages.append(
+                f"{rated_unknown} game(s) do not say whether they were rated (no \"Rated\" or "
+                "\"Casual\" Event, no RatingDiff tag): stored, but not counted in a replay "
+                "(\"rated unknown\")"
+            )
