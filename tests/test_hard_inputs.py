@@ -395,12 +395,14 @@ def test_old_export_without_event_utcdate_or_rating_diff_uses_date_and_rated_is_
     assert exclusion_reason(r, "white") == "rated unknown"
 
 
-def test_the_import_says_when_games_do_not_say_whether_they_were_rated(store: Store) -> None:
+def test_the_import_says_when_games_are_not_known_rated_or_have_no_speed(store: Store) -> None:
     summary = import_file(CASES / "C11.pgn", store=store)
     assert summary.new == 1
     assert summary.warnings == [
         'C11.pgn: 1 game(s) do not say whether they were rated (no "Rated" or "Casual" Event, '
-        'no RatingDiff tag): stored, but not counted in a replay ("rated unknown")'
+        'no RatingDiff tag): stored, but not counted in a replay ("rated unknown")',
+        "C11.pgn: 1 game(s) have no TimeControl and no speed in their Event: stored, but in no "
+        "perf (bullet, blitz, …), so in no replay",
     ]
 
 

@@ -525,13 +525,15 @@ def read_pgn(
     counted ("unreadable game", with ``"game at line N: reason"`` in ``log.messages`` and in
     ``errors`` when given); a study chapter is skipped as "study chapter"; a game read as
     cp1252 is counted as repaired. Games that do not say whether they were rated (old
-    exports, tournament names) are stored and said so once in ``log.messages``.
+    exports, tournament names) or whose speed is unknown are stored and said so once in
+    ``log.messages``.
     ``progress(games_seen)`` is called every :data:`PROGRESS_EVERY` games, kept or dropped.
     """
     log = log if log is not None else ReadLog()
     seen = 0
     dropped = 0
     rated_unknown = 0
+    no_perf = 0
     try:
         for game in scan_games(lines, players):
             seen += 1
@@ -556,6 +558,8 @@ def read_pgn(
                            "cp1252/latin-1")
             if record.rated is None:
                 rated_unknown += 1
+            if record.perf is None:
+                no_perf += 1
             yield record
     finally:
         if dropped:
@@ -565,4 +569,9 @@ def read_pgn(
                 f"{rated_unknown} game(s) do not say whether they were rated (no \"Rated\" or "
                 "\"Casual\" Event, no RatingDiff tag): stored, but not counted in a replay "
                 "(\"rated unknown\")"
+            )
+        if no_perf:
+            log.messages.append(
+                f"{no_perf} game(s) have no TimeControl and no speed in their Event: stored, "
+                "but in no perf (bullet, blitz, …), so in no replay"
             )
