@@ -60,8 +60,9 @@ class RowView:
         self.black = SideView()
 
     def load(self, row: Sequence[Any]) -> None:
-        (self.id, self.source, self._created_ms, self._ended_ms, self.rated, self.variant,
+        (self.id, self.source, self._created_ms, self._ended_ms, rated, self.variant,
          self.status, self.result, self.plies) = row[:9]
+        self.rated = None if rated is None else bool(rated)  # SQLite gives 0/1
         w, b = self.white, self.black
         w.user_id, w.name, w.rating, w.rating_diff, wp, w.ai_level = row[9:15]
         b.user_id, b.name, b.rating, b.rating_diff, bp, b.ai_level = row[15:21]

@@ -381,6 +381,27 @@ class Store:
         )
         conn.execute(stmt, [dict(zip(columns, row, strict=True)) for row in rows])
 
+    def plain_rows(self, stmt: Any) -> list[tuple[Any, ...]]:
+        """Run a Core ``SELECT`` and return the driver's own tuples.
+
+        No per-row result processing: values come as the driver gives them (SQLite booleans
+        as 0/1), for reads of 100k rows where SQLAlchemy's row objects cost more than the query.
+        """
+        with self.engine.connect() as conn:
+            compiled = stmt.compile(dialect=conn.dialect,
+                                    compile_kwargs={"render_postcompile": True})
+            params = compiled.params
+            args: Any = (
+                tuple(params[k] for k in compiled.positiontup or ())
+                if compiled.positional else params
+            )
+            cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+            try:
+                cursor.execute(str(compiled), args)
+                return cursor.fetchall()  # type: ignore[no-any-return]
+            finally:
+                cursor.close()
+
     def ensure_player(self, user_id: str, username: str | None = None) -> Player:
         """The tracked player ``user_id`` (any case), created if new."""
         uid = user_id.lower()

@@ -198,7 +198,7 @@ REPLAY_COLUMNS = (
 def replay_rows(store: Store, user_id: str, perf: str) -> list[tuple]:  # type: ignore[type-arg]
     """The player's games of ``perf`` as plain tuples of :data:`REPLAY_COLUMNS`, in the order
     of :func:`player_games`: only what a replay reads, for a report over 100k games without
-    building 100k records."""
+    building 100k records. Booleans are as the driver gives them (0/1 from SQLite)."""
     games = Game.__table__
     white = GameSide.__table__.alias("white")
     black = GameSide.__table__.alias("black")
@@ -214,8 +214,7 @@ def replay_rows(store: Store, user_id: str, perf: str) -> list[tuple]:  # type: 
         .where(g.perf == perf)
         .order_by(g.ended_at_ms, g.id)
     )
-    with store.engine.connect() as conn:
-        return list(conn.execute(stmt).all())
+    return store.plain_rows(stmt)
 
 
 def count_games(store: Store) -> int:
