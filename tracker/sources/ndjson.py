@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
 from tracker.records import BLACK_WINS, DRAW, WHITE_WINS, GameRecord, Side, Source, ms_to_datetime
@@ -42,6 +42,7 @@ _HUMAN_SOURCES = frozenset({"lobby", "friend", "pool", "arena", "swiss", "simul"
 PROGRESS_EVERY = 1000
 
 _BOM = b"\xef\xbb\xbf"
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 class RecordError(ValueError):
@@ -49,6 +50,8 @@ class RecordError(ValueError):
 
 
 def _time(value: Any, field: str) -> datetime:
+    if value.__class__ is int and value >= 10**11:  # the usual case, ms; checks as below
+        return _EPOCH + timedelta(milliseconds=value)
     if isinstance(value, datetime):
         if value.tzinfo is None:
             return value.replace(tzinfo=UTC)  # berserk's are aware; be safe with older ones
@@ -72,6 +75,11 @@ def _time(value: Any, field: str) -> datetime:
 
 
 def _int(value: Any) -> int | None:
+    # Exact-type fast paths first (a bool is not an int here): 9 calls a game on an import.
+    if value is None:
+        return None
+    if value.__class__ is int:
+        return value  # type: ignore[no-any-return]
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
@@ -88,6 +96,8 @@ def _int(value: Any) -> int | None:
 
 def _key(value: Any) -> str | None:
     """A variant/speed/perf field: a key string, or an object ``{"key": …}`` (older API)."""
+    if value.__class__ is str:  # the usual case, without the slow isinstance(…, Mapping)
+        return value or None  # type: ignore[no-any-return]
     if isinstance(value, Mapping):
         value = value.get("key") or value.get("name")
     return value if isinstance(value, str) and value else None
@@ -106,7 +116,7 @@ def side_from_json(obj: Mapping[str, Any] | None, *, game_source: str | None = N
             return Side()
         return Side(ai_level=UNKNOWN_AI_LEVEL)
     user = obj.get("user") or {}
-    if not isinstance(user, Mapping):
+    if user.__class__ is not dict and not isinstance(user, Mapping):
         user = {}
     user_id = user.get("id") or (user.get("name") or "").lower() or None
     name = user.get("name") or obj.get("name") or None

@@ -315,6 +315,8 @@ class Store:
                 side_rows.append(_side_values(gid, "white", rec.white))
                 side_rows.append(_side_values(gid, "black", rec.black))
             if game_rows:
+                game_rows.sort()  # in id order the index pages touched are touched in turn
+                side_rows.sort()
                 self._upsert_rows(conn, Game.__table__, GAME_COLUMNS, game_rows)
                 self._upsert_rows(conn, GameSide.__table__, SIDE_COLUMNS, side_rows)
         return counts
