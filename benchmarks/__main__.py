@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import sys
 import time
 import traceback
@@ -165,6 +166,14 @@ def format_markdown(rows: Sequence[Row]) -> str:
     return "\n".join(lines)
 
 
+def _load() -> str:
+    """The 1-minute load average (other work on the machine slows every figure)."""
+    try:
+        return f"{os.getloadavg()[0]:.1f}"
+    except OSError:
+        return "?"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks",
                                      description="tracker's benchmarks, as one table")
@@ -194,6 +203,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     names = only or list(BENCHES)
 
     started = time.perf_counter()
+    load_before = _load()
     rows: list[Row] = []
     for name in names:
         bench, what = BENCHES[name]
@@ -214,12 +224,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     header = (
         f"tracker benchmarks — {datetime.now(UTC):%Y-%m-%d %H:%M} UTC, `{command}`, "
         f"{elapsed / 60:.1f} min; median of {RUNS} runs unless noted\n"
-        f"machine: {machine()}"
+        f"machine: {machine()}; load average {load_before} at the start, {_load()} at the end"
     )
     table = format_markdown(rows) if args.markdown else format_text(rows)
     print(header)
     print()
     print(table)
+    try:  # the last full table, as Markdown, for the README
+        from benchmarks.synth import DATA_DIR
+
+        DATA_DIR.mkdir(parents=True, exist_ok=True)
+        (DATA_DIR / "last-run.md").write_text(
+            header + "\n\n" + format_markdown(rows) + "\n", encoding="utf-8"
+        )
+    except OSError:
+        pass
     missed = [r for r in rows if r["result"] in ("MISS", "ERROR")]
     if missed:
         print(f"\n{len(missed)} figure(s) missed their target or failed: "
