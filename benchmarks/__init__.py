@@ -63,7 +63,7 @@ def import_in_child(path: Path, db: Path, *, repeat: int = 1, user: str | None =
     ``repeat`` imports the same file that many times in a row (a re-import). Returns the
     child's JSON: ``seconds`` (one per import, :func:`tracker.importing.import_file` only,
     not the interpreter's start), ``read``/``new``/``unchanged`` of each, ``peak_mb`` (its
-    maximum resident set, :func:`resource.getrusage`) and ``base_mb`` (before importing).
+    maximum resident set, :func:`peak_mb`) and ``base_mb`` (the same before importing).
     """
     cmd = [sys.executable, "-m", "benchmarks", "--child-import", str(path), str(db),
            "--repeat", str(repeat)]
@@ -79,13 +79,12 @@ def import_in_child(path: Path, db: Path, *, repeat: int = 1, user: str | None =
 
 def child_import(path: str, db: str, repeat: int, user: str | None) -> dict[str, Any]:
     """The child side of :func:`import_in_child` (run by ``python -m benchmarks``)."""
-    import resource
     import time
 
     from tracker.importing import import_file
     from tracker.store.db import Store
 
-    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    base = peak_mb()
     store = Store(db)
     out: dict[str, Any] = {"seconds": [], "read": [], "new": [], "unchanged": [], "status": []}
     for _ in range(repeat):
@@ -95,9 +94,26 @@ def child_import(path: str, db: str, repeat: int, user: str | None) -> dict[str,
         for key in ("read", "new", "unchanged", "status"):
             out[key].append(getattr(summary, key))
     store.close()
-    out["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    out["base_mb"] = base / 1024
+    out["peak_mb"] = peak_mb()
+    out["base_mb"] = base
     return out
+
+
+def peak_mb() -> float:
+    """This process's peak resident set, MB: ``VmHWM`` of ``/proc/self/status``.
+
+    Not ``ru_maxrss``, which on Linux keeps the parent's peak across ``fork``/``exec``: a child
+    started by a big benchmark runner would report the runner's size.
+    """
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def db_bytes(db: Path) -> int:

@@ -2,7 +2,7 @@
 
 Run: ``python -m benchmarks --only memory``. Each size is imported once into a new SQLite file
 by a fresh process; the figure is that process's maximum resident set size
-(:func:`resource.getrusage`, ``ru_maxrss``), interpreter and libraries included.
+(``VmHWM``, :func:`benchmarks.peak_mb`), interpreter and libraries included.
 """
 
 from __future__ import annotations

@@ -95,9 +95,10 @@ def _sqlite_on_connect(dbapi_connection: Any, _record: Any) -> None:
     cur.execute("PRAGMA synchronous=NORMAL")
     cur.execute("PRAGMA busy_timeout=30000")
     # Import speed: a 64 MB page cache (the default 2 MB thrashes on the id index past ~100k
-    # games) and a WAL checkpoint every ~40 MB instead of every 4 MB (each one syncs the disk).
+    # games) and a WAL checkpoint every ~160 MB instead of every 4 MB: each one syncs the disk
+    # and copies every page again (1M games: 8k → 10.6k games/s; 3x the cache gave 0.3k).
     cur.execute("PRAGMA cache_size=-65536")
-    cur.execute("PRAGMA wal_autocheckpoint=10000")
+    cur.execute("PRAGMA wal_autocheckpoint=40000")
     cur.close()
 
 
