@@ -69,3 +69,30 @@ def test_a_line_repeated_in_the_file_is_counted_as_a_full_parse_counts_it(
     again = import_file(twice, store=store)
     assert (first.read, again.read) == (11, 11)
     assert (again.new, again.updated, again.unchanged) == (0, 0, first.new + first.unchanged)
+
+
+def test_new_games_first_then_stored_ones_are_still_not_parsed_again(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A newer export: new games at the top (newest first), the stored ones after them."""
+    import_file(INDEXINATOR, store=store)
+    lines = _lines()
+    ids = {line[7:15] for line in lines}
+    abc = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    shift = str.maketrans(abc, abc[1:] + abc[0])
+    fresh = [line[:7] + line[7:15].translate(shift) + line[15:] for line in lines[:1200]]
+    assert not {line[7:15] for line in fresh} & ids
+    newer = tmp_path / "newer.ndjson"
+    newer.write_text("".join(fresh + lines), encoding="utf-8")
+    parsed = {"n": 0}
+    real = importing.read_ndjson
+
+    def counting_reader(lines, **kw):  # type: ignore[no-untyped-def]
+        for rec in real(lines, **kw):
+            parsed["n"] += 1
+            yield rec
+
+    monkeypatch.setattr(importing, "read_ndjson", counting_reader)
+    again = import_file(newer, store=store)
+    assert (again.new, again.updated, again.unchanged) == (1200, 0, 2907)
+    assert parsed["n"] < 1200 + 500  # at most one chunk of stored games parsed again

@@ -323,37 +323,54 @@ def _screen_known(lines: Iterable[bytes], recorder: ImportRecorder, wanted: set[
     empty line so the reader's line numbers stay right. Every other line (new, changed, not
     UTF-8, repeated within the chunk, of another player when ``wanted`` names players) goes to
     the reader as it is, so what is stored and counted is what a full parse would give.
+
+    Once a chunk holds no stored game (a first import), the next chunks are probed by their
+    first and last game only, until one of those is stored: each probe reads index pages the
+    import's own writes have just pushed out of the cache, ~12% of a first import's time.
     """
     buf: list[bytes] = []
+    state = {"probe_all": True}
     for line in lines:
         buf.append(line)
         if len(buf) >= chunk:
-            yield from _screen_chunk(buf, recorder, wanted)
+            yield from _screen_chunk(buf, recorder, wanted, state)
             buf = []
     if buf:
-        yield from _screen_chunk(buf, recorder, wanted)
+        yield from _screen_chunk(buf, recorder, wanted, state)
 
 
-def _screen_chunk(buf: list[bytes], recorder: ImportRecorder, wanted: set[str]
-                  ) -> Iterator[bytes]:
-    digests: dict[str, str] = {}
-    where: dict[int, str] = {}
-    repeated: set[str] = set()
+def _screen_chunk(buf: list[bytes], recorder: ImportRecorder, wanted: set[str],
+                  state: dict[str, bool]) -> Iterator[bytes]:
+    ids: dict[int, str] = {}
+    seen: dict[str, int] = {}
     for i, line in enumerate(buf):
-        text = line.strip()
-        m = _NDJSON_ID.match(text)
-        if m is None or not text.endswith(b"}"):
+        m = _NDJSON_ID.match(line.lstrip())
+        if m is not None:
+            gid = m.group(1).decode("ascii")
+            ids[i] = gid
+            seen[gid] = seen.get(gid, 0) + 1
+    if not seen:
+        yield from buf
+        return
+    if not state["probe_all"]:
+        ends = list(ids.values())
+        if not recorder.store.stored_digests([ends[0], ends[-1]]):
+            yield from buf
+            return
+    stored = recorder.store.stored_digests(list(seen))
+    state["probe_all"] = bool(stored)
+    same: dict[int, str] = {}  # line → id of a game stored with exactly this text
+    for i, gid in ids.items():
+        digest = stored.get(gid)
+        if digest is None or seen[gid] > 1:  # new, or repeated here: the last copy wins
             continue
-        gid = m.group(1).decode("ascii")
-        if gid in digests:
-            repeated.add(gid)  # the last copy wins in a batch: leave both to the reader
-        digests[gid] = hashlib.blake2b(text, digest_size=8).hexdigest()
-        where[i] = gid
-    stored = recorder.store.stored_games(list(digests)) if digests else {}
+        text = buf[i].strip()
+        if text.endswith(b"}") and hashlib.blake2b(text, digest_size=8).hexdigest() == digest:
+            same[i] = gid
+    games = recorder.store.stored_games(list(same.values())) if same else {}
     for i, line in enumerate(buf):
-        gid = where.get(i)
-        game = stored.get(gid) if gid is not None and gid not in repeated else None
-        if game is None or game.digest != digests[gid]:  # type: ignore[index]
+        game = games.get(same[i]) if i in same else None
+        if game is None:
             yield line
         elif wanted and game.white[0] not in wanted and game.black[0] not in wanted:
             yield line  # another player's game: the reader counts it as such

@@ -322,6 +322,12 @@ class Store:
                 self._upsert_rows(conn, GameSide.__table__, SIDE_COLUMNS, side_rows)
         return counts
 
+    def stored_digests(self, ids: Sequence[str]) -> dict[str, str]:
+        """``{game id: raw digest}`` of the games among ``ids`` already stored (one cheap
+        lookup: a first import asks it for every batch and finds nothing)."""
+        with self.engine.connect() as conn:
+            return {gid: digest for gid, (digest, _) in self._stored(conn, ids).items()}
+
     def stored_games(self, ids: Sequence[str]) -> dict[str, StoredGame]:
         """The games among ``ids`` already stored: raw digest and both sides' user id and name.
 
