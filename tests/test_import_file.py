@@ -121,3 +121,28 @@ def test_cli_import_file_prints_one_line_summary(tmp_path: Path) -> None:
         "indexinator: read 10, new 10, updated 0, unchanged 0, skipped 0"
     )
     assert proc.stdout.strip().endswith("complete")
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("api-examples/api-user_mary_LOCAL-DEV-LILA.json", "JSON, but not Lichess games"),
+        ("api-examples/api-user-perf_thibault_blitz.json", "JSON, but not Lichess games"),
+        ("rating-history-doc-example.json", "pretty-printed JSON document"),
+    ],
+)
+def test_json_that_is_not_a_game_export_is_refused(store: Store, name: str, message: str
+                                                    ) -> None:
+    from tests.conftest import LICHESS
+
+    with pytest.raises(InputError, match=message):
+        import_file(LICHESS / name, store=store)
+    assert queries.count_games(store) == 0
+
+
+def test_a_one_game_export_json_is_a_game(store: Store) -> None:
+    from tests.conftest import LICHESS
+
+    summary = import_file(LICHESS / "api-examples/game-export_q7ZvsdUF_rated-blitz-arena.json",
+                          store=store)
+    assert summary.new == 1

@@ -17,8 +17,10 @@ import bz2
 import codecs
 import gzip
 import io
+import json
 import lzma
 import os
+import re
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -272,17 +274,46 @@ def _decompressor(head: bytes) -> tuple[str | None, Callable[[BinaryIO], BinaryI
     return None, lambda f: f
 
 
+_PGN_TAG = re.compile(rb"\[[A-Za-z0-9][A-Za-z0-9_+#=:-]*[ \t]+\"")
+
+
+def _first_line(text: bytes) -> bytes:
+    return text.split(b"\n", 1)[0].strip()
+
+
 def sniff_format(head: bytes) -> Format | None:
-    """``"ndjson"`` if the first meaningful character is ``{``, ``"pgn"`` for ``[`` or a
-    movetext start (``1.``), else ``None``. ``head`` is UTF-8 (a byte-order mark is allowed)."""
+    """The format of a file from its first bytes (UTF-8, a byte-order mark is allowed).
+
+    ``"ndjson"`` when the first line is a Lichess game object (an ``id`` and ``players``; a
+    line cut short still counts if it names an ``id``), ``"pgn"`` when the file starts with a
+    PGN tag (``[Name "…``) or movetext (``1.``), else ``None`` — a profile, rating history or
+    pretty-printed JSON document is not a game export.
+    """
     text = head.lstrip(_UTF8_BOM).lstrip()
     if text.startswith(b"{"):
-        return "ndjson"
-    if text.startswith(b"[") and not text.startswith(b"[{") and not text.startswith(b"[]"):
+        line = _first_line(text)
+        try:
+            obj = json.loads(line)
+        except ValueError:  # a line cut by the sniff window or the file's end
+            return "ndjson" if b'"id":' in line and len(line) > 20 else None
+        if isinstance(obj, dict) and isinstance(obj.get("id"), str) and "players" in obj:
+            return "ndjson"
+        return None
+    if _PGN_TAG.match(text):
         return "pgn"
     if text[:2] == b"1." or text[:3] == b"1 .":
         return "pgn"
     return None
+
+
+def not_a_game_file_reason(head: bytes) -> str:
+    """Why a file whose format :func:`sniff_format` could not tell is not a game file."""
+    text = head.lstrip(_UTF8_BOM).lstrip()
+    if text.startswith((b"{", b"[")):
+        if _first_line(text) in (b"{", b"["):
+            return "a pretty-printed JSON document, not a game export (NDJSON has one game a line)"
+        return "JSON, but not Lichess games (a profile, rating history or other API answer?)"
+    return "not a PGN or NDJSON game file"
 
 
 def is_study_export(head: bytes) -> bool:
@@ -347,5 +378,5 @@ def open_input(path: str | os.PathLike[str]) -> InputFile:
             )
         if not head.strip(b"\xef\xbb\xbf \r\n\t"):
             raise InputError(f"{p}: the file is empty")
-        raise InputError(f"{p}: not a PGN or NDJSON game file")
+        raise InputError(f"{p}: {not_a_game_file_reason(head)}")
     return InputFile(p, fmt, compression, size, raw, buffered, _stream=stream)  # type: ignore[arg-type]
