@@ -14,7 +14,7 @@ from tests.conftest import CASES
 from tracker import api
 from tracker.fide import round_half_away
 from tracker.importing import import_file
-from tracker.replaying import PERIOD_KEYS, NoGamesError, SettingsError
+from tracker.replaying import PERIOD_KEYS, NoGamesError, PerfError, SettingsError
 from tracker.store.db import Store
 from tracker.store.queries import UnknownPlayerError
 
@@ -53,10 +53,20 @@ def test_c06_with_provisional_opponents_counted_gains_23(c06: Store) -> None:
     assert row.result.rating_after == 1623
 
 
-def test_c06_chess960_is_its_own_perf(c06: Store) -> None:
-    report = api.replay("tempo_tactician", "chess960", db=c06, start_rating=1600)
-    assert len(report.games) == 1 and report.games[0].game.id == "C960rt03"
-    assert report.games[0].reason == "variant or from position"
+def test_c06_chess960_is_its_own_perf_and_never_replayed(c06: Store) -> None:
+    from tracker.store import queries
+
+    perfs = {p.perf: p.games for p in queries.player_perfs(c06, "tempo_tactician")}
+    assert perfs == {"blitz": 4, "chess960": 1}
+    with pytest.raises(PerfError, match="chess960 is a variant: FIDE rates standard chess only"):
+        api.replay("tempo_tactician", "chess960", db=c06, start_rating=1600)
+
+
+def test_perf_is_matched_in_any_case_and_unknown_perfs_are_refused(c06: Store) -> None:
+    report = api.replay("tempo_tactician", "Blitz", db=c06, start_rating=1600)
+    assert report.perf == "blitz"
+    with pytest.raises(PerfError, match="unknown perf 'blits'"):
+        api.replay("tempo_tactician", "blits", db=c06)
 
 
 def test_c03_games_against_the_ai_are_skipped_as_computer(store: Store) -> None:

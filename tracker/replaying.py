@@ -31,7 +31,7 @@ from tracker.fide import (
 )
 from tracker.fide.rules import EXPECTED_METHODS, K10_THRESHOLD, RULES
 from tracker.lichess_line import LichessPoint, lichess_line
-from tracker.records import month_of
+from tracker.records import SPEEDS, VARIANTS, month_of
 from tracker.replay_pass import LazySelected, MonthOf, RowView
 from tracker.selection import Selected, exclusion_reason, score_halves, select_games
 from tracker.store import queries
@@ -64,6 +64,31 @@ class SettingsError(TrackerError, ValueError):
 
 class NoGamesError(TrackerError, LookupError):
     """The player has no games in that perf (one-line message naming the perfs they have)."""
+
+
+class PerfError(TrackerError, ValueError):
+    """A perf that cannot be replayed: unknown, or a variant (FIDE rates standard chess only)."""
+
+
+#: Perf keys by their lowercase spelling, so ``--perf Blitz`` and ``ultrabullet`` work.
+_PERF_KEYS: Final = {k.lower(): k for k in (*SPEEDS, *VARIANTS)}
+
+
+def perf_key(perf: str) -> str:
+    """The Lichess perf key for ``perf`` in any case (``"Blitz"`` → ``"blitz"``).
+
+    Raises PerfError for an unknown perf and for a variant: FIDE rates standard chess only
+    (spec §5), so a variant's games are stored but never replayed.
+    """
+    key = _PERF_KEYS.get(perf.strip().lower())
+    if key is None:
+        raise PerfError(f"unknown perf {perf!r}: use one of {', '.join(SPEEDS)}")
+    if key not in SPEEDS:
+        raise PerfError(
+            f"{key} is a variant: FIDE rates standard chess only, so its games are stored but "
+            f"never replayed; use one of {', '.join(SPEEDS)}"
+        )
+    return key
 
 
 @dataclass(frozen=True, slots=True)
@@ -428,8 +453,9 @@ def build_report(
     """Replay ``username``'s games of ``perf`` with their saved settings, flags over them.
 
     Raises UnknownPlayerError (no games of that player), NoGamesError (none in that perf),
-    SettingsError (a flag out of range).
+    PerfError (an unknown perf or a variant), SettingsError (a flag out of range).
     """
+    perf = perf_key(perf)
     uid = queries.resolve_player(store, username)
     settings = validate_settings(
         get_settings(store, uid).override(
