@@ -96,7 +96,8 @@ class ImportRecorder:
     'complete'
 
     Leaving the ``with`` block through an exception writes the buffered (complete) games, marks
-    the run ``partial`` (interrupt) or ``failed`` (error), and re-raises.
+    the run ``partial`` (interrupt) or ``failed`` (error), and re-raises; a KeyboardInterrupt
+    carries the run's :class:`ImportSummary` as its ``summary`` attribute.
     """
 
     def __init__(
@@ -216,6 +217,7 @@ class ImportRecorder:
         try:
             if isinstance(exc, KeyboardInterrupt):
                 self.finish("partial", "interrupted; run the import again to resume")
+                exc.summary = self.summary  # type: ignore[attr-defined]  # for the CLI's last line
             else:
                 self.finish("failed", f"{type(exc).__name__}: {exc}")
         except Exception:
