@@ -138,3 +138,54 @@ def test_player_games_come_back_in_end_order_with_both_sides(store: Store) -> No
     assert first.last_move_at == datetime(2023, 4, 19, 19, 30, 48, 110000, tzinfo=UTC)
     assert first.white == Side("indexinator", "indexinator", None, 1500, 319, True, None)
     assert first.black.user_id == "supersonic6" and first.black.rating == 1601
+
+
+def test_a_copy_with_fewer_plies_or_no_result_never_replaces_the_stored_game(
+    store: Store,
+) -> None:
+    from dataclasses import replace
+
+    full = _game("AAAA0001", raw="full", source="pgn")
+    store.write_games([full])
+    cut = replace(full, raw="cut", plies=0)
+    unfinished = replace(full, raw="no result", result=None)
+    counts = store.write_games([cut])
+    counts.add(store.write_games([unfinished]))
+    assert (counts.unchanged, counts.updated) == (2, 0)
+    (game,) = queries.player_games(store, "alice")
+    assert (game.plies, game.result) == (40, "1-0")
+
+
+def test_ensure_player_twice_tracks_one_player(store: Store) -> None:
+    store.ensure_player("Alice", "Alice")
+    store.ensure_player("alice")
+    store.ensure_player("ALICE", "Alice")
+    with store.session() as s:
+        from tracker.store.models import Player
+
+        assert [(p.id, p.username) for p in s.query(Player)] == [("alice", "Alice")]
+
+
+def test_two_processes_opening_a_new_database_at_once_both_succeed(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    db = tmp_path / "race.db"
+    code = "import sys; from tracker.store.db import Store; Store(sys.argv[1]).close()"
+    procs = [subprocess.Popen([sys.executable, "-c", code, str(db)], stderr=subprocess.PIPE,
+                              text=True) for _ in range(4)]
+    errors = [p.communicate()[1] for p in procs]
+    assert [p.returncode for p in procs] == [0, 0, 0, 0], errors
+    with Store(str(db)) as s:
+        assert queries.count_games(s) == 0
+
+
+def test_a_folder_given_as_database_is_said_plainly(tmp_path: Path) -> None:
+    with pytest.raises(DatabaseError, match="is a folder: give a database file"):
+        Store(str(tmp_path))
+
+
+def test_missing_folder_of_a_new_database_is_created(tmp_path: Path) -> None:
+    db = tmp_path / "new" / "deeper" / "t.db"
+    Store(str(db)).close()
+    assert db.exists()

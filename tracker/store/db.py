@@ -8,6 +8,7 @@ SQLite connection settings (WAL, foreign keys) are applied here.
 from __future__ import annotations
 
 import hashlib
+import os
 import threading
 import time
 import zlib
@@ -24,6 +25,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, Engine, and_, create_engine, event, select
 from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
 
@@ -52,6 +54,10 @@ class StoredGame:
     digest: str
     white: tuple[str | None, str | None]
     black: tuple[str | None, str | None]
+
+
+#: Tries at migrating a database another process may be creating at the same moment.
+_MIGRATE_ATTEMPTS = 4
 
 
 class DatabaseError(TrackerError):
@@ -119,21 +125,55 @@ def create_db_engine(url: str) -> Engine:
 def migrate(engine: Engine) -> None:
     """Upgrade the database to the newest schema (Alembic ``head``); never drops data.
 
-    Raises DatabaseError when the database was written by a newer tracker.
+    Two processes opening a new database at once: the one that loses the race waits for the
+    other's schema and finds it at head. Raises DatabaseError when the database was written by
+    a newer tracker.
     """
     cfg = alembic_config()
     script = ScriptDirectory.from_config(cfg)
     head = script.get_current_head()
-    with engine.begin() as conn:
-        current = MigrationContext.configure(conn).get_current_revision()
-        if current == head:
-            return
-        if current is not None and current not in {s.revision for s in script.walk_revisions()}:
-            raise DatabaseError(
-                f"the database is at schema {current}, unknown to this tracker: upgrade tracker"
-            )
-        cfg.attributes["connection"] = conn
-        command.upgrade(cfg, "head")
+    known = {s.revision for s in script.walk_revisions()}
+    for attempt in range(_MIGRATE_ATTEMPTS):
+        try:
+            with engine.begin() as conn:
+                current = MigrationContext.configure(conn).get_current_revision()
+                if current == head:
+                    return
+                if current is not None and current not in known:
+                    raise DatabaseError(
+                        f"the database is at schema {current}, unknown to this tracker: "
+                        "upgrade tracker"
+                    )
+                cfg.attributes["connection"] = conn
+                command.upgrade(cfg, "head")
+                return
+        except OperationalError:
+            if attempt == _MIGRATE_ATTEMPTS - 1:
+                raise
+            time.sleep(0.5 * (attempt + 1))  # another process is creating the schema
+
+
+def _check_sqlite_file(url: str) -> None:
+    """Say plainly what is wrong with a SQLite file path before the driver says "unable to
+    open database file": a folder, a read-only file or folder. A missing folder is created."""
+    if not url.startswith("sqlite:///") or url in ("sqlite:///:memory:",):
+        return
+    path = Path(url.removeprefix("sqlite:///").split("?", 1)[0])
+    if not str(path):
+        return
+    if path.is_dir():
+        raise DatabaseError(f"{path} is a folder: give a database file, e.g. {path}/tracker.db")
+    if path.exists():
+        if not os.access(path, os.R_OK | os.W_OK):
+            raise DatabaseError(f"cannot read and write the database {path} (permissions)")
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise DatabaseError(f"cannot create the folder for the database {path}: "
+                            f"{exc.strerror or exc}") from None
+    if not os.access(path.parent, os.W_OK):
+        raise DatabaseError(f"cannot create the database {path}: its folder is read-only")
 
 
 def now_ms() -> int:
@@ -224,6 +264,17 @@ _SQLITE_SIDES_UPSERT: Final = _sqlite_upsert_sql("game_sides", SIDE_COLUMNS, ("g
 _LOOKUP_CHUNK: Final = 500
 
 
+def _poorer(rec: GameRecord, stored: tuple[str, str, int | None, str | None]) -> bool:
+    """True when ``rec`` has less than the stored copy of the same game: a poorer source, fewer
+    plies, or no result where the stored copy has one. A finished game never loses moves."""
+    _, source, plies, result = stored
+    return (
+        SOURCE_RANK[rec.source] < SOURCE_RANK.get(source, 0)
+        or (plies is not None and rec.plies is not None and rec.plies < plies)
+        or (result is not None and rec.result is None)
+    )
+
+
 class Store:
     """A tracker database: open it with a URL or path, and it is migrated to the newest schema.
 
@@ -238,6 +289,8 @@ class Store:
 
     def __init__(self, url: str | None = None, *, engine: Engine | None = None) -> None:
         self.url = database_url(url) if engine is None else str(engine.url)
+        if engine is None:
+            _check_sqlite_file(self.url)
         try:
             self.engine = engine or create_db_engine(self.url)
             migrate(self.engine)
@@ -288,9 +341,10 @@ class Store:
     def write_games(self, records: Iterable[GameRecord]) -> WriteCounts:
         """Insert or update one batch of games in one transaction; returns what it did.
 
-        A game already stored with the same raw text is left alone (``unchanged``); one stored
-        from a richer source (API/NDJSON over PGN) is never overwritten by a poorer one. Call it
-        with batches of about :data:`BATCH_SIZE`; each call commits.
+        A game already stored with the same raw text is left alone (``unchanged``), and so is
+        one that the new copy would make poorer: a richer source (API/NDJSON over PGN), more
+        moves or a result are never overwritten by a copy with less (a cut file's last game).
+        Call it with batches of about :data:`BATCH_SIZE`; each call commits.
         """
         by_id: dict[str, GameRecord] = {}
         for rec in records:
@@ -307,7 +361,7 @@ class Store:
                 old = existing.get(gid)
                 if old is None:
                     counts.new += 1
-                elif old[0] == digest or SOURCE_RANK[rec.source] < SOURCE_RANK.get(old[1], 0):
+                elif old[0] == digest or _poorer(rec, old):
                     counts.unchanged += 1
                     continue
                 else:
@@ -326,7 +380,7 @@ class Store:
         """``{game id: raw digest}`` of the games among ``ids`` already stored (one cheap
         lookup: a first import asks it for every batch and finds nothing)."""
         with self.engine.connect() as conn:
-            return {gid: digest for gid, (digest, _) in self._stored(conn, ids).items()}
+            return {gid: row[0] for gid, row in self._stored(conn, ids).items()}
 
     def stored_games(self, ids: Sequence[str]) -> dict[str, StoredGame]:
         """The games among ``ids`` already stored: raw digest and both sides' user id and name.
@@ -350,25 +404,26 @@ class Store:
                     out[gid] = StoredGame(digest, (wid, wname), (bid, bname))
         return out
 
-    def _stored(self, conn: Connection, ids: Sequence[str]) -> dict[str, tuple[str, str]]:
+    def _stored(self, conn: Connection, ids: Sequence[str]
+                ) -> dict[str, tuple[str, str, int | None, str | None]]:
+        """``{id: (digest, source, plies, result)}`` of the games among ``ids`` already stored."""
         games = Game.__table__
-        out: dict[str, tuple[str, str]] = {}
+        out: dict[str, tuple[str, str, int | None, str | None]] = {}
         for i in range(0, len(ids), _LOOKUP_CHUNK):
             chunk = list(ids[i : i + _LOOKUP_CHUNK])
             if self.dialect == "sqlite":  # the driver directly: a third of the time per batch
                 rows = conn.exec_driver_sql(
-                    "SELECT id, digest, source FROM games WHERE id IN "
+                    "SELECT id, digest, source, plies, result FROM games WHERE id IN "
                     f"({', '.join('?' * len(chunk))})",
                     tuple(chunk),
                 )
             else:
                 rows = conn.execute(
-                    select(games.c.id, games.c.digest, games.c.source).where(
-                        games.c.id.in_(chunk)
-                    )
+                    select(games.c.id, games.c.digest, games.c.source, games.c.plies,
+                           games.c.result).where(games.c.id.in_(chunk))
                 )
-            for gid, digest, source in rows:
-                out[gid] = (digest, source)
+            for gid, digest, source, plies, result in rows:
+                out[gid] = (digest, source, plies, result)
         return out
 
     def _upsert_rows(self, conn: Connection, table: Any, columns: Sequence[str],
@@ -411,17 +466,23 @@ class Store:
             finally:
                 cursor.close()
 
-    def ensure_player(self, user_id: str, username: str | None = None) -> Player:
-        """The tracked player ``user_id`` (any case), created if new."""
+    def ensure_player(self, user_id: str, username: str | None = None) -> None:
+        """Track the player ``user_id`` (any case): created if new, never twice.
+
+        An upsert, so two imports of a new player at the same time both succeed.
+        ``username`` (as Lichess spells it) replaces the stored spelling when given.
+        """
         uid = user_id.lower()
-        with self.session() as session:
-            player = session.get(Player, uid)
-            if player is None:
-                player = Player(id=uid, username=username or user_id, added_at_ms=now_ms())
-                session.add(player)
-            elif username and player.username != username and username.lower() == uid:
-                player.username = username
-            return player
+        table = Player.__table__
+        stmt = self._insert(table).values(id=uid, username=username or user_id,
+                                          added_at_ms=now_ms())
+        if username and username.lower() == uid:
+            stmt = stmt.on_conflict_do_update(index_elements=["id"],
+                                              set_={"username": username})
+        else:
+            stmt = stmt.on_conflict_do_nothing(index_elements=["id"])
+        with self.engine.begin() as conn:
+            conn.execute(stmt)
 
     def start_run(self, source: str, target: str, player_id: str | None = None) -> int:
         """Record an import run as ``running``; returns its id."""
