@@ -146,3 +146,20 @@ def test_a_one_game_export_json_is_a_game(store: Store) -> None:
     summary = import_file(LICHESS / "api-examples/game-export_q7ZvsdUF_rated-blitz-arena.json",
                           store=store)
     assert summary.new == 1
+
+
+@pytest.mark.parametrize("cut_at", [29_000, 30_000])
+def test_a_pgn_cut_in_a_game_skips_that_game_ends_partial_and_changes_nothing_stored(
+    store: Store, tmp_path: Path, cut_at: int
+) -> None:
+    import_file(CMRADE, store=store)
+    before = {g.id: (g.plies, g.result) for g in queries.player_games(store, "cmrade")}
+    cut = tmp_path / "cut.pgn"
+    cut.write_bytes(CMRADE.read_bytes()[:cut_at])
+    summary = import_file(cut, store=store)
+    assert summary.status == "partial"
+    assert "cut before its result" in summary.message
+    assert summary.skipped == {"cut game at the end of the file": 1}
+    assert summary.updated == 0 and summary.new == 0
+    after = {g.id: (g.plies, g.result) for g in queries.player_games(store, "cmrade")}
+    assert after == before

@@ -38,6 +38,7 @@ Format = Literal["pgn", "ndjson"]
 SKIP_UNREADABLE: Final = "unreadable game"
 SKIP_TRUNCATED: Final = "truncated or invalid line"
 SKIP_STUDY: Final = "study chapter"
+SKIP_CUT_GAME: Final = "cut game at the end of the file"
 SKIP_NOT_PLAYER: Final = "not the player's game"
 REPAIRED_ENCODING: Final = "not UTF-8, read as cp1252"
 

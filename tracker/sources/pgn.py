@@ -32,6 +32,7 @@ from itertools import chain
 from tracker.records import DRAW, RESULTS, GameRecord, Side
 from tracker.sources.files import (
     REPAIRED_ENCODING,
+    SKIP_CUT_GAME,
     SKIP_NOT_PLAYER,
     SKIP_STUDY,
     SKIP_UNREADABLE,
@@ -510,6 +511,12 @@ def record_from_pgn(game: PGNGame) -> GameRecord:
     )
 
 
+def ends_with_result(movetext: str) -> bool:
+    """True when the movetext ends with a game termination marker (``1-0``, ``0-1``,
+    ``1/2-1/2``, ``*``), as every exported game does (PGN spec 8.2.6)."""
+    return movetext.rstrip().endswith(("1-0", "0-1", "1/2-1/2", "*"))
+
+
 def read_pgn(
     lines: Iterable[bytes] | Iterable[str],
     *,
@@ -534,6 +541,32 @@ def read_pgn(
     dropped = 0
     rated_unknown = 0
     no_perf = 0
+
+    def record_of(game: PGNGame) -> GameRecord | None:
+        nonlocal rated_unknown, no_perf
+        try:
+            record = record_from_pgn(game)
+        except StudyError as exc:
+            log.skip(SKIP_STUDY, f"game at line {game.line}: {exc}")
+            return None
+        except PGNError as exc:
+            message = f"game at line {game.line}: {exc}"
+            log.skip(SKIP_UNREADABLE, message)
+            if errors is not None:
+                errors.append(message)
+            return None
+        if game.repaired:
+            log.repair(REPAIRED_ENCODING, f"game at line {game.line}: not UTF-8, read as "
+                       "cp1252/latin-1")
+        if record.rated is None:
+            rated_unknown += 1
+        if record.perf is None:
+            no_perf += 1
+        return record
+
+    # One game of look-ahead: the last game of the stream is checked for its end, since a
+    # file cut in the middle of a game leaves a game that looks whole but has lost moves.
+    pending: PGNGame | None = None
     try:
         for game in scan_games(lines, players):
             seen += 1
@@ -542,25 +575,20 @@ def read_pgn(
             if game is None:
                 dropped += 1
                 continue
-            try:
-                record = record_from_pgn(game)
-            except StudyError as exc:
-                log.skip(SKIP_STUDY, f"game at line {game.line}: {exc}")
-                continue
-            except PGNError as exc:
-                message = f"game at line {game.line}: {exc}"
-                log.skip(SKIP_UNREADABLE, message)
-                if errors is not None:
-                    errors.append(message)
-                continue
-            if game.repaired:
-                log.repair(REPAIRED_ENCODING, f"game at line {game.line}: not UTF-8, read as "
-                           "cp1252/latin-1")
-            if record.rated is None:
-                rated_unknown += 1
-            if record.perf is None:
-                no_perf += 1
-            yield record
+            if pending is not None and (record := record_of(pending)) is not None:
+                yield record
+            pending = game
+        if pending is not None:
+            if ends_with_result(pending.movetext):
+                if (record := record_of(pending)) is not None:
+                    yield record
+            else:
+                log.skip(SKIP_CUT_GAME, f"game at line {pending.line}: its moves stop before "
+                         "a result")
+                log.truncated = (
+                    f"the last game (line {pending.line}) is cut before its result: the file is "
+                    "incomplete; every game before it was read"
+                )
     finally:
         if dropped:
             log.skip(SKIP_NOT_PLAYER, n=dropped)
