@@ -163,3 +163,13 @@ def test_a_pgn_cut_in_a_game_skips_that_game_ends_partial_and_changes_nothing_st
     assert summary.updated == 0 and summary.new == 0
     after = {g.id: (g.plies, g.result) for g in queries.player_games(store, "cmrade")}
     assert after == before
+
+
+def test_every_user_named_is_tracked_and_a_misspelt_one_is_warned_not_tracked(
+    store: Store,
+) -> None:
+    summary = import_file(DB2013, store=store, user=["sebastian44", "jtkjtkful", "nobody_here"])
+    tracked = {p.id: p.games for p in queries.list_players(store)}
+    assert set(tracked) == {"sebastian44", "jtkjtkful"}
+    assert summary.new == sum(tracked.values())
+    assert any("no games of 'nobody_here'" in w for w in summary.warnings)

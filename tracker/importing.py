@@ -107,11 +107,14 @@ class ImportRecorder:
         target: str,
         *,
         player: str | None = None,
+        also: Sequence[str] = (),
         batch_size: int = BATCH_SIZE,
     ) -> None:
         self.store = store
         self.batch_size = batch_size
         self.player = player.lower() if player else None
+        #: Further players the import is for (``--user`` given more than once): tracked too.
+        self.also = [u.lower() for u in also]
         self.run_id = store.start_run(source, target, self.player)
         self.summary = ImportSummary(self.run_id, source, target, self.player, "running")
         self.counts = WriteCounts()
@@ -179,8 +182,10 @@ class ImportRecorder:
                 message = f"{message}; the last {self.batch_size} games were not stored ({exc})"
         if self.player is None and self.players:
             self.player = self.players.most_common(1)[0][0]
-        if self.player is not None and (self.players.get(self.player) or status != "failed"):
-            self.store.ensure_player(self.player, self.names.get(self.player))
+        # Track the named players who have games here (a misspelt name creates nobody).
+        for uid in dict.fromkeys([self.player, *self.also]):
+            if uid is not None and self.players.get(uid):
+                self.store.ensure_player(uid, self.names.get(uid))
         s = self.summary
         s.player = self.player
         s.status = status
@@ -257,7 +262,8 @@ def import_file(
     store = store or Store(db)
     total = sum(f.size for f in inputs)
     target = ", ".join(str(f.path) for f in inputs)
-    recorder = ImportRecorder(store, "file", target, player=users[0] if users else None)
+    recorder = ImportRecorder(store, "file", target, player=users[0] if users else None,
+                              also=users[1:])
     warnings: list[str] = []
     truncated: list[str] = []
     with recorder:
@@ -280,6 +286,9 @@ def import_file(
             summary = recorder.finish("partial", "; ".join(truncated))
         else:
             summary = recorder.finish("complete")
+    for u in users:
+        if not recorder.players.get(u.lower()):
+            warnings.append(f"no games of {u!r} in {target}: check the spelling of --user")
     summary.warnings = warnings
     return summary
 
