@@ -145,6 +145,11 @@ class PeriodResult:
     note: str
 
 
+def _games(n: int) -> str:
+    """``"1 game"``, ``"3 games"``: the notes are read by people."""
+    return f"{n} game" if n == 1 else f"{n} games"
+
+
 def _p_hundredths(numerator: int, denominator: int) -> int:
     # p = numerator / denominator rounded to the hundredth, half up: floor(100 p + 1/2).
     return (200 * numerator + denominator) // (2 * denominator)
@@ -326,7 +331,7 @@ class _Replayer:
         k = apply_700_rule(k_start, n)
         k_note = f"K {k_start} ({reason})" if reason else f"K {k_start}"
         if k != k_start:
-            k_note += f"; 700 rule: K {k} for {n} games"
+            k_note += f"; 700 rule: K {k} for {_games(n)}"
         if n == 0:
             zero: Fraction | Decimal = Fraction(0) if self.table else Decimal(0)
             return PeriodResult(
@@ -426,7 +431,7 @@ class _Replayer:
         n = len(chunk)
         dropped = self._drop_old_months(month)
         dropped_note = (
-            f"; {dropped} games older than {POOL_MONTHS} months dropped" if dropped else ""
+            f"; {_games(dropped)} older than {POOL_MONTHS} months dropped" if dropped else ""
         )
         if n == 0:
             pool_games = self._pool_games()
@@ -435,7 +440,7 @@ class _Replayer:
                 games=0,
                 halves=0,
                 games_total=self.games_rated + pool_games,
-                note=f"unrated: no counted games; {pool_games} games in pool{dropped_note}",
+                note=f"unrated: no counted games; {_games(pool_games)} in pool{dropped_note}",
             )
 
         _, opponents_sum, halves = _tally(chunk)
@@ -457,7 +462,7 @@ class _Replayer:
         games_total = self.games_rated + pool_games
         after: int | None = None
         if pool_games < POOL_MIN_GAMES:
-            note = f"unrated: {pool_games} games in pool ({POOL_MIN_GAMES} needed)"
+            note = f"unrated: {_games(pool_games)} in pool ({POOL_MIN_GAMES} needed)"
         else:
             raw = _uncapped_initial_rating(
                 sum(m.opponents_sum for m in self.pool),
@@ -467,7 +472,7 @@ class _Replayer:
             ru = min(raw, INITIAL_RATING_CAP)
             if ru < RATING_FLOOR:
                 note = (
-                    f"unrated: pool of {pool_games} games gives {ru},"
+                    f"unrated: pool of {_games(pool_games)} gives {ru},"
                     f" below {RATING_FLOOR}: not published"
                 )
             else:
