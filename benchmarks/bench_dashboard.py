@@ -118,7 +118,7 @@ def apptest_pages(db: Path) -> dict[str, tuple[float, float]]:
     out = {}
     for page in ("overview", "periods", "games", "calculator", "import_", "settings"):
         if page != "overview":
-            at.switch_page(f"pages/{page}.py")
+            at.switch_page(f"views/{page}.py")
         first, _ = timed(at.run, runs=1)
         assert not at.exception, [e.value for e in at.exception]
         warm, _ = timed(at.run)

@@ -1,9 +1,11 @@
 """The tracker dashboard: ``tracker [--db URL] dashboard`` runs this with ``streamlit run``.
 
-Pages live in ``pages/`` next to this file; shared widgets and cached queries in ``ui.py``;
-figures in ``charts.py``. Everything shown comes from :mod:`tracker.api`: the dashboard
-computes nothing the CLI could not print. Paths are relative to this file, so the app runs
-from a source checkout (``dashboard/``) and from an installed wheel (``tracker/_dashboard/``).
+Pages live in ``views/`` next to this file — not ``pages/``, which Streamlit would also take
+for its old file-based multipage app (raw file names in the sidebar, "Page not found" on a
+direct link); shared widgets and cached queries in ``ui.py``; figures in ``charts.py``.
+Everything shown comes from :mod:`tracker.api`: the dashboard computes nothing the CLI could
+not print. Paths are relative to this file, so the app runs from a source checkout
+(``dashboard/``) and from an installed wheel (``tracker/_dashboard/``).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from sqlalchemy.exc import OperationalError  # noqa: E402
 
 from tracker.errors import TrackerError  # noqa: E402
 
-PAGES = HERE / "pages"
+PAGES = HERE / "views"
 
 st.set_page_config(page_title="tracker — FIDE-style rating from Lichess games", page_icon="♞",
                    layout="wide")

@@ -17,6 +17,7 @@ from plotly.graph_objects import Figure
 from tracker import api
 from tracker.config import database_url
 from tracker.errors import TrackerError
+from tracker.records import SPEEDS
 from tracker.replaying import NoGamesError, PlayerSettings, ReplayReport
 from tracker.store import queries
 from tracker.store.db import Store
@@ -24,7 +25,7 @@ from tracker.store.db import Store
 #: Reports and figures kept per process: a 50,000-game report holds its games in memory.
 MAX_REPORTS: Final = 4
 
-IMPORT_PAGE: Final = "pages/import_.py"
+IMPORT_PAGE: Final = "views/import_.py"
 SCALES_NOTE: Final = (
     "Two scales on one axis: the Lichess rating is Glicko-2 on Lichess's pool, the FIDE-style "
     "rating is FIDE's method applied to the same games. A Lichess 1500 is not a FIDE 1500."
@@ -113,11 +114,56 @@ def overview_figure(user_id: str, perf: str) -> Figure:
     return _overview_figure(*_key(user_id, perf))
 
 
+#: Query parameters: the stable keys (``?player=indexinator&perf=blitz``), never the labels.
+PLAYER_PARAM: Final = "player"
+PERF_PARAM: Final = "perf"
+#: The (player, perf) this session last wrote to the URL: a different URL was typed or
+#: bookmarked, so it wins over the pickers' remembered values.
+_URL_WRITTEN: Final = "_url_written"
+#: The pick, kept outside the widgets: a widget's own state does not survive a page switch.
+_PICKED: Final = {"player": "_picked_player", "perf": "_picked_perf"}
+VARIANTS_ONLY: Final = "FIDE rates standard chess only: this player's games are all variants"
+
+
+def find_player(found: list[queries.PlayerSummary], name: str) -> queries.PlayerSummary | None:
+    """The player ``name`` designates: the user id or the display name, case-insensitively."""
+    wanted = name.strip().lower()
+    return next((p for p in found if p.id == wanted or p.username.lower() == wanted), None)
+
+
+def standard_perfs(player: queries.PlayerSummary) -> dict[str, int]:
+    """The player's standard-chess perfs with games (most played first) and their counts.
+
+    Variants (chess960, threeCheck…) are left out: FIDE counts standard chess only, so their
+    replay would count no game.
+    """
+    return {p.perf: p.games for p in player.perfs if p.games and p.perf in SPEEDS}
+
+
+def _url_param(name: str) -> str | None:
+    value = st.query_params.get(name)
+    return (value.strip() or None) if value is not None else None
+
+
+def _remember(key: str) -> None:
+    """``on_change`` of a picker: keep what was picked for the next run and the other pages."""
+    st.session_state[_PICKED[key]] = st.session_state[key]
+
+
+def _picker(label: str, options: list[str], key: str, format_func: Any) -> str:
+    """A sidebar selectbox showing the remembered pick (set in ``_PICKED[key]`` beforehand)."""
+    st.session_state[key] = st.session_state[_PICKED[key]]
+    return st.sidebar.selectbox(label, options, key=key, format_func=format_func,
+                                on_change=_remember, args=(key,))
+
+
 def pick_player_perf() -> tuple[queries.PlayerSummary, str]:
     """The player and perf pickers in the sidebar (remembered across pages and in the URL).
 
-    Only players with games and only perfs with games are offered. An empty database is a
-    message pointing to the Import page, and a stop.
+    Only players with games and only standard perfs with games are offered. The URL holds the
+    stable keys, ``?player=<user id>&perf=<perf key>``; a URL not written by this session (typed
+    or bookmarked) sets the pickers, matched case-insensitively (the display name works too).
+    An empty database, or a player whose games are all variants, is a message and a stop.
     """
     found = players()
     if not found:
@@ -126,20 +172,47 @@ def pick_player_perf() -> tuple[queries.PlayerSummary, str]:
         st.caption(f"Database: `{db_url()}`")
         st.stop()
     by_id = {p.id: p for p in found}
-    if st.session_state.get("player") not in by_id:
-        st.session_state["player"] = found[0].id
-    player = by_id[st.sidebar.selectbox(
-        "Player", list(by_id), key="player", format_func=lambda uid: by_id[uid].username,
-        bind="query-params", persist_state="session",
-    )]
-    perfs = {p.perf: p.games for p in player.perfs if p.games}
-    if st.session_state.get("perf") not in perfs:
-        st.session_state["perf"] = next(iter(perfs))
-    perf = st.sidebar.selectbox(
-        "Perf", list(perfs), key="perf", format_func=lambda p: f"{p} — {perfs[p]:,} games",
-        bind="query-params", persist_state="session",
-    )
+    url_player, url_perf = _url_param(PLAYER_PARAM), _url_param(PERF_PARAM)
+    from_url = (url_player, url_perf) != st.session_state.get(_URL_WRITTEN)
+    if from_url and url_player is not None:
+        wanted = find_player(found, url_player)
+        if wanted is None:
+            st.sidebar.warning(f"No player {url_player!r} in this database.")
+        else:
+            st.session_state[_PICKED["player"]] = wanted.id
+    if st.session_state.get(_PICKED["player"]) not in by_id:
+        st.session_state[_PICKED["player"]] = found[0].id
+    player = by_id[_picker("Player", list(by_id), "player", lambda uid: by_id[uid].username)]
+    perfs = standard_perfs(player)
+    if not perfs:
+        _write_url(player.id, None)
+        st.info(f"{VARIANTS_ONLY} ({', '.join(p.perf for p in player.perfs if p.games)}).")
+        st.stop()
+    if from_url and url_perf is not None:
+        key = {p.lower(): p for p in SPEEDS}.get(url_perf.lower())
+        if key in perfs:
+            st.session_state[_PICKED["perf"]] = key
+        elif key is None:
+            st.sidebar.warning(f"{url_perf!r} is not a standard perf: FIDE rates standard chess "
+                               "only.")
+        else:
+            st.sidebar.warning(f"{player.username} has no {key} games.")
+    if st.session_state.get(_PICKED["perf"]) not in perfs:
+        st.session_state[_PICKED["perf"]] = next(iter(perfs))
+    perf = _picker("Perf", list(perfs), "perf", lambda p: f"{p} — {perfs[p]:,} games")
+    _write_url(player.id, perf)
     return player, perf
+
+
+def _write_url(player: str, perf: str | None) -> None:
+    """Put the stable keys in the URL (only when they change: each write is a message)."""
+    if _url_param(PLAYER_PARAM) != player:
+        st.query_params[PLAYER_PARAM] = player
+    if perf is None:
+        st.query_params.pop(PERF_PARAM, None)
+    elif _url_param(PERF_PARAM) != perf:
+        st.query_params[PERF_PARAM] = perf
+    st.session_state[_URL_WRITTEN] = (player, perf)
 
 
 def signed(x: Any) -> str:

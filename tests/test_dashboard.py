@@ -11,6 +11,7 @@ import csv
 import io
 import json
 import shutil
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -26,9 +27,10 @@ from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.testing.v1 import AppTest
 
 from dashboard import charts
-from tests.conftest import INDEXINATOR, INDEXINATOR_LATER
+from tests.conftest import CMRADE, INDEXINATOR, INDEXINATOR_LATER, LICHESS
 from tests.lichess_server import LichessServer, ndjson_lines
 from tracker import api
+from tracker.errors import DashboardError, TrackerError
 from tracker.replaying import PERIOD_KEYS, periods_csv
 from tracker.store.db import Store
 
@@ -45,11 +47,12 @@ def cli_json(db: Path, *args: str) -> dict[str, Any]:
     return json.loads(out.stdout, parse_float=Decimal)
 
 
-def open_app(db: Path | str, monkeypatch: pytest.MonkeyPatch, page: str | None = None
-             ) -> AppTest:
-    """The app on ``db``, run once (on ``page`` if given)."""
+def open_app(db: Path | str, monkeypatch: pytest.MonkeyPatch, page: str | None = None,
+             query: dict[str, str] | None = None) -> AppTest:
+    """The app on ``db``, run once (on ``page`` if given; with the URL's ``query``)."""
     monkeypatch.setenv("TRACKER_DB", str(db))
     at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+    at.query_params.update(query or {})
     at.run()
     if page is not None:
         at.switch_page(page).run()
@@ -170,7 +173,7 @@ def test_empty_database_says_import_first(tmp_path: Path, monkeypatch: pytest.Mo
                                           ) -> None:
     db = tmp_path / "empty.db"
     Store(str(db)).close()
-    for page in (None, "pages/periods.py", "pages/games.py", "pages/settings.py"):
+    for page in (None, "views/periods.py", "views/games.py", "views/settings.py"):
         at = open_app(db, monkeypatch, page)
         assert_clean(at)
         assert "import your games first" in texts(at)
@@ -190,6 +193,108 @@ def test_a_busy_database_is_a_message(shared_db: Path, monkeypatch: pytest.Monke
     assert any("busy" in w.value for w in at.warning)
 
 
+# --- Player and perf: the URL, standard perfs only ----------------------------------------
+
+API_EXAMPLES = LICHESS / "api-examples"
+LANCE_THREECHECK = API_EXAMPLES / "api-games-user_lance5500_max1_rated-threeCheck_2025-11.ndjson"
+LANCE_BULLET = API_EXAMPLES / "api-games-user_lance5500_max1_casual-bullet_2026-07.ndjson"
+
+
+@pytest.fixture
+def players_db(shared_db: Path) -> Path:
+    """indexinator (blitz, bullet), cmrade (five standard perfs) and Lance5500 (display name;
+    one threeCheck game: variants only)."""
+    api.import_file(CMRADE, db=shared_db, user="cmrade")
+    api.import_file(LANCE_THREECHECK, db=shared_db, user="lance5500")
+    return shared_db
+
+
+def shown_pick(at: AppTest) -> tuple[str, str, dict[str, Any]]:
+    """The pickers' values and the URL's query parameters after the run."""
+    return at.selectbox(key="player").value, at.selectbox(key="perf").value, dict(at.query_params)
+
+
+@pytest.mark.parametrize(("query", "player", "perf"), [
+    ({"player": "indexinator", "perf": "blitz"}, "indexinator", "blitz"),  # the README's
+    ({"player": "indexinator", "perf": "bullet"}, "indexinator", "bullet"),
+    ({"player": "cmrade", "perf": "rapid"}, "cmrade", "rapid"),
+    ({"player": "CMRADE", "perf": "Classical"}, "cmrade", "classical"),  # case-insensitive
+    ({"player": "cmrade"}, "cmrade", "bullet"),  # cmrade's most played perf
+    ({"perf": "bullet"}, "indexinator", "bullet"),
+])
+def test_url_parameters_are_the_stable_keys(players_db: Path, monkeypatch: pytest.MonkeyPatch,
+                                            query: dict[str, str], player: str, perf: str
+                                            ) -> None:
+    at = open_app(players_db, monkeypatch, query=query)
+    assert_clean(at)
+    assert not at.warning
+    assert shown_pick(at) == (player, perf, {"player": player, "perf": perf})
+    assert at.header[0].value == f"{player} — {perf}"
+    at.run()  # the URL written by the app keeps the pickers as they are
+    assert shown_pick(at) == (player, perf, {"player": player, "perf": perf})
+
+
+def test_picking_writes_keys_not_labels_to_the_url(players_db: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    at = open_app(players_db, monkeypatch, query={"player": "indexinator", "perf": "blitz"})
+    at.selectbox(key="perf").set_value("bullet").run()  # shown as "bullet — 16 games"
+    assert_clean(at)
+    assert shown_pick(at) == ("indexinator", "bullet", {"player": "indexinator", "perf": "bullet"})
+    at.selectbox(key="player").set_value("cmrade").run()  # no bullet… cmrade has: kept
+    assert shown_pick(at) == ("cmrade", "bullet", {"player": "cmrade", "perf": "bullet"})
+    at.selectbox(key="perf").set_value("rapid").run()
+    assert shown_pick(at) == ("cmrade", "rapid", {"player": "cmrade", "perf": "rapid"})
+    assert at.header[0].value == "cmrade — rapid"
+    at.switch_page("views/periods.py").run()  # the pick follows to the other pages
+    assert_clean(at)
+    assert shown_pick(at) == ("cmrade", "rapid", {"player": "cmrade", "perf": "rapid"})
+
+
+def test_a_display_name_in_the_url_selects_the_player(shared_db: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    api.import_file(LANCE_BULLET, db=shared_db, user="lance5500")
+    for name in ("lance5500", "Lance5500", "LANCE5500"):
+        at = open_app(shared_db, monkeypatch, query={"player": name})
+        assert_clean(at)
+        assert at.selectbox(key="player").value == "lance5500"
+        assert dict(at.query_params) == {"player": "lance5500", "perf": "bullet"}
+
+
+@pytest.mark.parametrize(("query", "message", "pick"), [
+    ({"player": "nobody"}, "No player 'nobody'", ("indexinator", "blitz")),
+    ({"player": "cmrade", "perf": "ultraBullet"}, "cmrade has no ultraBullet games",
+     ("cmrade", "bullet")),
+    ({"player": "cmrade", "perf": "chess960"}, "'chess960' is not a standard perf",
+     ("cmrade", "bullet")),
+])
+def test_a_url_naming_nothing_here_is_a_warning(players_db: Path,
+                                                monkeypatch: pytest.MonkeyPatch,
+                                                query: dict[str, str], message: str,
+                                                pick: tuple[str, str]) -> None:
+    at = open_app(players_db, monkeypatch, query=query)
+    assert_clean(at)
+    assert any(message in w.value for w in at.warning), [w.value for w in at.warning]
+    player, perf = pick
+    assert shown_pick(at) == (player, perf, {"player": player, "perf": perf})
+
+
+def test_only_standard_perfs_are_offered(shared_db: Path,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    api.import_file(LANCE_THREECHECK, db=shared_db, user="lance5500")
+    at = open_app(shared_db, monkeypatch, query={"player": "lance5500"})
+    assert not at.exception and not at.error
+    assert "FIDE rates standard chess only: this player's games are all variants" in texts(at)
+    assert [s.key for s in at.selectbox] == ["player"]  # no perf to pick
+    assert dict(at.query_params) == {"player": "lance5500"}
+
+    api.import_file(LANCE_BULLET, db=shared_db, user="lance5500")  # a standard game too
+    at.run()
+    assert_clean(at)
+    assert at.selectbox(key="perf").options == ["bullet — 1 games"]
+    assert shown_pick(at) == ("lance5500", "bullet", {"player": "lance5500", "perf": "bullet"})
+    assert "all variants" not in texts(at)
+
+
 # --- Periods --------------------------------------------------------------------------------
 
 def test_periods_table_and_csv_hold_every_json_key(
@@ -204,7 +309,7 @@ def test_periods_table_and_csv_hold_every_json_key(
         return add(self, data, mimetype, coordinates, file_name=file_name, **kw)
 
     monkeypatch.setattr(MediaFileManager, "add", record)
-    at = open_app(shared_db, monkeypatch, "pages/periods.py")
+    at = open_app(shared_db, monkeypatch, "views/periods.py")
     assert_clean(at)
     expected = cli_json(shared_db, "replay", "indexinator", "--perf", "blitz")["periods"]
 
@@ -239,7 +344,7 @@ def test_periods_csv_helper_matches_the_json(indexinator_db: Path) -> None:
 
 def test_games_of_a_period_with_pd_delta_and_reasons(
         shared_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    at = open_app(shared_db, monkeypatch, "pages/games.py")
+    at = open_app(shared_db, monkeypatch, "views/games.py")
     assert_clean(at)
     at.selectbox(key="games_period").set_value("2023-05").run()
     assert_clean(at)
@@ -264,7 +369,7 @@ def test_games_of_a_period_with_pd_delta_and_reasons(
 # --- Calculator -----------------------------------------------------------------------------
 
 def calculator(monkeypatch: pytest.MonkeyPatch, db: Path | str) -> AppTest:
-    at = open_app(db, monkeypatch, "pages/calculator.py")
+    at = open_app(db, monkeypatch, "views/calculator.py")
     assert_clean(at)
     return at
 
@@ -330,7 +435,7 @@ def test_import_a_file_then_the_overview_shows_it(tmp_path: Path,
     db = tmp_path / "fresh.db"
     at = open_app(db, monkeypatch)
     assert "import your games first" in texts(at)
-    at.switch_page("pages/import_.py").run()
+    at.switch_page("views/import_.py").run()
     assert_clean(at)
     assert at.text_input(key="import_token").proto.type == at.text_input(
         key="import_token").proto.PASSWORD
@@ -340,14 +445,14 @@ def test_import_a_file_then_the_overview_shows_it(tmp_path: Path,
     at.button[-1].click().run()  # the file form's submit button
     assert_clean(at)
     assert any("read 2907, new 2907" in s.value for s in at.success)
-    at.switch_page("pages/overview.py").run()
+    at.switch_page("views/overview.py").run()
     assert_clean(at)
     assert metrics(at)["Lichess rating now"] == "1408"
 
 
 def test_import_from_lichess_without_a_username_is_a_message(
         sample_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    at = open_app(sample_db, monkeypatch, "pages/import_.py")
+    at = open_app(sample_db, monkeypatch, "views/import_.py")
     at.button[0].click().run()  # the Lichess form's submit button
     assert not at.exception
     assert any("username" in w.value for w in at.warning)
@@ -367,7 +472,7 @@ def lichess(monkeypatch: pytest.MonkeyPatch) -> Iterator[LichessServer]:
 def test_import_from_lichess_with_a_token_that_is_never_stored(
         tmp_path: Path, lichess: LichessServer, monkeypatch: pytest.MonkeyPatch) -> None:
     db = tmp_path / "api.db"
-    at = open_app(db, monkeypatch, "pages/import_.py")
+    at = open_app(db, monkeypatch, "views/import_.py")
     at.text_input(key="import_username").set_value("indexinator")
     at.text_input(key="import_token").set_value("lip_dashboardsecret")
     at.button[0].click().run()  # the Lichess form's submit button
@@ -378,14 +483,14 @@ def test_import_from_lichess_with_a_token_that_is_never_stored(
     assert downloads and all(r.authorization == "Bearer lip_dashboardsecret" for r in downloads)
     with sqlite3.connect(db) as con:
         assert "lip_dashboardsecret" not in "\n".join(con.iterdump())
-    at.switch_page("pages/overview.py").run()
+    at.switch_page("views/overview.py").run()
     assert_clean(at)
     assert metrics(at)["Lichess rating now"] == "1408"
 
 
 def test_import_of_an_unknown_lichess_user_is_a_message(
         tmp_path: Path, lichess: LichessServer, monkeypatch: pytest.MonkeyPatch) -> None:
-    at = open_app(tmp_path / "api.db", monkeypatch, "pages/import_.py")
+    at = open_app(tmp_path / "api.db", monkeypatch, "views/import_.py")
     at.text_input(key="import_username").set_value("nobody-here")
     at.button[0].click().run()
     assert not at.exception
@@ -396,7 +501,7 @@ def test_import_of_an_unknown_lichess_user_is_a_message(
 
 def test_settings_saved_from_the_page_are_the_cli_settings(
         shared_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    at = open_app(shared_db, monkeypatch, "pages/settings.py")
+    at = open_app(shared_db, monkeypatch, "views/settings.py")
     assert_clean(at)
     at.radio(key="set_start_indexinator").set_value("rating")
     at.number_input(key="set_rating_indexinator").set_value(1800)
@@ -413,7 +518,7 @@ def test_settings_saved_from_the_page_are_the_cli_settings(
     cli = cli_json(shared_db, "settings", "indexinator")
     assert cli["start_rating"] == 1800 and cli["rules"] == "fide-2024-03"
 
-    at.switch_page("pages/overview.py").run()
+    at.switch_page("views/overview.py").run()
     assert_clean(at)
     expected = cli_json(shared_db, "replay", "indexinator", "--perf", "blitz")
     assert expected["rules"] == "fide-2024-03" and expected["expected"] == "formula"
@@ -432,6 +537,57 @@ def test_wheel_layout_runs_the_same_app(tmp_path: Path, shared_db: Path,
         monkeypatch.delitem(sys.modules, name, raising=False)
     monkeypatch.setattr(sys, "path", [p for p in sys.path if p != str(APP.parent)])
     monkeypatch.setenv("TRACKER_DB", str(shared_db))
+    # Not ``pages/``: Streamlit would also run that folder as its old multipage app.
+    assert (copy / "views" / "import_.py").is_file() and not (copy / "pages").exists()
     at = AppTest.from_file(str(copy / "app.py"), default_timeout=TIMEOUT).run()
     assert_clean(at)
     assert metrics(at)["FIDE-style rating now"] == "unrated"
+    at.switch_page("views/periods.py").run()
+    assert_clean(at)
+    assert at.header[0].value == "Rating periods — indexinator, blitz"
+
+
+# --- tracker dashboard: the port ------------------------------------------------------------
+
+def run_dashboard_cli(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "tracker.cli", "--db", str(db), "dashboard",
+                           *args], capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.parametrize("port", ["99999", "0", "-1"])
+def test_a_port_out_of_range_is_one_line(tmp_path: Path, port: str) -> None:
+    done = run_dashboard_cli(tmp_path / "t.db", "--port", port)
+    assert done.returncode == 1
+    assert done.stderr == f"error: port must be between 1 and 65535, not {port}\n"
+    assert not done.stdout
+
+
+def test_a_port_in_use_is_one_line_before_any_banner(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    with socket.create_server(("127.0.0.1", 0)) as busy:
+        port = busy.getsockname()[1]
+        done = run_dashboard_cli(tmp_path / "t.db", "--port", str(port))
+        assert done.returncode == 1
+        assert done.stderr == f"error: port {port} is in use: pick another with --port\n"
+        assert "http://" not in done.stdout + done.stderr  # no URL announced
+        # The API says the same, as a TrackerError, before starting anything.
+        monkeypatch.setattr(subprocess, "call", lambda *a, **kw: pytest.fail("started"))
+        with pytest.raises(DashboardError, match=f"port {port} is in use") as info:
+            api.dashboard(db=tmp_path / "t.db", port=port)
+        assert isinstance(info.value, TrackerError)
+        with pytest.raises(DashboardError, match=f"port {port} is in use"):
+            api.dashboard(db=tmp_path / "t.db", port=port, host="0.0.0.0")
+
+
+def test_a_free_port_starts_streamlit_after_the_banner(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+        ) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    started: list[list[str]] = []
+    monkeypatch.setattr(subprocess, "call", lambda cmd, **kw: started.append(cmd) or 0)
+    assert api.dashboard(db=tmp_path / "t.db", port=port) == 0
+    assert capsys.readouterr().err.startswith(f"tracker dashboard: http://127.0.0.1:{port}")
+    assert started and started[0][started[0].index("--server.port") + 1] == str(port)
+    assert started[0][started[0].index("--server.address") + 1] == "127.0.0.1"

@@ -40,7 +40,11 @@ PAGE_READY = (
     " && !document.querySelector('[data-testid=\"stStatusWidget\"]')"
     " && !document.querySelector('[data-testid=\"stSkeleton\"]')"
 )
-BAD_TEXT = ("Traceback", "Exception", "Error")
+BAD_TEXT = ("Traceback", "Exception", "Error", "Page not found")
+#: The sidebar's page links as shown (a material icon's name, then the page's title).
+NAV_LINKS = ("[...document.querySelectorAll('[data-testid=\"stSidebarNav\"] a')]"
+             ".map(a => a.textContent)")
+TITLES = ("Overview", "Periods", "Games", "Calculator", "Import", "Settings")
 
 
 def free_port() -> int:
@@ -123,3 +127,51 @@ def test_every_page_renders_without_errors(dashboard_url: str, page: str) -> Non
         browser.screenshot(ARTIFACTS / f"{page}.png")
         text = browser.evaluate("document.body.innerText")
     assert not [bad for bad in BAD_TEXT if bad in text], text
+
+
+def test_a_direct_link_opens_its_page_without_page_not_found(dashboard_url: str) -> None:
+    """Watched from the first paint: with the pages in a folder named ``pages/`` Streamlit's
+    old multipage app showed the raw file names in the sidebar and "Page not found"."""
+    with Browser(WIDTH, 1000) as browser:
+        browser.goto(f"{dashboard_url}/import")
+        seen_text: list[str] = []
+        seen_nav: set[tuple[str, ...]] = set()
+        deadline, ready_at = time.monotonic() + 60, None
+        while time.monotonic() < deadline:
+            seen_text.append(browser.evaluate("document.body.innerText") or "")
+            seen_nav.add(tuple(browser.evaluate(NAV_LINKS) or ()))
+            if ready_at is None and browser.evaluate(PAGE_READY):
+                ready_at = time.monotonic()
+            if ready_at is not None and time.monotonic() > ready_at + 1.5:
+                break
+            time.sleep(0.1)
+        heading = browser.evaluate("document.querySelector('[data-testid=\"stHeading\"]')"
+                                   "?.innerText")
+        path = browser.evaluate("location.pathname")
+    assert ready_at is not None, "the Import page never rendered"
+    assert not [t for t in seen_text if "Page not found" in t]
+    assert heading == "Import games" and path == "/import"
+    for links in seen_nav - {()}:
+        assert len(links) == len(TITLES) and all(
+            link.endswith(title) for link, title in zip(links, TITLES, strict=True)), links
+
+
+def test_the_url_holds_player_and_perf_keys(dashboard_url: str) -> None:
+    """The README's example and the QA's: the URL names the player's id and the perf key, and
+    keeps them, unchanged, across a page switch."""
+    with Browser(WIDTH, HEIGHT) as browser:
+        for query, heading in (("player=indexinator&perf=blitz", "indexinator — blitz"),
+                               ("player=Indexinator&perf=BULLET", "indexinator — bullet")):
+            browser.goto(f"{dashboard_url}/?{query}")
+            assert browser.wait_for(CHART_READY, timeout=60), query
+            assert browser.evaluate("document.querySelector('h2')?.textContent") == heading
+            perf = heading.split(" — ")[1]
+            assert browser.wait_for(
+                f"location.search === '?player=indexinator&perf={perf}'", timeout=10), \
+                browser.evaluate("location.search")
+        browser.evaluate("[...document.querySelectorAll('[data-testid=\"stSidebarNav\"] a')]"
+                         ".find(a => a.textContent.endsWith('Periods')).click()")
+        assert browser.wait_for("document.querySelector('h2')?.textContent"
+                                " === 'Rating periods — indexinator, bullet'", timeout=60)
+        assert browser.evaluate("location.pathname + location.search") == \
+            "/periods?player=indexinator&perf=bullet"

@@ -128,8 +128,35 @@ def demo(*, db: Db = None, progress: Progress | None = None) -> ImportSummary:
 
 
 def dashboard(*, db: Db = None, port: int = 8501, host: str = "127.0.0.1") -> int:
-    """``tracker dashboard``: run the Streamlit app until it stops; returns its exit code."""
+    """``tracker dashboard``: run the Streamlit app until it stops; returns its exit code.
+
+    Raises DashboardError (one line) when ``port`` is not 1-65535 or cannot be listened on at
+    ``host`` (in use, or an address not on this machine): checked before the banner, so a
+    busy port is not announced as the dashboard's URL.
+    """
+    import errno
+    import socket
+
+    from tracker.errors import DashboardError
+
+    if not 1 <= port <= 65535:
+        raise DashboardError(f"port must be between 1 and 65535, not {port}")
     store = open_store(db)  # fail here, with one line, if the database cannot be opened
+    try:  # bind as the server will (SO_REUSEADDR: a port in TIME_WAIT is free)
+        addresses = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM,
+                                       flags=socket.AI_PASSIVE)
+        for family, kind, proto, _, address in addresses:
+            with socket.socket(family, kind, proto) as probe:
+                probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                if family == socket.AF_INET6:  # as tornado does: IPv4 is bound on its own
+                    probe.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+                probe.bind(address)
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            raise DashboardError(
+                f"port {port} is in use: pick another with --port") from None
+        raise DashboardError(f"cannot listen on {host}:{port}: "
+                             f"{exc.strerror or exc}") from None
     app = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
     if not app.is_file():
         app = Path(__file__).resolve().parent / "_dashboard" / "app.py"

@@ -355,7 +355,7 @@ def settings_cmd(
 
 @app.command("dashboard")
 def dashboard_cmd(
-    port: Annotated[int, typer.Option(help="Port to serve on.")] = 8501,
+    port: Annotated[int, typer.Option(help="Port to serve on (1-65535); must be free.")] = 8501,
     host: Annotated[str, typer.Option(help="Address to listen on; 0.0.0.0 exposes the "
                                       "dashboard to your network.")] = "127.0.0.1",
 ) -> None:

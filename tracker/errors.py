@@ -12,3 +12,8 @@ class TrackerError(Exception):
     """Base of the errors meant for the user. ``str(err)`` is one line."""
 
     exit_code = 1
+
+
+class DashboardError(TrackerError):
+    """``tracker dashboard`` cannot start: a port out of range or in use, an address that is
+    not this machine's."""

@@ -48,7 +48,7 @@ def show_summary(summary: ImportSummary) -> None:
     st.json(api.summary_dict(summary), expanded=False)
     if summary.player:
         st.session_state["player"] = summary.player
-    st.page_link("pages/overview.py", label="See the overview", icon=":material/show_chart:")
+    st.page_link("views/overview.py", label="See the overview", icon=":material/show_chart:")
 
 
 st.header("Import games")
