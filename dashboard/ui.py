@@ -199,7 +199,8 @@ def pick_player_perf() -> tuple[queries.PlayerSummary, str]:
             st.sidebar.warning(f"{player.username} has no {key} games.")
     if st.session_state.get(_PICKED["perf"]) not in perfs:
         st.session_state[_PICKED["perf"]] = next(iter(perfs))
-    perf = _picker("Perf", list(perfs), "perf", lambda p: f"{p} — {perfs[p]:,} games")
+    perf = _picker("Perf", list(perfs), "perf",
+                   lambda p: f"{p} — {perfs[p]:,} game{'s' * (perfs[p] != 1)}")
     _write_url(player.id, perf)
     return player, perf
 

@@ -290,7 +290,7 @@ def test_only_standard_perfs_are_offered(shared_db: Path,
     api.import_file(LANCE_BULLET, db=shared_db, user="lance5500")  # a standard game too
     at.run()
     assert_clean(at)
-    assert at.selectbox(key="perf").options == ["bullet — 1 games"]
+    assert at.selectbox(key="perf").options == ["bullet — 1 game"]
     assert shown_pick(at) == ("lance5500", "bullet", {"player": "lance5500", "perf": "bullet"})
     assert "all variants" not in texts(at)
 
