@@ -66,3 +66,28 @@ def test_bad_game_argument_is_a_clear_error() -> None:
                            "--k", "20", "1700-1"], capture_output=True, text=True)
     assert proc.returncode == 2
     assert "OPPONENT:SCORE" in proc.stderr and "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--rating", "-100", "--k", "20", "1700:1"), "your rating -100 is out of range"),
+        (("--rating", "1500", "--k", "20", "99999:1"), "an opponent's rating 99999 is out of"),
+        (("--rating", "1500", "--k", "0", "1700:1"), "K must be a positive whole number"),
+        (("--rating", "1500", "--k", "20", "1700:2"), "score must be 1, 0 or a draw"),
+        (("--rating", "1500", "--k", "20", "--rules", "foo", "1700:1"), "unknown rules 'foo'"),
+    ],
+)
+def test_bad_calc_input_is_one_line_with_exit_code_2(args: tuple[str, ...], message: str
+                                                     ) -> None:
+    proc = subprocess.run([sys.executable, "-m", "tracker.cli", "calc", *args],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("error: ") and proc.stderr.count("\n") == 1
+    assert message in proc.stderr
+
+
+def test_decimal_spellings_of_scores_are_accepted() -> None:
+    data = calc("--rating", "1500", "--k", "20", "1700:0.50", "1600:1.00")
+    assert [g["score"] for g in data["games"]] == [Decimal("0.5"), 1]
+    assert data["change"] == Decimal("18.00")

@@ -173,3 +173,48 @@ def test_every_user_named_is_tracked_and_a_misspelt_one_is_warned_not_tracked(
     assert tracked == {"sebastian44": 3, "jtkjtkful": 3}
     assert summary.new == 5  # they played each other once
     assert any("no games of 'nobody_here'" in w for w in summary.warnings)
+
+
+def test_cli_ctrl_c_says_what_was_kept_and_a_rerun_finishes(tmp_path: Path) -> None:
+    import os
+    import signal
+    import time
+
+    big = tmp_path / "big.ndjson"
+    with big.open("w") as out:  # 40 copies of the export with new ids: a few seconds to import
+        for i in range(40):
+            for line in INDEXINATOR.read_text().splitlines():
+                out.write(line.replace('"id":"', f'"id":"{i:02d}', 1) + "\n")
+    db = tmp_path / "t.db"
+    cmd = [sys.executable, "-m", "tracker.cli", "--db", str(db), "import-file", str(big)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:  # wait until the first batches are in
+        time.sleep(0.2)
+        if db.exists():
+            with Store(str(db)) as s:
+                if queries.count_games(s) >= 1000:
+                    break
+    os.kill(proc.pid, signal.SIGINT)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert "— partial: interrupted" in stderr and "run the same command again" in stderr
+    assert "Traceback" not in stderr
+    with Store(str(db)) as s:
+        kept = queries.count_games(s)
+        assert queries.import_runs(s)[0].status == "partial"
+    assert 1000 <= kept < 40 * 2907
+    again = subprocess.run(cmd, capture_output=True, text=True)
+    assert again.returncode == 0, again.stderr
+    with Store(str(db)) as s:
+        assert queries.count_games(s) == 40 * 2907
+
+
+def test_cli_partial_file_import_exits_1(tmp_path: Path) -> None:
+    from tests.conftest import CASES
+
+    proc = subprocess.run([sys.executable, "-m", "tracker.cli", "--db", str(tmp_path / "t.db"),
+                           "import-file", str(CASES / "C08.ndjson")], capture_output=True,
+                          text=True)
+    assert proc.returncode == 1
+    assert "— partial:" in proc.stdout

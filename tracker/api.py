@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from tracker import config
+from tracker.errors import ArgumentError
 from tracker.fide import CalcResult, calculate, parse_score
 from tracker.importing import ImportSummary, Progress
 from tracker.importing import import_file as _import_file
@@ -198,6 +199,11 @@ def replay(
     )
 
 
+#: Ratings the calculator accepts (rating points): wide, but no negative or absurd numbers.
+MIN_CALC_RATING = 100
+MAX_CALC_RATING = 4000
+
+
 def calc(
     rating: int,
     k: int,
@@ -211,11 +217,19 @@ def calc(
 
     ``games``: (opponent rating, score) pairs; a score is 1, 0, ½ as a Fraction or text
     (``"1"``, ``"0.5"``, ``"1/2"``, ``"="``). K is reduced by the 700 rule; the change is
-    unrounded and ``new_rating`` rounded once, half away from zero. Raises ValueError.
+    unrounded and ``new_rating`` rounded once, half away from zero. Ratings must be
+    100–4000 rating points. Raises ArgumentError (a ValueError) with a one-line message.
     """
-    parsed = [(int(o), s if isinstance(s, Fraction) else parse_score(str(s))) for o, s in games]
-    return calculate(rating, k, parsed, cap_400=cap_400, rules=rules,  # type: ignore[arg-type]
-                     method=expected)  # type: ignore[arg-type]
+    for r, who in ((rating, "your rating"), *((o, "an opponent's rating") for o, _ in games)):
+        if not MIN_CALC_RATING <= int(r) <= MAX_CALC_RATING:
+            raise ArgumentError(f"{who} {r} is out of range ({MIN_CALC_RATING}–{MAX_CALC_RATING})")
+    try:
+        parsed = [(int(o), s if isinstance(s, Fraction) else parse_score(str(s)))
+                  for o, s in games]
+        return calculate(rating, k, parsed, cap_400=cap_400, rules=rules,  # type: ignore[arg-type]
+                         method=expected)  # type: ignore[arg-type]
+    except ValueError as exc:
+        raise ArgumentError(str(exc)) from None
 
 
 def settings(username: str, *, db: Db = None, **changes: object) -> PlayerSettings:

@@ -9,16 +9,20 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
+from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
 from tracker import api
-from tracker.errors import TrackerError
+from tracker.errors import ArgumentError, TrackerError
+from tracker.importing import ImportSummary
 from tracker.replaying import dumps, period_json
 
 app = typer.Typer(
@@ -101,34 +105,53 @@ def _progress_bar(description: str, unit: str = "bytes") -> Any:
     return progress, callback
 
 
-@app.command("import-file")
-def import_file_cmd(
-    paths: Annotated[
-        list[Path],
-        typer.Argument(help="Lichess NDJSON or PGN files, plain or .gz/.bz2/.zst.",
-                       show_default=False),
-    ],
-    user: Annotated[
-        list[str] | None,
-        typer.Option("--user", "-u", help="Whose history this is (repeatable). Only games of "
-                     "these players are kept. Default: the player in most games."),
-    ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
-) -> None:
-    """Import games from files (format recognised by content), incrementally: a game already
-    stored is updated, never duplicated. Prints a one-line summary: read, new, updated,
-    unchanged, skipped by reason."""
-    progress, callback = _progress_bar("importing")
-    with progress:
-        summary = api.import_file(paths, db=state.db, user=user, progress=callback)
+def _run_import(description: str, unit: str, as_json: bool,
+                run: Callable[[Callable[[int, int, int | None], None]], ImportSummary]) -> None:
+    """Run an import with a progress bar, print its summary, exit as the summary says.
+
+    Exit code 0 for a complete import, 1 for a partial or failed one (run it again to resume),
+    130 when interrupted (Ctrl+C), after saying what was kept.
+    """
+    progress, callback = _progress_bar(description, unit=unit)
+    try:
+        with progress:
+            summary = run(callback)
+    except KeyboardInterrupt as exc:
+        kept = getattr(exc, "summary", None)
+        line = kept.line() if kept is not None else "interrupted"
+        err.print(f"{line}\ninterrupted: every finished batch is kept; run the same command "
+                  "again to finish", markup=False)
+        raise typer.Exit(130) from None
     for w in summary.warnings:
         err.print(f"warning: {w}", markup=False)
     if as_json:
         out.print_json(json.dumps(api.summary_dict(summary)))
     else:
         out.print(summary.line(), markup=False)
-    if summary.status == "failed":
+    if summary.status != "complete":
         raise typer.Exit(1)
+
+
+@app.command("import-file")
+def import_file_cmd(
+    paths: Annotated[
+        list[Path],
+        typer.Argument(help="Lichess NDJSON or PGN files, plain or .gz/.bz2/.xz/.zst.",
+                       show_default=False, metavar="FILE..."),
+    ],
+    user: Annotated[
+        list[str] | None,
+        typer.Option("--user", "-u", help="Whose history this is (repeatable). Only games of "
+                     "these players are kept. Default: the player in most games.",
+                     metavar="NAME"),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+) -> None:
+    """Import games from files (format recognised by content), incrementally: a game already
+    stored is updated, never duplicated. Prints a one-line summary: read, new, updated,
+    unchanged, skipped by reason. Exit code 1 when the file was cut or no game was found."""
+    _run_import("importing", "bytes", as_json,
+                lambda cb: api.import_file(paths, db=state.db, user=user, progress=cb))
 
 
 @app.command("import")
@@ -164,18 +187,10 @@ def import_cmd(
     interrupted run left, and survive rate limits and broken downloads. Prints a one-line
     summary; exit code 1 when the import stopped early (run it again to resume), 2 for an
     unknown or closed account."""
-    progress, callback = _progress_bar(f"importing {username}", unit="games")
-    with progress:
-        summary = api.import_user(username, db=state.db, perf=perf, since=since, full=full,
-                                  base_url=base_url, token_file=token_file, progress=callback)
-    for w in summary.warnings:
-        err.print(f"warning: {w}", markup=False)
-    if as_json:
-        out.print_json(json.dumps(api.summary_dict(summary)))
-    else:
-        out.print(summary.line(), markup=False)
-    if summary.status != "complete":
-        raise typer.Exit(1)
+    _run_import(f"importing {username}", "games", as_json,
+                lambda cb: api.import_user(username, db=state.db, perf=perf, since=since,
+                                           full=full, base_url=base_url, token_file=token_file,
+                                           progress=cb))
 
 
 @app.command("players")
@@ -245,16 +260,27 @@ def replay_cmd(
     start = f"from {s.start_rating}" if s.start_rating else "starting unrated"
     out.print(f"{report.player} — {report.perf}: FIDE-style replay {start}, rules {s.rules}, "
               f"expected {s.expected}", markup=False)
-    table = Table("period", "games", "left out", "score", "expected", "K", "before", "change",
-                  "after", "perf.", "Lichess", "note")
+    # A narrow terminal gets the numbers without the notes, in a table with no inner rules.
+    wide = out.width >= 140
+    table = Table(box=box.HEAVY_HEAD if wide else box.SIMPLE_HEAD, show_edge=wide,
+                  padding=(0, 1) if wide else (0, 0))
+    for name in ("period", "games", "left out" if wide else "out", "score", "expected", "K",
+                 "before", "change", "after", "perf.", "Lichess"):
+        table.add_column(name, no_wrap=True, justify="left" if name == "period" else "right")
+    if wide:
+        table.add_column("note", overflow="fold")
     for row in report.periods:
         r = row.result
         j = period_json(row)
-        table.add_row(r.period, str(r.games), str(sum(row.excluded.values()) or ""),
-                      _fmt(j["score"]), _fmt(j["expected_score"]), _fmt(r.k),
-                      _fmt(r.rating_before), _fmt(j["change"]), _fmt(r.rating_after),
-                      _fmt(r.performance), _fmt(row.lichess_rating), r.note)
+        cells = [r.period, str(r.games), str(sum(row.excluded.values()) or ""),
+                 _fmt(j["score"]), _fmt(j["expected_score"]), _fmt(r.k),
+                 _fmt(r.rating_before), _fmt(j["change"]), _fmt(r.rating_after),
+                 _fmt(r.performance), _fmt(row.lichess_rating)]
+        table.add_row(*cells, *([r.note] if wide else []))
     out.print(table)
+    if not wide:
+        out.print("(notes per period: widen the terminal, or use --json / the dashboard)",
+                  markup=False)
     now = report.current_rating
     fide_now = str(now) if now is not None else f"unrated ({report.unrated_reason()})"
     out.print(
@@ -288,13 +314,9 @@ def calc_cmd(
     for item in games:
         opp, sep, score = item.partition(":")
         if not sep or not opp.strip().isdigit():
-            raise typer.BadParameter(f"{item!r}: write each game as OPPONENT:SCORE, e.g. 1700:1")
+            raise ArgumentError(f"{item!r}: write each game as OPPONENT:SCORE, e.g. 1700:1")
         pairs.append((int(opp), score.strip()))
-    try:
-        result = api.calc(rating, k, pairs, cap_400=not no_400_rule, rules=rules,
-                          expected=expected)
-    except ValueError as exc:
-        raise typer.BadParameter(str(exc)) from None
+    result = api.calc(rating, k, pairs, cap_400=not no_400_rule, rules=rules, expected=expected)
     data = api.calc_json(result)
     if as_json:
         print(dumps(data))
@@ -332,7 +354,7 @@ def settings_cmd(
 ) -> None:
     """Show or save a player's replay settings (shared by the CLI and the dashboard).
 
-    With no option it shows them; each option given is saved.
+    With no option it shows them (defaults where none is saved); each option given is saved.
     """
     changes: dict[str, object] = {
         k: v for k, v in {"start_rating": start_rating, "birth_year": birth_year,
@@ -340,14 +362,13 @@ def settings_cmd(
                           "count_provisional": count_provisional}.items() if v is not None
     }
     if unrated:
+        if start_rating is not None:
+            raise ArgumentError("give either --start-rating or --unrated, not both")
         changes["start_rating"] = None
-    saved = api.settings(username, db=state.db, **changes)
-    values = {k: getattr(saved, k) for k in ("start_rating", "birth_year", "rules", "expected",
-                                             "count_provisional")}
-    if as_json:
-        print(dumps(values))
+    r = api.settings(username, db=state.db, **changes).resolved()
+    if as_json:  # the values a replay uses: the saved ones, defaults where none is saved
+        print(dumps(asdict(r)))
         return
-    r = saved.resolved()
     out.print(f"{username.lower()}: start {'unrated' if r.start_rating is None else r.start_rating}"
               f", birth year {r.birth_year or '-'}, rules {r.rules}, expected {r.expected}, "
               f"count provisional {'yes' if r.count_provisional else 'no'}", markup=False)

@@ -17,3 +17,9 @@ class TrackerError(Exception):
 class DashboardError(TrackerError):
     """``tracker dashboard`` cannot start: a port out of range or in use, an address that is
     not this machine's."""
+
+
+class ArgumentError(TrackerError, ValueError):
+    """A command's argument is malformed or out of range (exit code 2, like a usage error)."""
+
+    exit_code = 2

@@ -11,9 +11,12 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import signal
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -84,6 +87,28 @@ class ImportSummary:
         if self.message:
             text += f": {self.message}"
         return text
+
+
+@contextmanager
+def interrupts_deferred() -> Iterator[None]:
+    """Hold Ctrl+C (SIGINT) until the block ends, then raise KeyboardInterrupt.
+
+    A batch is written in one transaction; an interrupt in the middle of the driver's work can
+    leave the connection holding SQLite's write lock, so the run could not be recorded. Held
+    back, the interrupt lands between batches. Only in the main thread (where signal handlers
+    live); elsewhere (the dashboard's import) the block runs as is.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, _frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if caught:
+        raise KeyboardInterrupt
 
 
 class ImportRecorder:
@@ -158,17 +183,18 @@ class ImportRecorder:
 
     def flush(self) -> None:
         if self._buffer:
-            self.counts.add(self.store.write_games(self._buffer))
-            self._buffer = []
-            self.store.update_run(
-                self.run_id,
-                read=self.read,
-                new=self.counts.new,
-                updated=self.counts.updated,
-                unchanged=self.counts.unchanged,
-                skipped=dict(self.skipped),
-                repaired=dict(self.repaired),
-            )
+            with interrupts_deferred():  # a batch and its run counts: all or nothing
+                self.counts.add(self.store.write_games(self._buffer))
+                self._buffer = []
+                self.store.update_run(
+                    self.run_id,
+                    read=self.read,
+                    new=self.counts.new,
+                    updated=self.counts.updated,
+                    unchanged=self.counts.unchanged,
+                    skipped=dict(self.skipped),
+                    repaired=dict(self.repaired),
+                )
 
     def finish(self, status: str = "complete", message: str | None = None) -> ImportSummary:
         """Write what is buffered, name the player, record the run's end; returns the summary."""

@@ -137,17 +137,19 @@ def calculate(
 def parse_score(text: str) -> Fraction:
     """A score typed by a user → points: ``"1"``, ``"0"``, ``"0.5"``, ``"1/2"``, ``"="``, ``"½"``.
 
-    Surrounding spaces are ignored; ``"1.0"``, ``"0.0"``, ``".5"`` and ``"0,5"`` are accepted
-    too. Raises ValueError for anything else.
+    Surrounding spaces are ignored; any decimal spelling (``"1.0"``, ``"0.50"``, ``".5"``,
+    ``"0,5"``) is accepted too. Raises ValueError for anything else.
 
     >>> parse_score("½"), parse_score(" 1 ")
     (Fraction(1, 2), Fraction(1, 1))
     """
     t = text.strip()
-    if t in ("1", "1.0"):
-        return Fraction(1)
-    if t in ("0", "0.0"):
-        return Fraction(0)
     if t in _DRAW_SPELLINGS:
         return _HALF
+    try:  # any decimal spelling of 1, 0 or ½: "1.00", "0.50", "0,5"
+        value = Fraction(t.replace(",", "."))
+    except (ValueError, ZeroDivisionError):
+        value = None
+    if value in (0, _HALF, 1):
+        return value  # type: ignore[return-value]
     raise ValueError(f"score must be 1, 0 or a draw (0.5, 1/2, =, ½), got {text!r}")
