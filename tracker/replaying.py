@@ -30,8 +30,8 @@ from tracker.fide import (
     replay,
 )
 from tracker.fide.rules import EXPECTED_METHODS, K10_THRESHOLD, RULES
-from tracker.lichess_line import LichessPoint, lichess_line
-from tracker.records import SPEEDS, VARIANTS, month_of
+from tracker.lichess_line import LichessPoint, lichess_line, monthly_last
+from tracker.records import SPEEDS, VARIANTS
 from tracker.replay_pass import LazySelected, MonthOf, RowView
 from tracker.selection import Selected, exclusion_reason, score_halves, select_games
 from tracker.store import queries
@@ -504,9 +504,7 @@ def build_report(
     line = lichess_line(walk(), uid)  # type: ignore[arg-type]
     months = sorted(set(periods))
     results = replay(counted, settings.engine(), periods=months)
-    by_month: dict[str, int] = {}
-    for p in line:
-        by_month[month_of(p.at)] = p.rating
+    by_month = monthly_last(line)
     period_rows: list[PeriodRow] = []
     last_lichess: int | None = None
     for r in results:
@@ -522,7 +520,7 @@ def build_report(
 
     selected = LazySelected(found[0], load_games)
     return ReplayReport(
-        player=name or uid,
+        player=name,
         user_id=uid,
         perf=perf,
         settings=settings,
