@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 Source = Literal["api", "ndjson", "pgn"]
 Color = Literal["white", "black"]
@@ -43,8 +43,47 @@ VARIANTS: Final = (
 SPEEDS: Final = ("ultraBullet", "bullet", "blitz", "rapid", "classical", "correspondence")
 
 
+class SideChecks:
+    """What a side *is*, from its fields; shared by :class:`Side` and the replay's row views."""
+
+    __slots__ = ()
+    user_id: str | None
+    ai_level: int | None
+
+    @property
+    def is_computer(self) -> bool:
+        """True for the Lichess AI (``aiLevel``), whatever else the record says."""
+        return self.ai_level is not None
+
+    @property
+    def is_human_account(self) -> bool:
+        """True when the side is a Lichess account (has a user id)."""
+        return self.user_id is not None
+
+
+class GameSides:
+    """Finding a player in a game; shared by :class:`GameRecord` and the replay's row views."""
+
+    __slots__ = ()
+    white: Any
+    black: Any
+
+    def side(self, color: Color) -> Any:
+        """The :class:`Side` that played ``color``."""
+        return self.white if color == "white" else self.black
+
+    def color_of(self, user_id: str) -> Color | None:
+        """The colour ``user_id`` (any case) played, or ``None`` if they did not play."""
+        uid = user_id.lower()
+        if self.white.user_id == uid:
+            return "white"
+        if self.black.user_id == uid:
+            return "black"
+        return None
+
+
 @dataclass(frozen=True, slots=True)
-class Side:
+class Side(SideChecks):
     """One player of a game, as the source saw them when the game started.
 
     ``user_id`` is the lowercase Lichess user id, ``None`` for the Lichess AI, an anonymous
@@ -63,19 +102,9 @@ class Side:
     provisional: bool = False
     ai_level: int | None = None
 
-    @property
-    def is_computer(self) -> bool:
-        """True for the Lichess AI (``aiLevel``), whatever else the record says."""
-        return self.ai_level is not None
-
-    @property
-    def is_human_account(self) -> bool:
-        """True when the side is a Lichess account (has a user id)."""
-        return self.user_id is not None
-
 
 @dataclass(frozen=True, slots=True)
-class GameRecord:
+class GameRecord(GameSides):
     """A finished (or abandoned) game, normalized from any source.
 
     Shapes and units:
@@ -122,17 +151,6 @@ class GameRecord:
         """The game's end where known, else its start (the moment that picks its rating period)."""
         return self.last_move_at or self.created_at
 
-    def side(self, color: Color) -> Side:
-        return self.white if color == "white" else self.black
-
-    def color_of(self, user_id: str) -> Color | None:
-        """The colour ``user_id`` (any case) played, or ``None`` if they did not play."""
-        uid = user_id.lower()
-        if self.white.user_id == uid:
-            return "white"
-        if self.black.user_id == uid:
-            return "black"
-        return None
 
 
 def ms_to_datetime(ms: int) -> datetime:

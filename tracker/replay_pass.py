@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, overload
 
+from tracker.records import GameSides, SideChecks
 from tracker.selection import Selected
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -26,7 +27,7 @@ def utc(ms: int) -> datetime:
     return _EPOCH + timedelta(milliseconds=ms)
 
 
-class SideView:
+class SideView(SideChecks):
     """The :class:`~tracker.records.Side` attributes the selection and the Lichess line read."""
 
     __slots__ = ("ai_level", "name", "provisional", "rating", "rating_diff", "user_id")
@@ -39,16 +40,8 @@ class SideView:
         self.provisional = False
         self.ai_level: int | None = None
 
-    @property
-    def is_computer(self) -> bool:
-        return self.ai_level is not None
 
-    @property
-    def is_human_account(self) -> bool:
-        return self.user_id is not None
-
-
-class RowView:
+class RowView(GameSides):
     """One row of :func:`~tracker.store.queries.replay_rows` seen as a game record; the same
     object is refilled for every row (:meth:`load`), so keep nothing of it but values."""
 
@@ -76,16 +69,6 @@ class RowView:
     def ended_at(self) -> datetime:
         return utc(self._ended_ms)
 
-    def side(self, color: str) -> SideView:
-        return self.white if color == "white" else self.black
-
-    def color_of(self, user_id: str) -> str | None:
-        uid = user_id.lower()
-        if self.white.user_id == uid:
-            return "white"
-        if self.black.user_id == uid:
-            return "black"
-        return None
 
 
 class MonthOf:
