@@ -77,6 +77,25 @@ def import_in_child(path: Path, db: Path, *, repeat: int = 1, user: str | None =
     return json.loads(proc.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
+def timed_imports(path: Path, games: int, runs: int, label: str) -> tuple[float, int]:
+    """Import ``path`` (``games`` games) ``runs`` times, each into a new SQLite file in a fresh
+    process; returns (median seconds, bytes of the last database). Raises RuntimeError when an
+    import stores a different number of games."""
+    from benchmarks import synth  # a submodule: imported when used, not with the package
+
+    times: list[float] = []
+    size = 0
+    for i in range(runs):
+        db = synth.scratch(f"{label}-{games}-{i}.db")
+        r = import_in_child(path, db)
+        if r["new"][0] != games:
+            raise RuntimeError(f"stored {r['new'][0]:,} of {games:,} {label} games")
+        times.append(r["seconds"][0])
+        size = db_bytes(db)
+        db.unlink()
+    return median(times), size
+
+
 def child_import(path: str, db: str, repeat: int, user: str | None) -> dict[str, Any]:
     """The child side of :func:`import_in_child` (run by ``python -m benchmarks``)."""
     import time

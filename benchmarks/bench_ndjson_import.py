@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from benchmarks import RUNS, Row, db_bytes, import_in_child, median, row, size_label, synth
+from benchmarks import RUNS, Row, row, size_label, synth, timed_imports
 
 TARGET_GAMES_PER_SECOND: Final = 20_000
 #: Games per second Lichess streams ``/api/games/user`` at: anonymous, and logged in.
@@ -27,19 +27,8 @@ def run(sizes: Sequence[int] = (10_000, 100_000, 1_000_000), runs: int = RUNS) -
     rows: list[Row] = []
     sized: dict[int, tuple[float, int]] = {}  # games → (median seconds, database bytes)
     for n in sizes:
-        path = synth.ndjson_file(n)
-        times = []
-        size = 0
         k = 1 if n > ONE_RUN_ABOVE else runs
-        for i in range(k):
-            db = synth.scratch(f"ndjson-{n}-{i}.db")
-            r = import_in_child(path, db)
-            if r["new"][0] != n:
-                raise RuntimeError(f"stored {r['new'][0]:,} of {n:,} games")
-            times.append(r["seconds"][0])
-            size = db_bytes(db)
-            db.unlink()
-        seconds = median(times)
+        seconds, size = timed_imports(synth.ndjson_file(n), n, k, "ndjson")
         rate = n / seconds
         sized[n] = (seconds, size)
         rows.append(row(

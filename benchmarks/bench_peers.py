@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
-from benchmarks import RUNS, Row, count_rows, import_in_child, median, row, synth
+from benchmarks import RUNS, Row, count_rows, median, row, synth, timed_imports
 
 TARGET_GAMES_PER_SECOND: Final = 3_000
 TARGET_TIMES_CHESS_TO_SQLITE: Final = 10
@@ -92,16 +92,7 @@ def run(sizes: Sequence[int] = (10_000, 100_000), side_by_side: int = 10_000,
         runs: int = RUNS) -> list[Row]:
     rows: list[Row] = []
     for n in sizes:
-        path = synth.pgn_file(n)
-        times = []
-        for i in range(runs):
-            db = synth.scratch(f"pgn-{n}-{i}.db")
-            r = import_in_child(path, db)
-            if r["new"][0] != n:
-                raise RuntimeError(f"stored {r['new'][0]:,} of {n:,} PGN games")
-            times.append(r["seconds"][0])
-            db.unlink()
-        seconds = median(times)
+        seconds, _ = timed_imports(synth.pgn_file(n), n, runs, "pgn")
         rate = n / seconds
         rows.append(row(
             "PGN file → SQLite", n, f"{rate:,.0f} games/s",
