@@ -1,4 +1,4 @@
-"""The FIDE rating engine: pure functions, no I/O (spec ``FIDE.md``).
+"""The FIDE rating engine: pure functions, no I/O (the rules: ``docs/rules.md``).
 
 - :mod:`tracker.fide.tables`: tables 8.1.1 and 8.1.2 in integer hundredths;
 - :mod:`tracker.fide.rules`: expected score, the 400-point rule, K, the 700 rule, rounding;
@@ -11,11 +11,16 @@ from tracker.fide.replay import (
     CountedGame,
     PeriodResult,
     ReplaySettings,
+    game_expected,
     initial_rating,
     performance_rating,
     replay,
 )
 from tracker.fide.rules import (
+    DEFAULT_EXPECTED,
+    DEFAULT_RULES,
+    EXPECTED_METHODS,
+    RULES,
     ExpectedMethod,
     Rules,
     apply_700_rule,
@@ -32,7 +37,11 @@ from tracker.fide.tables import (
 )
 
 __all__ = [
+    "DEFAULT_EXPECTED",
+    "DEFAULT_RULES",
+    "EXPECTED_METHODS",
     "EXPECTED_SCORE_UPPER_BOUNDS",
+    "RULES",
     "CalcGame",
     "CalcResult",
     "CountedGame",
@@ -47,6 +56,7 @@ __all__ = [
     "dp_from_p",
     "expected_score",
     "expected_score_hundredths",
+    "game_expected",
     "initial_rating",
     "parse_score",
     "performance_rating",

@@ -1,7 +1,8 @@
 """The Elo calculator: one player's rating change for a list of games, FIDE's way.
 
 The same arithmetic as one rated period of :func:`tracker.fide.replay.replay`, but with K given
-by the user instead of derived from a history, and the 400-point rule switchable. Spec §2-§4.
+by the user instead of derived from a history, and the 400-point rule switchable. See
+``docs/rules.md`` §2-§4.
 """
 
 from __future__ import annotations
@@ -67,9 +68,11 @@ class CalcResult:
 
 
 def _score(value: object) -> Fraction:
+    if not isinstance(value, int | float | Fraction | Decimal | str):  # 1, 0.5, "1/2", …
+        raise ValueError(f"score must be 0, 1/2 or 1, got {value!r}")
     try:
-        score = Fraction(value)  # type: ignore[arg-type]  # ints, Fractions, Decimals, "1/2"
-    except (TypeError, ValueError):
+        score = Fraction(value)
+    except (TypeError, ValueError, ZeroDivisionError):
         raise ValueError(f"score must be 0, 1/2 or 1, got {value!r}") from None
     if score not in SCORES:
         raise ValueError(f"score must be 0, 1/2 or 1, got {value!r}")
@@ -90,7 +93,7 @@ def calculate(
     ``games`` holds ``(opponent_rating, score)`` pairs: rating points and points (0, 1/2, 1).
     Per game ``PD`` comes from table 8.1.2 (or the formula), ``D`` capped by the 400-point rule
     unless exempt or switched off; K goes through the 700 rule for ``len(games)`` games; the
-    total change is rounded once, half away from zero (spec §4).
+    total change is rounded once, half away from zero (rules.md §4).
 
     >>> r = calculate(1500, 20, [(1700, Fraction(1))])
     >>> r.change, r.new_rating
@@ -107,7 +110,8 @@ def calculate(
         raise ValueError("no games: give at least one (opponent rating, score) pair")
     k_used = apply_700_rule(k, len(games))
     details: list[CalcGame] = []
-    total: Fraction | Decimal = Fraction(0) if method == "table" else Decimal(0)
+    table_total = Fraction(0)
+    formula_total = Decimal(0)
     for opponent, raw_score in games:
         if isinstance(opponent, bool) or not isinstance(opponent, int):
             raise ValueError(f"opponent rating must be a whole number, got {opponent!r}")
@@ -118,11 +122,12 @@ def calculate(
             with localcontext(DECIMAL_CONTEXT):
                 # score is 0, 1/2 or 1: exact as numerator / denominator.
                 change = k_used * (Decimal(score.numerator) / score.denominator - pd)
-                total += change
+                formula_total += change
         else:
             change = k_used * (score - pd)
-            total += change
+            table_total += change
         details.append(CalcGame(opponent, score, pd, change))
+    total: Fraction | Decimal = table_total if method == "table" else formula_total
     return CalcResult(
         k=k_used,
         k_requested=k,
@@ -150,6 +155,6 @@ def parse_score(text: str) -> Fraction:
         value = Fraction(t.replace(",", "."))
     except (ValueError, ZeroDivisionError):
         value = None
-    if value in (0, _HALF, 1):
-        return value  # type: ignore[return-value]
+    if value is not None and value in (0, _HALF, 1):
+        return value
     raise ValueError(f"score must be 1, 0 or a draw (0.5, 1/2, =, ½), got {text!r}")

@@ -1,10 +1,10 @@
 """Replay counted games month by month as FIDE rating periods.
 
-:func:`replay` takes the games that count (the caller has already chosen them, spec §5), in
+:func:`replay` takes the games that count (the caller has already chosen them, rules.md §5), in
 period order, and returns one :class:`PeriodResult` per month: the rating in force at the start,
 K, the expected and real score, the change and the rating published for the next month. It
-implements spec §3 (K), §4 (the period), §6 (initial rating, the 1400 floor) and §7 (the
-performance rating).
+implements rules.md §3 (K), §4 (the period), §6 (initial rating, the 1400 floor) and §7 (the
+performance rating); ``rules.md`` is ``docs/rules.md``.
 
 Speed: a player may have a million games. The table path works in integer hundredths: the
 expected score of every game of a month is one list lookup, and Fractions are built once per
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal, localcontext
 from fractions import Fraction
 from itertools import groupby
@@ -24,17 +24,21 @@ from typing import Final
 
 from tracker.fide.rules import (
     DECIMAL_CONTEXT,
-    DIFFERENCE_CAP,
+    DEFAULT_EXPECTED,
+    DEFAULT_RULES,
     JUNIOR_K40_LIMIT,
     K10_THRESHOLD,
     ExpectedMethod,
     Rules,
     apply_700_rule,
     cap_applies,
+    capped_difference,
     check_method,
     check_rules,
+    expected_score,
     formula_expected,
     k_with_reason,
+    limit_difference,
     round_half_away,
 )
 from tracker.fide.tables import dp_from_p, expected_score_hundredths
@@ -58,9 +62,9 @@ _TABLE_SPAN: Final = 5000
 
 @dataclass(frozen=True, slots=True)
 class CountedGame:
-    """One game that counts for the replay (the caller has already applied spec §5).
+    """One game that counts for the replay (the caller has already applied rules.md §5).
 
-    - ``period``: ``"YYYY-MM"``, the UTC month of the game's end (spec §4).
+    - ``period``: ``"YYYY-MM"``, the UTC month of the game's end (rules.md §4).
     - ``opponent_rating``: the opponent's rating at the game's start, rating points.
     - ``score_halves``: the player's score in half points: 2 win, 1 draw, 0 loss (integers,
       so that a month's score is a sum of ints).
@@ -75,7 +79,7 @@ class CountedGame:
 class ReplaySettings:
     """How to replay.
 
-    - ``start_rating``: ``None`` (default) starts unrated, as a newcomer (spec §6); else the
+    - ``start_rating``: ``None`` (default) starts unrated, as a newcomer (rules.md §6); else the
       player's real FIDE rating (rating points, at least 1400), in force from the first period.
       It counts as a published rating for K 10 (≥ 2400) and the junior line (≥ 2300); the games
       counted for the K 40 line start at 0.
@@ -87,8 +91,8 @@ class ReplaySettings:
 
     start_rating: int | None = None
     birth_year: int | None = None
-    rules: Rules = "fide-2025-10"
-    expected: ExpectedMethod = "table"
+    rules: Rules = DEFAULT_RULES
+    expected: ExpectedMethod = DEFAULT_EXPECTED
 
     def __post_init__(self) -> None:
         check_rules(self.rules)
@@ -122,10 +126,12 @@ class PeriodResult:
       unrounded, ``None`` while unrated. ``rating_after``: the rating in force from the next
       month, i.e. ``rating_before + round_half_away(change)``, or the initial rating just
       published, or ``None`` (unrated, including a fall below 1400).
-    - ``performance``: the performance rating ``Rp`` (spec §7), ``None`` without games.
+    - ``performance``: the performance rating ``Rp`` (rules.md §7), ``None`` without games.
     - ``games_total``: games counted so far for the K 40 line, this month included: rated
       games plus the games now in the pool (games that dropped out of the 26-month pool or
       belong to an ignored zero-score first period do not count).
+    - ``next_k``: K for the next period before the 700 rule (§8.3.3), from the state after
+      this one; ``None`` when the player is unrated after this period.
     - ``note``: one human sentence on what happened, e.g. ``"unrated: 3 games in pool
       (5 needed)"``, ``"initial rating 1922 published"``, ``"fell to 1391, below 1400: unrated
       from next period"``, ``"first period scored zero: ignored"``, ``"K 40 (fewer than 30
@@ -143,6 +149,7 @@ class PeriodResult:
     performance: int | None
     games_total: int
     note: str
+    next_k: int | None = None
 
 
 def _games(n: int) -> str:
@@ -160,7 +167,7 @@ def _rounded_half_up(numerator: int, denominator: int) -> int:
 
 
 def performance_rating(opponent_ratings_sum: int, n: int, score_halves_sum: int) -> int:
-    """Performance rating ``Rp = Ra + dp(p)`` of ``n`` games (spec §7), rating points.
+    """Performance rating ``Rp = Ra + dp(p)`` of ``n`` games (rules.md §7), rating points.
 
     ``Ra`` is the plain average of the opponents' ratings (``opponent_ratings_sum / n``), ``p``
     the score fraction (``score_halves_sum / 2n``) rounded to the hundredth half up, ``dp``
@@ -187,7 +194,7 @@ def _uncapped_initial_rating(opponent_ratings_sum: int, n: int, score_halves_sum
 
 
 def initial_rating(opponent_ratings_sum: int, n: int, score_halves_sum: int) -> int:
-    """Initial rating ``Ru`` of an unrated player's pool (§8.2, spec §6), rating points.
+    """Initial rating ``Ru`` of an unrated player's pool (§8.2, rules.md §6), rating points.
 
     ``Ra = (S + 3600) / (n + 2)`` and ``p = (W + 1) / (n + 2)`` (two imaginary 1800 opponents,
     both drawn), ``p`` rounded to the hundredth half up, ``Ru = Ra + dp(p)`` rounded half up,
@@ -221,9 +228,8 @@ def _month_index(period: str) -> int:
 
 def _hundredths_by_difference(capped: bool) -> list[int]:
     # Index D + _TABLE_SPAN → expected score in hundredths, the 400-point rule baked in.
-    cap = DIFFERENCE_CAP if capped else _TABLE_SPAN
     return [
-        expected_score_hundredths(max(-cap, min(cap, d)))
+        expected_score_hundredths(limit_difference(d) if capped else d)
         for d in range(-_TABLE_SPAN, _TABLE_SPAN + 1)
     ]
 
@@ -294,7 +300,7 @@ class _Replayer:
         self.settings = settings
         self.table = settings.expected == "table"
         self.rating: int | None = settings.start_rating
-        # A user-given start rating is a published rating (spec §3, §6).
+        # A user-given start rating is a published rating (rules.md §3, §6).
         self.ever_2400 = self.rating is not None and self.rating >= K10_THRESHOLD
         self.ever_2300 = self.rating is not None and self.rating >= JUNIOR_K40_LIMIT
         # Games counted for the K 40 line, not counting the current pool.
@@ -309,25 +315,33 @@ class _Replayer:
 
     def close(self, period: str, month: int, chunk: Sequence[CountedGame]) -> PeriodResult:
         if self.rating is None:
-            return self._close_unrated(period, month, chunk)
-        return self._close_rated(period, chunk)
+            row = self._close_unrated(period, month, chunk)
+        else:
+            row = self._close_rated(period, chunk)
+        if self.rating is None:
+            return row
+        return replace(row, next_k=self._k_start(year=(month + 1) // 12)[0])
+
+    def _k_start(self, *, year: int) -> tuple[int, str]:
+        # K at the start of a period of ``year``, before the 700 rule, from the current state.
+        return k_with_reason(
+            ever_published_2400=self.ever_2400,
+            games_before=self.games_rated,
+            period_year=year,
+            birth_year=self.settings.birth_year,
+            ever_published_2300=self.ever_2300,
+        )
 
     def _pool_games(self) -> int:
         return sum(m.games for m in self.pool)
 
-    # -- rated (spec §3, §4) ------------------------------------------------------------------
+    # -- rated (rules.md §3, §4) ------------------------------------------------------------------
 
     def _close_rated(self, period: str, chunk: Sequence[CountedGame]) -> PeriodResult:
         own = self.rating
         assert own is not None
         n = len(chunk)
-        k_start, reason = k_with_reason(
-            ever_published_2400=self.ever_2400,
-            games_before=self.games_rated,
-            period_year=int(period[:4]),
-            birth_year=self.settings.birth_year,
-            ever_published_2300=self.ever_2300,
-        )
+        k_start, reason = self._k_start(year=int(period[:4]))
         k = apply_700_rule(k_start, n)
         k_note = f"K {k_start} ({reason})" if reason else f"K {k_start}"
         if k != k_start:
@@ -361,7 +375,7 @@ class _Replayer:
             expected = self._sum_formula(own, opponents, capped)
             with localcontext(DECIMAL_CONTEXT):
                 change = k * (Decimal(halves) / 2 - expected)
-        new = own + round_half_away(change)  # once per period, never per game (spec §4)
+        new = own + round_half_away(change)  # once per period, never per game (rules.md §4)
         self.games_rated += n
         after: int | None = new
         if new < RATING_FLOOR:
@@ -396,13 +410,11 @@ class _Replayer:
         if base - max(opponents) >= 0 and base - min(opponents) < len(table):
             return sum([table[base - o] for o in opponents])  # the hot path
         # A difference beyond the lookup table: rare, done the plain way.
-        total = 0
-        for o in opponents:
-            d = own - o
-            if capped:
-                d = max(-DIFFERENCE_CAP, min(DIFFERENCE_CAP, d))
-            total += expected_score_hundredths(d)
-        return total
+        rules = self.settings.rules
+        return sum(
+            expected_score_hundredths(capped_difference(own, o, rules=rules, cap_400=capped))
+            for o in opponents
+        )
 
     def _sum_formula(self, own: int, opponents: list[int], capped: bool) -> Decimal:
         cache = self.formula_cache
@@ -410,16 +422,14 @@ class _Replayer:
         with localcontext(DECIMAL_CONTEXT):
             # Games against the same opponent rating share one Decimal: count, then multiply.
             for opponent, count in Counter(opponents).items():
-                d = own - opponent
-                if capped:
-                    d = max(-DIFFERENCE_CAP, min(DIFFERENCE_CAP, d))
+                d = capped_difference(own, opponent, rules=self.settings.rules, cap_400=capped)
                 e = cache.get(d)
                 if e is None:
                     e = cache[d] = formula_expected(d)
                 total += count * e
         return total
 
-    # -- unrated (spec §6) -------------------------------------------------------------------
+    # -- unrated (rules.md §6) -------------------------------------------------------------------
 
     def _drop_old_months(self, month: int) -> int:
         keep = [m for m in self.pool if month - m.month < POOL_MONTHS]
@@ -518,11 +528,11 @@ def replay(
 
     ``games`` must come in non-decreasing ``period`` order (ValueError otherwise); within a
     month the order does not matter, as every game uses the rating in force at the month's
-    start (spec §4). The result has a row for every month with games plus one for every month
+    start (rules.md §4). The result has a row for every month with games plus one for every month
     in ``periods`` (a month without games: rating unchanged), sorted by period. Months in
     neither get no row and change nothing.
 
-    Rules, per month (spec §3, §4, §6):
+    Rules, per month (rules.md §3, §4, §6):
 
     - rated: K from the state after the previous month (§8.3.3 precedence), the 700 rule,
       change ``K × Σ(score − PD)`` rounded once, half away from zero; a result below 1400 is
@@ -559,3 +569,28 @@ def replay(
     for p in extra[next_extra:]:
         rows.append(engine.close(p, _month_index(p), ()))
     return rows
+
+
+def game_expected(
+    rating: int,
+    opponent_rating: int,
+    score_halves: int,
+    settings: ReplaySettings = DEFAULT_SETTINGS,
+) -> tuple[Fraction | Decimal, Fraction | Decimal]:
+    """One counted game of a rated period as :func:`replay` scores it: ``(PD, ΔR)``.
+
+    ``rating`` is the player's rating in force for the period, ``opponent_rating`` the
+    opponent's (rating points); ``score_halves`` 2 win, 1 draw, 0 loss. ``PD`` is the expected
+    score (table 8.1.2 after the 400-point rule, or the formula) and ``ΔR = score − PD``: exact
+    Fractions with the table, Decimals with the formula. A period's change is ``K × ΣΔR``.
+
+    >>> game_expected(1500, 1700, 2)
+    (Fraction(6, 25), Fraction(19, 25))
+    """
+    if score_halves not in (0, 1, 2):
+        raise ValueError(f"score_halves must be 0, 1 or 2, got {score_halves!r}")
+    pd = expected_score(rating, opponent_rating, rules=settings.rules, method=settings.expected)
+    if isinstance(pd, Fraction):
+        return pd, Fraction(score_halves, 2) - pd
+    with localcontext(DECIMAL_CONTEXT):
+        return pd, Decimal(score_halves) / 2 - pd

@@ -3,14 +3,14 @@
 Everything here is exact: integers, :class:`fractions.Fraction` (the table) or
 :class:`decimal.Decimal` (the logistic formula, in :data:`DECIMAL_CONTEXT`). No binary floats,
 and never Python's :func:`round`, which rounds half to even. Section numbers (§) are those of
-the FIDE Rating Regulations; see ``spec/FIDE.md``.
+the FIDE Rating Regulations; see ``docs/rules.md``.
 """
 
 from __future__ import annotations
 
 from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Context, Decimal, localcontext
 from fractions import Fraction
-from typing import Final, Literal, get_args
+from typing import Final, Literal, TypeGuard, get_args
 
 from tracker.fide.tables import expected_score_hundredths
 
@@ -24,7 +24,10 @@ ExpectedMethod = Literal["table", "formula"]
 
 RULES: Final[tuple[str, ...]] = get_args(Rules)
 EXPECTED_METHODS: Final[tuple[str, ...]] = get_args(ExpectedMethod)
-DEFAULT_RULES: Final = "fide-2025-10"
+#: The rules version used when none is chosen: the one place this default is written.
+DEFAULT_RULES: Final[Rules] = "fide-2025-10"
+#: The expected-score method used when none is chosen.
+DEFAULT_EXPECTED: Final[ExpectedMethod] = "table"
 
 #: §8.3.1: a difference of more than 400 rating points counts as 400.
 DIFFERENCE_CAP: Final = 400
@@ -56,15 +59,25 @@ _TEN: Final = Decimal(10)
 _FOUR_HUNDRED: Final = Decimal(400)
 
 
+def is_rules(value: object) -> TypeGuard[Rules]:
+    """Whether ``value`` names a known rules version (narrows a ``str`` to :data:`Rules`)."""
+    return value in RULES
+
+
+def is_method(value: object) -> TypeGuard[ExpectedMethod]:
+    """Whether ``value`` is ``"table"`` or ``"formula"`` (narrows to :data:`ExpectedMethod`)."""
+    return value in EXPECTED_METHODS
+
+
 def check_rules(rules: str) -> None:
     """Raise ValueError unless ``rules`` names a known rules version."""
-    if rules not in RULES:
+    if not is_rules(rules):
         raise ValueError(f"unknown rules {rules!r}: use one of {', '.join(RULES)}")
 
 
 def check_method(method: str) -> None:
     """Raise ValueError unless ``method`` is ``"table"`` or ``"formula"``."""
-    if method not in EXPECTED_METHODS:
+    if not is_method(method):
         raise ValueError(
             f"unknown expected-score method {method!r}: use one of {', '.join(EXPECTED_METHODS)}"
         )
@@ -94,12 +107,19 @@ def capped_difference(
     400
     """
     d = own - opponent
-    if cap_applies(own, rules=rules, cap_400=cap_400):
-        if d > DIFFERENCE_CAP:
-            return DIFFERENCE_CAP
-        if d < -DIFFERENCE_CAP:
-            return -DIFFERENCE_CAP
-    return d
+    return limit_difference(d) if cap_applies(own, rules=rules, cap_400=cap_400) else d
+
+
+def limit_difference(d: int) -> int:
+    """The 400-point rule itself (§8.3.1): ``d`` clamped to −400…+400 rating points.
+
+    Whether the rule binds a player is :func:`cap_applies`; :func:`capped_difference` puts the
+    two together and is what callers normally want.
+
+    >>> limit_difference(-735), limit_difference(120)
+    (-400, 120)
+    """
+    return max(-DIFFERENCE_CAP, min(DIFFERENCE_CAP, d))
 
 
 def formula_expected(d: int) -> Decimal:
@@ -117,7 +137,7 @@ def expected_score(
     opponent: int,
     *,
     rules: Rules = DEFAULT_RULES,
-    method: ExpectedMethod = "table",
+    method: ExpectedMethod = DEFAULT_EXPECTED,
     cap_400: bool = True,
 ) -> Fraction | Decimal:
     """Expected score ``PD`` of the player rated ``own`` against ``opponent`` (§8.1.2).
@@ -174,7 +194,7 @@ def development_coefficient(
 ) -> int:
     """K for a period (§8.3.3), before the 700 rule, from the state at the period's start.
 
-    First match wins (spec §3): published at 2400 or more once → 10, for good; a junior
+    First match wins (rules.md §3): published at 2400 or more once → 10, for good; a junior
     (``period_year - birth_year <= 18``, only with a birth year) never published at 2300 or
     more → 40; fewer than 30 games rated before this period (initial-rating games included)
     → 40; otherwise 20.
@@ -215,7 +235,7 @@ def _as_fraction(x: Fraction | Decimal | int) -> Fraction:
 
 
 def round_half_away(x: Fraction | Decimal | int) -> int:
-    """Round to the nearest whole number, .5 away from zero (spec §4): +2.5 → 3, −2.5 → −3.
+    """Round to the nearest whole number, .5 away from zero (rules.md §4): +2.5 → 3, −2.5 → −3.
 
     Used once per period on the rating change ``K × ΣΔR``. Python's ``round()`` rounds half to
     even (``round(2.5) == 2``), which FIDE does not.
@@ -236,7 +256,7 @@ def round_half_up(x: Fraction | Decimal | int) -> int:
     """Round to the nearest whole number, .5 upwards (toward +∞): 2.5 → 3, −2.5 → −2.
 
     The rounding FIDE states for the initial rating ``Ru`` (§8.2) and the performance rating
-    (spec §6, §7). Equal to :func:`round_half_away` for the positive values they take.
+    (rules.md §6, §7). Equal to :func:`round_half_away` for the positive values they take.
     """
     f = _as_fraction(x)
     return (2 * f.numerator + f.denominator) // (2 * f.denominator)

@@ -8,7 +8,7 @@
 
 Both work in whole hundredths (``92`` stands for 0.92) so that the replay's inner loop adds
 integers; :mod:`tracker.fide.rules` turns them into :class:`fractions.Fraction` at the edge.
-See ``spec/FIDE.md`` §1 and §7.
+See ``docs/rules.md`` §1 and §7.
 """
 
 from __future__ import annotations
