@@ -19,18 +19,35 @@ from typing import Any
 
 from tracker import config
 from tracker.errors import ArgumentError
-from tracker.fide import CalcResult, calculate, parse_score
+from tracker.fide import (
+    DEFAULT_EXPECTED,
+    DEFAULT_RULES,
+    EXPECTED_METHODS,
+    RULES,
+    CalcResult,
+    calculate,
+    parse_score,
+)
+from tracker.fide.rules import is_method, is_rules
 from tracker.importing import ImportSummary, Progress
 from tracker.importing import import_file as _import_file
-from tracker.replaying import (
-    PlayerSettings,
-    ReplayReport,
-    build_report,
-    get_settings,
-    points,
-    save_settings,
-    shown,
-)
+from tracker.perfs import PerfError as PerfError
+from tracker.presentation import GAME_KEYS as GAME_KEYS
+from tracker.presentation import PERIOD_KEYS as PERIOD_KEYS
+from tracker.presentation import dumps as dumps
+from tracker.presentation import excluded_text as excluded_text
+from tracker.presentation import game_row as game_row
+from tracker.presentation import period_json as period_json
+from tracker.presentation import periods_csv as periods_csv
+from tracker.presentation import points, shown
+from tracker.report import GameDetail as GameDetail
+from tracker.report import NoGamesError as NoGamesError
+from tracker.report import PeriodRow as PeriodRow
+from tracker.report import ReplayReport, build_report
+from tracker.settings import MAX_START_RATING as MAX_START_RATING
+from tracker.settings import MIN_START_RATING as MIN_START_RATING
+from tracker.settings import PlayerSettings, get_settings, save_settings
+from tracker.settings import SettingsError as SettingsError
 from tracker.sources import lichess
 from tracker.store import queries
 from tracker.store.db import Store
@@ -210,8 +227,8 @@ def calc(
     games: Sequence[tuple[int, Fraction | str | int]],
     *,
     cap_400: bool = True,
-    rules: str = "fide-2025-10",
-    expected: str = "table",
+    rules: str = DEFAULT_RULES,
+    expected: str = DEFAULT_EXPECTED,
 ) -> CalcResult:
     """``tracker calc``: the FIDE Elo calculator (no database).
 
@@ -223,11 +240,15 @@ def calc(
     for r, who in ((rating, "your rating"), *((o, "an opponent's rating") for o, _ in games)):
         if not MIN_CALC_RATING <= int(r) <= MAX_CALC_RATING:
             raise ArgumentError(f"{who} {r} is out of range ({MIN_CALC_RATING}–{MAX_CALC_RATING})")
+    if not is_rules(rules):
+        raise ArgumentError(f"unknown rules {rules!r}: use one of {', '.join(RULES)}")
+    if not is_method(expected):
+        raise ArgumentError(f"unknown expected-score method {expected!r}: use one of "
+                            f"{', '.join(EXPECTED_METHODS)}")
     try:
         parsed = [(int(o), s if isinstance(s, Fraction) else parse_score(str(s)))
                   for o, s in games]
-        return calculate(rating, k, parsed, cap_400=cap_400, rules=rules,  # type: ignore[arg-type]
-                         method=expected)  # type: ignore[arg-type]
+        return calculate(rating, k, parsed, cap_400=cap_400, rules=rules, method=expected)
     except ValueError as exc:
         raise ArgumentError(str(exc)) from None
 

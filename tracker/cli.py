@@ -21,9 +21,9 @@ from rich.console import Console
 from rich.table import Table
 
 from tracker import api
+from tracker.api import dumps, period_json
 from tracker.errors import ArgumentError, TrackerError
 from tracker.importing import ImportSummary
-from tracker.replaying import dumps, period_json
 
 app = typer.Typer(
     name="tracker",
@@ -301,8 +301,8 @@ def calc_cmd(
                                    show_default=False)],
     no_400_rule: Annotated[bool, typer.Option(
         "--no-400-rule", help="Use the real rating difference beyond 400 points.")] = False,
-    rules: Annotated[str, Rules] = "fide-2025-10",
-    expected: Annotated[str, Expected] = "table",
+    rules: Annotated[str, Rules] = api.DEFAULT_RULES,
+    expected: Annotated[str, Expected] = api.DEFAULT_EXPECTED,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """The FIDE Elo calculator: rating change for a set of games (no database needed).

@@ -1,6 +1,6 @@
 """One pass over a player's games of a perf, from plain rows, for the replay report.
 
-:func:`tracker.replaying.build_report` over 100k games spent most of its time building 100k
+:func:`tracker.report.build_report` over 100k games spent most of its time building 100k
 :class:`~tracker.records.GameRecord` objects (frozen dataclasses, two sides and two datetimes
 each) that the periods and the Lichess line do not need. Here the rows of
 :func:`tracker.store.queries.replay_rows` go through the *same* rules —
@@ -42,18 +42,26 @@ class SideView(SideChecks):
 
 
 class RowView(GameSides):
-    """One row of :func:`~tracker.store.queries.replay_rows` seen as a game record; the same
-    object is refilled for every row (:meth:`load`), so keep nothing of it but values."""
+    """One row of :func:`~tracker.store.queries.replay_rows` seen as a game record (it
+    satisfies :class:`tracker.selection.GameLike`); the same object is refilled for every row
+    (:meth:`load`), so keep nothing of it but values. ``created_ms``/``ended_ms``: the game's
+    start and end (its start where the end is unknown), ms since the epoch, UTC."""
 
-    __slots__ = ("_created_ms", "_ended_ms", "black", "id", "plies", "rated", "result",
+    __slots__ = ("black", "created_ms", "ended_ms", "id", "plies", "rated", "result",
                  "source", "status", "variant", "white")
 
     def __init__(self) -> None:
         self.white = SideView()
         self.black = SideView()
+        self.id = self.source = self.variant = ""
+        self.created_ms = self.ended_ms = 0
+        self.rated: bool | None = None
+        self.status: str | None = None
+        self.result: str | None = None
+        self.plies: int | None = None
 
     def load(self, row: Sequence[Any]) -> None:
-        (self.id, self.source, self._created_ms, self._ended_ms, rated, self.variant,
+        (self.id, self.source, self.created_ms, self.ended_ms, rated, self.variant,
          self.status, self.result, self.plies) = row[:9]
         self.rated = None if rated is None else bool(rated)  # SQLite gives 0/1
         w, b = self.white, self.black
@@ -63,12 +71,11 @@ class RowView(GameSides):
 
     @property
     def created_at(self) -> datetime:
-        return utc(self._created_ms)
+        return utc(self.created_ms)
 
     @property
     def ended_at(self) -> datetime:
-        return utc(self._ended_ms)
-
+        return utc(self.ended_ms)
 
 
 class MonthOf:

@@ -1,4 +1,6 @@
-"""Which games count for a FIDE replay, with a reason for every game that does not (spec §5).
+"""Which games count for a FIDE replay, with a reason for every game that does not.
+
+The rule is ``docs/rules.md`` §5.
 
 A game counts for a player's replay in a perf only if it is of that perf and standard chess,
 rated, finished with a result after both players moved, and against a human opponent with a
@@ -9,9 +11,10 @@ first that applies, in the order of :data:`REASONS`, so the counts per period ad
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final
+from datetime import datetime
+from typing import Final, Protocol
 
-from tracker.records import BLACK_WINS, DRAW, WHITE_WINS, GameRecord, month_of
+from tracker.records import BLACK_WINS, DRAW, WHITE_WINS, Color, GameRecord, Side, month_of
 
 # Reasons a game of the perf is left out, in the order they are checked. Who the opponent was
 # comes before how the game was played: a game against the AI or an anonymous player is always
@@ -40,6 +43,60 @@ REASONS: Final = (
     PROVISIONAL,
 )
 
+class SideLike(Protocol):
+    """What the selection and the Lichess line read of one side of a game (rating points).
+
+    :class:`~tracker.records.Side` satisfies it, and so does the replay's reused row view
+    (:class:`tracker.replay_pass.SideView`).
+    """
+
+    @property
+    def user_id(self) -> str | None: ...
+    @property
+    def rating(self) -> int | None: ...
+    @property
+    def rating_diff(self) -> int | None: ...
+    @property
+    def provisional(self) -> bool: ...
+    @property
+    def is_computer(self) -> bool: ...
+    @property
+    def is_human_account(self) -> bool: ...
+
+
+class GameLike(Protocol):
+    """What the selection and the Lichess line read of a game: a
+    :class:`~tracker.records.GameRecord`, or a stored row seen as one
+    (:class:`tracker.replay_pass.RowView`). Times are aware UTC datetimes."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def source(self) -> str: ...
+    @property
+    def variant(self) -> str: ...
+    @property
+    def rated(self) -> bool | None: ...
+    @property
+    def status(self) -> str | None: ...
+    @property
+    def result(self) -> str | None: ...
+    @property
+    def plies(self) -> int | None: ...
+    @property
+    def created_at(self) -> datetime: ...
+    @property
+    def ended_at(self) -> datetime: ...
+
+    def side(self, color: Color) -> SideLike: ...
+    def color_of(self, user_id: str) -> Color | None: ...
+
+
+def other(color: Color) -> Color:
+    """The opponent's colour."""
+    return "black" if color == "white" else "white"
+
+
 #: Statuses of games that were never really played (Lichess ``noStart``, aborted, abandoned).
 UNPLAYED_STATUSES: Final = frozenset({"aborted", "noStart", "abandoned", "created", "started"})
 
@@ -54,7 +111,7 @@ class Selected:
     """
 
     game: GameRecord
-    color: str
+    color: Color
     period: str
     score_halves: int | None
     reason: str | None
@@ -65,10 +122,11 @@ class Selected:
 
     @property
     def opponent_rating(self) -> int | None:
-        return self.game.side("black" if self.color == "white" else "white").rating
+        opponent: Side = self.game.side(other(self.color))
+        return opponent.rating
 
 
-def score_halves(result: str | None, color: str) -> int | None:
+def score_halves(result: str | None, color: Color) -> int | None:
     """The player's score in half points from a PGN result, ``None`` for no result."""
     if result == DRAW:
         return 1
@@ -79,14 +137,14 @@ def score_halves(result: str | None, color: str) -> int | None:
     return None
 
 
-def exclusion_reason(game: GameRecord, color: str, *, count_provisional: bool = False
+def exclusion_reason(game: GameLike, color: Color, *, count_provisional: bool = False
                      ) -> str | None:
     """Why ``game`` does not count for the player on ``color``, or ``None`` if it counts.
 
     The perf is not checked here (the caller selects the perf's games).
     """
-    me = game.side(color)  # type: ignore[arg-type]
-    opp = game.side("black" if color == "white" else "white")
+    me = game.side(color)
+    opp = game.side(other(color))
     if game.variant != "standard":
         return VARIANT
     if opp.is_computer:

@@ -1,0 +1,176 @@
+"""How a replay report is shown: the ``--json`` object, the periods CSV, one game's row, a
+game's URL, and :func:`dumps`, the one place an exact number becomes text.
+
+Nothing here computes a rating: it formats what :mod:`tracker.report` built.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from datetime import date
+from decimal import ROUND_HALF_UP, Decimal
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any, Final
+
+from tracker.selection import other
+
+if TYPE_CHECKING:  # the report's types, for annotations only (tracker.report imports this)
+    from tracker.report import GameDetail, PeriodRow, ReplayReport
+
+#: The keys of one period in ``tracker replay --json``, in order (a contract: scripts use it).
+PERIOD_KEYS: Final = (
+    "period",
+    "games",
+    "excluded",
+    "score",
+    "expected_score",
+    "k",
+    "rating_before",
+    "change",
+    "rating_after",
+    "performance",
+    "lichess_rating",
+)
+
+
+def points(x: Fraction) -> int | Decimal:
+    """Points (a multiple of ½) as JSON shows them: ``1``, ``0``, ``7.5``."""
+    return int(x) if x.denominator == 1 else Decimal(x.numerator) / Decimal(x.denominator)
+
+
+def shown(x: Fraction | Decimal | None, places: str = "0.01") -> Decimal | None:
+    """An exact amount as a Decimal with ``places`` decimals, rounded half up for display only
+    (table amounts are exact hundredths and come out unchanged)."""
+    if x is None:
+        return None
+    d = Decimal(x.numerator) / Decimal(x.denominator) if isinstance(x, Fraction) else x
+    return d.quantize(Decimal(places), rounding=ROUND_HALF_UP)
+
+
+def period_json(row: PeriodRow) -> dict[str, Any]:
+    """One period with exactly :data:`PERIOD_KEYS` (Decimals for exact numbers)."""
+    r = row.result
+    return {
+        "period": r.period,
+        "games": r.games,
+        "excluded": dict(sorted(row.excluded.items())),
+        "score": points(r.score),
+        "expected_score": shown(r.expected_score),
+        "k": r.k,
+        "rating_before": r.rating_before,
+        "change": shown(r.change),
+        "rating_after": r.rating_after,
+        "performance": r.performance,
+        "lichess_rating": row.lichess_rating,
+    }
+
+
+def report_json(report: ReplayReport) -> dict[str, Any]:
+    """The ``tracker replay --json`` object (numbers exact: see :func:`dumps`)."""
+    return {
+        "player": report.player,
+        "perf": report.perf,
+        "rules": report.settings.rules,
+        "expected": report.settings.expected,
+        "periods": [period_json(r) for r in report.periods],
+    }
+
+
+def excluded_text(excluded: dict[str, int]) -> str:
+    """Games left out by reason as one line, ``"casual: 1; provisional opponent: 6"`` (``""``
+    when none), reasons in alphabetical order as in :func:`period_json`."""
+    return "; ".join(f"{reason}: {n}" for reason, n in sorted(excluded.items()))
+
+
+def periods_csv(report: ReplayReport) -> str:
+    """The periods of ``tracker replay --json`` as CSV: a header of :data:`PERIOD_KEYS`, then one
+    row per period. Numbers exact as in the JSON, an empty cell for null, ``excluded`` written
+    with :func:`excluded_text`."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(PERIOD_KEYS)
+    for row in report.periods:
+        j = period_json(row)
+        j["excluded"] = excluded_text(j["excluded"])
+        writer.writerow("" if j[k] is None else j[k] for k in PERIOD_KEYS)
+    return buf.getvalue()
+
+
+#: The keys of one game of a period (:func:`game_row`), in order: what the dashboard's Games
+#: page shows. ``date`` is the game's end (UTC); ``expected`` (PD) and ``delta`` (ΔR) are set
+#: for counted games of a rated period only; ``url`` is ``None`` for a game without a Lichess id.
+GAME_KEYS: Final = (
+    "date",
+    "colour",
+    "opponent",
+    "opponent_rating",
+    "result",
+    "counted",
+    "reason",
+    "expected",
+    "delta",
+    "url",
+)
+
+LICHESS_GAME_URL: Final = "https://lichess.org/"
+
+
+def game_url(game_id: str, color: str | None = None) -> str | None:
+    """The game on lichess.org, seen from ``color``'s side; ``None`` for a PGN game that has no
+    Lichess id (its id is a content digest, ``pgn-…``)."""
+    if game_id.startswith("pgn-"):
+        return None
+    return LICHESS_GAME_URL + game_id + ("/black" if color == "black" else "")
+
+
+def game_row(detail: GameDetail) -> dict[str, Any]:
+    """One game of a period with exactly :data:`GAME_KEYS` (Decimals for PD and ΔR, result in
+    points, ``None`` for an unfinished game)."""
+    sel = detail.selected
+    game = sel.game
+    opp = game.side(other(sel.color))
+    if opp.is_computer:
+        opponent = f"Lichess AI level {opp.ai_level}"
+    else:
+        opponent = opp.name or opp.user_id or "anonymous"
+    places = "0.01" if isinstance(detail.expected, Fraction) else "0.0001"
+    return {
+        "date": game.ended_at,
+        "colour": sel.color,
+        "opponent": opponent,
+        "opponent_rating": opp.rating,
+        "result": points(detail.score) if detail.score is not None else None,
+        "counted": sel.counts,
+        "reason": sel.reason,
+        "expected": shown(detail.expected, places),
+        "delta": shown(detail.delta, places),
+        "url": game_url(game.id, sel.color),
+    }
+
+
+_DECIMAL_TOKEN = re.compile(r'"\\u0000dec:(-?[0-9.]+)"')
+
+
+def _jsonable(o: Any) -> Any:
+    # Exact numbers become a marked string that dumps() turns back into a bare JSON number.
+    if isinstance(o, dict):
+        return {k: _jsonable(v) for k, v in o.items()}
+    if isinstance(o, list | tuple):
+        return [_jsonable(v) for v in o]
+    if isinstance(o, Decimal):
+        return f"\u0000dec:{o}"
+    if isinstance(o, Fraction):
+        return f"\u0000dec:{points(o)}"
+    if isinstance(o, date):
+        return o.isoformat()
+    return o
+
+
+def dumps(obj: Any, *, indent: int | None = 2) -> str:
+    """JSON with :class:`~decimal.Decimal` written as exact numbers (``15.20``, never
+    ``15.199999``): the output boundary is the only place a number becomes text."""
+    return _DECIMAL_TOKEN.sub(r"\1", json.dumps(_jsonable(obj), indent=indent,
+                                                ensure_ascii=False))
