@@ -162,3 +162,7 @@ class RatingHistoryPoint(Base):
     perf: Mapped[str] = mapped_column(String(32), primary_key=True)
     day: Mapped[dt.date] = mapped_column(Date, primary_key=True)
     rating: Mapped[int] = mapped_column(Integer)
+
+
+# The FIDE rating tables live in their own module; importing it registers them on Base.
+from tracker.store import fide as _fide  # noqa: E402, F401  (registration, not a use)

@@ -1,0 +1,246 @@
+"""FIDE's own ratings as Lichess serves them: the records and their decoding (pure, no I/O).
+
+Two endpoints (spec ``SCALE.md``, "The real FIDE rating"); :mod:`tracker.sources.fide_api`
+fetches them:
+
+- ``GET /api/fide/player/{fideId}`` → ``{"id", "name", "federation", "year", "title",
+  "standard", "rapid", "blitz"}``; an absent key means no rating (or no title).
+  :func:`parse_profile` → :class:`FideProfile`.
+- ``GET /api/fide/player/{fideId}/ratings`` → ``{"standard": [...], "rapid": [...],
+  "blitz": [...]}``, each entry an integer ``YYYYMMRRRR``: the list of month ``YYYY-MM``
+  published the rating ``RRRR`` (``2011091584`` = September 2011, 1584). Months with no
+  change may be missing: a rating stays in force until the next entry.
+  :func:`parse_rating_lists` → ``{kind: [ListEntry, …]}``.
+
+JSON in, typed records out: a malformed entry is skipped and described in ``errors`` (a list
+the caller passes), never a crash. Ratings are FIDE rating points (integers); months are
+``"YYYY-MM"`` strings (calendar months, as FIDE publishes its lists).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal, get_args
+
+from tracker.errors import TrackerError
+
+ListKind = Literal["standard", "rapid", "blitz"]
+#: FIDE's three rating lists, in the order FIDE names them.
+LIST_KINDS: Final[tuple[ListKind, ...]] = get_args(ListKind)
+
+#: FIDE ids are positive integers of at most 10 digits (today's are 8-9 digits).
+MAX_FIDE_ID: Final = 9_999_999_999
+#: A month's published rating, in rating points: anything outside is not a FIDE rating (the
+#: floor has been 1000–2200 over the years; no one has reached 3000).
+MIN_LIST_RATING: Final = 100
+MAX_LIST_RATING: Final = 3500
+#: FIDE's first rating list is from 1971; an entry before it, or far in the future, is garbage.
+MIN_LIST_YEAR: Final = 1970
+MAX_LIST_YEAR: Final = 2200
+
+_MONTH: Final = re.compile(r"^(\d{4})-(\d{2})$")
+
+
+class FideError(TrackerError):
+    """Lichess cannot be reached or refused a FIDE request (one line, never the token)."""
+
+
+class UnknownFideIdError(FideError, LookupError):
+    """Lichess knows no FIDE player with that id (HTTP 404): nothing is stored."""
+
+    exit_code = 2
+
+
+class FideIdError(FideError, ValueError):
+    """The text given is not a FIDE id (a positive integer of at most 10 digits)."""
+
+    exit_code = 2
+
+
+@dataclass(frozen=True, slots=True)
+class FideProfile:
+    """A FIDE player as ``/api/fide/player/{id}`` gives it.
+
+    ``standard``/``rapid``/``blitz``: the current published ratings in FIDE rating points,
+    ``None`` where the player has none. ``birth_year``: FIDE's ``year`` field. ``title``:
+    FIDE's title code (``GM``, ``IM``, ``WFM``…) or ``None``. ``federation``: FIDE's
+    three-letter code (``IND``).
+    """
+
+    fide_id: int
+    name: str
+    federation: str | None = None
+    birth_year: int | None = None
+    title: str | None = None
+    standard: int | None = None
+    rapid: int | None = None
+    blitz: int | None = None
+
+    def rating(self, kind: ListKind) -> int | None:
+        """The current rating on the ``kind`` list (rating points), or ``None``."""
+        value: int | None = getattr(self, kind)
+        return value
+
+
+@dataclass(frozen=True, slots=True)
+class ListEntry:
+    """One published month of one rating list: the rating (rating points) of list ``month``
+    (``"YYYY-MM"``)."""
+
+    month: str
+    rating: int
+
+
+@dataclass(frozen=True, slots=True)
+class FidePlayerData:
+    """What a fetch brings: the profile, the lists (``{kind: entries, oldest first}``, every
+    kind present, possibly empty), and one line per entry left out."""
+
+    profile: FideProfile
+    lists: dict[ListKind, list[ListEntry]]
+    errors: list[str] = field(default_factory=list)
+
+
+# -- decoding (pure) ------------------------------------------------------------------------
+
+
+def parse_fide_id(value: str | int) -> int:
+    """A FIDE id from user input (``"35009192"`` or an int); FideIdError otherwise.
+
+    >>> parse_fide_id(" 35009192 ")
+    35009192
+    """
+    if isinstance(value, bool):
+        raise FideIdError(f"{value!r} is not a FIDE id (a positive number)")
+    text = str(value).strip()
+    if not text.isascii() or not text.isdigit() or not 0 < int(text) <= MAX_FIDE_ID:
+        raise FideIdError(f"{str(value)!r} is not a FIDE id (a positive number, up to 10 digits)")
+    return int(text)
+
+
+def month_str(year: int, month: int) -> str:
+    """``(2011, 9)`` → ``"2011-09"``."""
+    return f"{year:04d}-{month:02d}"
+
+
+def parse_month(text: str) -> tuple[int, int]:
+    """``"2011-09"`` → ``(2011, 9)``; ValueError for anything else."""
+    m = _MONTH.fullmatch(text.strip())
+    if m is None or not 1 <= int(m.group(2)) <= 12:
+        raise ValueError(f"a month is YYYY-MM, got {text!r}")
+    return int(m.group(1)), int(m.group(2))
+
+
+def next_month(month: str) -> str:
+    """The month after ``month`` (``"2011-12"`` → ``"2012-01"``)."""
+    year, mon = parse_month(month)
+    return month_str(year + mon // 12, mon % 12 + 1)
+
+
+def decode_entry(entry: object) -> ListEntry:
+    """A rating-list entry ``YYYYMMRRRR`` → its month and rating; ValueError with the reason.
+
+    >>> decode_entry(2011091584)
+    ListEntry(month='2011-09', rating=1584)
+    """
+    if isinstance(entry, bool) or not isinstance(entry, int):
+        raise ValueError(f"not an integer YYYYMMRRRR: {entry!r}")
+    if entry < 0:
+        raise ValueError(f"negative: {entry}")
+    year, rest = divmod(entry, 1_000_000)
+    month, rating = divmod(rest, 10_000)
+    if not MIN_LIST_YEAR <= year <= MAX_LIST_YEAR:
+        raise ValueError(f"year {year} out of range in {entry}")
+    if not 1 <= month <= 12:
+        raise ValueError(f"month {month} out of range in {entry}")
+    if not MIN_LIST_RATING <= rating <= MAX_LIST_RATING:
+        raise ValueError(f"rating {rating} out of range in {entry}")
+    return ListEntry(month_str(year, month), rating)
+
+
+def decode_list(entries: object, kind: str = "list",
+                errors: list[str] | None = None) -> list[ListEntry]:
+    """A list of ``YYYYMMRRRR`` entries → entries oldest first, one per month.
+
+    A malformed entry is left out and described in ``errors`` (when given); so is a second,
+    different rating for a month already seen (the first is kept). Not a list at all: no
+    entries, one error.
+    """
+    if entries is None:
+        return []
+    if not isinstance(entries, list):
+        if errors is not None:
+            errors.append(f"FIDE {kind} list: not a list of entries ({type(entries).__name__})")
+        return []
+    by_month: dict[str, int] = {}
+    for raw in entries:
+        try:
+            e = decode_entry(raw)
+        except ValueError as exc:
+            if errors is not None:
+                errors.append(f"FIDE {kind} list: entry left out: {exc}")
+            continue
+        seen = by_month.get(e.month)
+        if seen is None:
+            by_month[e.month] = e.rating
+        elif seen != e.rating and errors is not None:
+            errors.append(f"FIDE {kind} list: {e.month} given twice ({seen}, then {e.rating}); "
+                          f"kept {seen}")
+    return [ListEntry(m, r) for m, r in sorted(by_month.items())]
+
+
+def parse_rating_lists(data: object, errors: list[str] | None = None
+                       ) -> dict[ListKind, list[ListEntry]]:
+    """``/api/fide/player/{id}/ratings`` JSON → ``{kind: entries oldest first}`` for the three
+    kinds (a kind absent from the answer is an empty list). Unknown keys are ignored."""
+    if not isinstance(data, Mapping):
+        if errors is not None:
+            errors.append(f"FIDE ratings: not an object ({type(data).__name__})")
+        data = {}
+    return {kind: decode_list(data.get(kind), kind, errors) for kind in LIST_KINDS}
+
+
+def _opt_int(data: Mapping[str, Any], key: str, errors: list[str] | None) -> int | None:
+    value = data.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        if errors is not None:
+            errors.append(f"FIDE profile: {key} left out: {value!r} is not a positive integer")
+        return None
+    return value
+
+
+def _opt_str(data: Mapping[str, Any], key: str) -> str | None:
+    value = data.get(key)
+    if not isinstance(value, str) or not value.strip():
+        return None
+    return value.strip()
+
+
+def parse_profile(data: object, errors: list[str] | None = None) -> FideProfile:
+    """``/api/fide/player/{id}`` JSON → :class:`FideProfile`.
+
+    The id and the name are required (ValueError without them); any other field that is
+    missing or malformed becomes ``None`` (described in ``errors`` when malformed).
+    """
+    if not isinstance(data, Mapping):
+        raise ValueError(f"not a FIDE player object ({type(data).__name__})")
+    fide_id = data.get("id")
+    if isinstance(fide_id, bool) or not isinstance(fide_id, int) or fide_id <= 0:
+        raise ValueError(f"a FIDE player without a valid id: {fide_id!r}")
+    name = _opt_str(data, "name")
+    if name is None:
+        raise ValueError(f"the FIDE player {fide_id} has no name")
+    return FideProfile(
+        fide_id=fide_id,
+        name=name,
+        federation=_opt_str(data, "federation"),
+        birth_year=_opt_int(data, "year", errors),
+        title=_opt_str(data, "title"),
+        standard=_opt_int(data, "standard", errors),
+        rapid=_opt_int(data, "rapid", errors),
+        blitz=_opt_int(data, "blitz", errors),
+    )
