@@ -16,6 +16,11 @@ It serves the endpoints the importer uses, following ``shared/spec/LICHESS.md`` 
 - ``GET /api/user/{u}/rating-history``: the list given to :meth:`LichessServer.add_user`
   (0-based months); ``[]`` without a token (since 2026 Lichess computes it only for token
   requests); 404 for unknown or closed users.
+- ``GET /api/fide/player/{id}`` and ``GET /api/fide/player/{id}/ratings``: FIDE's profile and
+  monthly lists (entries ``YYYYMMRRRR``), byte for byte as given to
+  :meth:`LichessServer.add_fide_player`; every server starts with the real answers for FIDE id
+  35009192 (``fixtures/lichess/api-examples/api-fide-player_35009192*.json``). Unknown id:
+  404 ``{"error":"Not found"}``.
 - Every endpoint answers 404 with an HTML page to a User-Agent containing ``python-requests``,
   ``python-urllib``, ``curl`` and similar, as Lichess does.
 
@@ -70,6 +75,11 @@ CHUNK_BYTES: Final = 32 * 1024
 _GAMES = re.compile(r"^/api/games/user/([^/]+)$")
 _HISTORY = re.compile(r"^/api/user/([^/]+)/rating-history$")
 _USER = re.compile(r"^/api/user/([^/]+)$")
+_FIDE_PLAYER = re.compile(r"^/api/fide/player/([^/]+)$")
+_FIDE_RATINGS = re.compile(r"^/api/fide/player/([^/]+)/ratings$")
+#: The real FIDE answers every server starts with (Lichess's, recorded by berserk's tests).
+FIDE_EXAMPLES: Final = Path(__file__).parent / "fixtures" / "lichess" / "api-examples"
+REAL_FIDE_ID: Final = 35009192
 
 
 def ndjson_lines(path: str | Path) -> list[str]:
@@ -171,6 +181,8 @@ class LichessServer:
         self.port = port
         self.tokens = set(tokens) if tokens is not None else None
         self.accounts: dict[str, Account] = {}
+        #: FIDE id (as text) -> (profile body, ratings body), served byte for byte.
+        self.fide_players: dict[str, tuple[bytes, bytes]] = {}
         self.faults: list[Fault] = []
         self.requests: list[ServedRequest] = []
         self._lock = threading.Lock()
@@ -178,6 +190,11 @@ class LichessServer:
         self._stopping = threading.Event()
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
+        self.add_fide_player(
+            REAL_FIDE_ID,
+            (FIDE_EXAMPLES / f"api-fide-player_{REAL_FIDE_ID}.json").read_bytes(),
+            (FIDE_EXAMPLES / f"api-fide-player_{REAL_FIDE_ID}_ratings.json").read_bytes(),
+        )
 
     # -- data --------------------------------------------------------------------------------
 
@@ -210,6 +227,17 @@ class LichessServer:
                     account.games[i] = ServedGame.from_obj({**g.obj, **changes})
                     return
         raise KeyError(game_id)
+
+    def add_fide_player(self, fide_id: int | str, profile: bytes | dict[str, Any],
+                        ratings: bytes | dict[str, Any]) -> None:
+        """Serve a FIDE player (or replace one): the two answers as bytes or JSON objects."""
+        bodies = tuple(b if isinstance(b, bytes) else json.dumps(b).encode()
+                       for b in (profile, ratings))
+        with self._lock:
+            self.fide_players[str(fide_id)] = (bodies[0], bodies[1])
+
+    def fide_requests(self) -> list[ServedRequest]:
+        return [r for r in self.requests if r.path.startswith("/api/fide/")]
 
     # -- faults ------------------------------------------------------------------------------
 
@@ -427,6 +455,10 @@ class _Handler(BaseHTTPRequestHandler):
             self._games(m.group(1), query, record)
         elif m := _HISTORY.match(path):
             self._history(m.group(1), record, with_token=token is not None)
+        elif m := _FIDE_RATINGS.match(path):
+            self._fide(m.group(1), 1, record)
+        elif m := _FIDE_PLAYER.match(path):
+            self._fide(m.group(1), 0, record)
         elif m := _USER.match(path):
             profile = self.lichess.profile(m.group(1))
             if profile is None:
@@ -435,6 +467,13 @@ class _Handler(BaseHTTPRequestHandler):
                 self._json(record, 200, profile)
         else:
             self._send(record, 404, NOT_FOUND_HTML, "text/html; charset=utf-8")
+
+    def _fide(self, fide_id: str, which: int, record: ServedRequest) -> None:
+        bodies = self.lichess.fide_players.get(fide_id)
+        if bodies is None:
+            self._json(record, 404, {"error": "Not found"})
+        else:
+            self._send(record, 200, bodies[which])
 
     def _history(self, username: str, record: ServedRequest, *, with_token: bool) -> None:
         account = self.lichess.accounts.get(username.lower())

@@ -3,23 +3,36 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from alembic import command
 from sqlalchemy import create_engine, inspect, text
 
-from tests.conftest import LICHESS
+from tests.conftest import INDEXINATOR_LATER, LICHESS
+from tests.lichess_server import LichessServer, ndjson_lines
+from tests.pg_server import postgres_url
+from tracker import api
+from tracker.config import USER_AGENT
+from tracker.errors import ArgumentError
+from tracker.importing import import_file
 from tracker.sources.fide import (
     FideIdError,
     FidePlayerData,
     ListEntry,
+    UnknownFideIdError,
     decode_entry,
     decode_list,
     parse_fide_id,
     parse_profile,
     parse_rating_lists,
 )
+from tracker.sources.fide_api import fetch_fide_player
+from tracker.sources.lichess import make_session
 from tracker.store.db import Store, alembic_config
 from tracker.store.fide import (
     linked_fide_id,
@@ -192,3 +205,228 @@ def test_migrating_from_0002_keeps_data_and_adds_the_fide_tables(db_path: Path) 
             assert conn.execute(text("SELECT username FROM players")).scalar() == "Someone"
         save_fide_player(s, real_data(), player_id="someone")
         assert linked_fide_id(s, "someone") == ARJUN
+
+
+# -- fetch, link, show, refresh through the local Lichess ------------------------------------
+
+
+LATER_LINES = ndjson_lines(INDEXINATOR_LATER)  # indexinator's 10 later games: a tracked player
+
+
+@pytest.fixture
+def lichess() -> Iterator[LichessServer]:
+    with LichessServer() as server:
+        server.add_user("indexinator", LATER_LINES)
+        yield server
+
+
+@pytest.fixture
+def tracked(db_path: Path) -> Path:
+    """A database file where indexinator is tracked (10 games)."""
+    with Store(str(db_path)) as s:
+        assert import_file(INDEXINATOR_LATER, store=s, user="indexinator").new == 10
+    return db_path
+
+
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tracker.cli", *args], capture_output=True, text=True,
+        env={**os.environ, "NO_COLOR": "1"}, timeout=120,
+    )
+
+
+def fide_rows(db: Path | str) -> dict[str, int]:
+    with Store(str(db)) as s, s.engine.connect() as conn:
+        return {t: conn.execute(text(f"SELECT count(*) FROM {t}")).scalar_one()
+                for t in ("fide_players", "fide_ratings", "fide_links")}
+
+
+def test_fetch_decodes_the_real_answers_through_our_session(lichess: LichessServer) -> None:
+    data = fetch_fide_player(make_session(), lichess.url, ARJUN)
+    assert data == real_data()
+    assert [r.path for r in lichess.requests] == [f"/api/fide/player/{ARJUN}",
+                                                  f"/api/fide/player/{ARJUN}/ratings"]
+    assert {r.user_agent for r in lichess.requests} == {USER_AGENT}
+
+
+def test_link_stores_profile_and_lists_and_relinking_duplicates_nothing(
+    lichess: LichessServer, tracked: Path
+) -> None:
+    first = api.fide_link("Indexinator", str(ARJUN), db=str(tracked), base_url=lichess.url)
+    assert (first.counts.new, first.counts.updated, first.counts.unchanged) == (243, 0, 0)
+    assert first.warnings == []
+    assert first.link.player_id == "indexinator"
+    assert first.link.profile == real_data().profile
+    assert fide_rows(tracked) == {"fide_players": 1, "fide_ratings": 243, "fide_links": 1}
+    again = api.fide_link("indexinator", ARJUN, db=str(tracked), base_url=lichess.url)
+    assert (again.counts.new, again.counts.updated, again.counts.unchanged) == (0, 0, 243)
+    assert fide_rows(tracked) == {"fide_players": 1, "fide_ratings": 243, "fide_links": 1}
+    shown = api.fide_show("INDEXINATOR", db=str(tracked))
+    assert shown.lists == real_data().lists
+    assert shown.lists["standard"][0] == ListEntry("2011-09", 1584)
+
+
+def test_fide_ratings_in_force_for_the_report(lichess: LichessServer, tracked: Path) -> None:
+    api.fide_link("indexinator", ARJUN, db=str(tracked), base_url=lichess.url)
+    std = api.fide_ratings("indexinator", "standard", db=str(tracked), through="2026-09")
+    assert std[0] == ("2011-09", 1584)
+    assert std[1] == ("2011-10", 1584)  # no October list: September's rating in force
+    assert std[-4:] == [("2026-06", 2761), ("2026-07", 2761), ("2026-08", 2761),
+                        ("2026-09", 2761)]
+    assert std[-5] == ("2026-05", 2751)
+    assert all(isinstance(m, str) and isinstance(r, int) for m, r in std)
+    months = [m for m, _ in std]
+    assert months == sorted(set(months)) and len(months) == 12 * 15 + 1  # 2011-09..2026-09
+    blitz = api.fide_ratings("indexinator", "Blitz", db=str(tracked), through="2026-06")
+    assert blitz[0] == ("2013-01", 1734) and blitz[-1] == ("2026-06", 2776)
+    with pytest.raises(ArgumentError, match="one of standard, rapid, blitz"):
+        api.fide_ratings("indexinator", "bullet", db=str(tracked))
+    with pytest.raises(ArgumentError, match="YYYY-MM"):
+        api.fide_ratings("indexinator", db=str(tracked), through="2026-13")
+
+
+def test_fide_ratings_without_a_link_is_empty(tracked: Path) -> None:
+    assert api.fide_ratings("indexinator", db=str(tracked)) == []
+
+
+def test_cli_link_and_show_print_the_profile_and_the_lists(
+    lichess: LichessServer, tracked: Path
+) -> None:
+    proc = cli("--db", str(tracked), "fide", "link", "indexinator", str(ARJUN),
+               "--base-url", lichess.url)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "indexinator → FIDE 35009192 Erigaisi Arjun (GM, IND, born 2003)"
+    assert any(line.split()[:7] == ["standard", "2782", "143", "2011-09", "1584", "2026-06",
+                                    "2761"] for line in lines)
+    assert lines[-1] == "list months: 243 new, 0 updated, 0 unchanged"
+    shown = cli("--db", str(tracked), "fide", "show", "indexinator")
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.splitlines()[0] == lines[0]
+    assert any(line.split()[:7] == ["blitz", "2738", "58", "2013-01", "1734", "2026-06",
+                                    "2776"] for line in shown.stdout.splitlines())
+    as_json = cli("--db", str(tracked), "fide", "show", "indexinator", "--json")
+    data = json.loads(as_json.stdout)
+    assert (data["player"], data["fide_id"], data["name"], data["title"]) == (
+        "indexinator", ARJUN, "Erigaisi Arjun", "GM")
+    assert data["ratings"] == {"standard": 2782, "rapid": 2708, "blitz": 2738}
+    assert data["lists"]["standard"][0] == {"month": "2011-09", "rating": 1584}
+    assert data["lists"]["standard"][-1] == {"month": "2026-06", "rating": 2761}
+    assert [len(data["lists"][k]) for k in ("standard", "rapid", "blitz")] == [143, 42, 58]
+
+
+def test_unknown_fide_id_exits_2_with_one_line_and_stores_nothing(
+    lichess: LichessServer, tracked: Path
+) -> None:
+    before = fide_rows(tracked)
+    proc = cli("--db", str(tracked), "fide", "link", "indexinator", "12345",
+               "--base-url", lichess.url)
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("error: ")
+    assert "12345" in proc.stderr and "Traceback" not in proc.stderr
+    assert proc.stdout == ""
+    assert fide_rows(tracked) == before == {"fide_players": 0, "fide_ratings": 0,
+                                            "fide_links": 0}
+    with pytest.raises(UnknownFideIdError) as info:
+        api.fide_link("indexinator", 12345, db=str(tracked), base_url=lichess.url)
+    assert info.value.exit_code == 2
+
+
+@pytest.mark.parametrize("args,code,words", [
+    (("link", "indexinator", "abc"), 2, "'abc' is not a FIDE id"),
+    (("link", "nobody_here", str(ARJUN)), 1, "no games of 'nobody_here'"),
+    (("show", "indexinator"), 1, "indexinator has no FIDE id linked"),
+])
+def test_bad_input_is_one_line(lichess: LichessServer, tracked: Path,
+                               args: tuple[str, ...], code: int, words: str) -> None:
+    proc = cli("--db", str(tracked), "fide", *args, "--base-url", lichess.url
+               ) if args[0] == "link" else cli("--db", str(tracked), "fide", *args)
+    assert proc.returncode == code
+    assert proc.stderr.count("\n") == 1 and words in proc.stderr, proc.stderr
+    assert fide_rows(tracked)["fide_ratings"] == 0
+    assert not lichess.fide_requests()
+
+
+def test_import_refreshes_a_linked_fide_id_and_leaves_unlinked_players_alone(
+    lichess: LichessServer, tracked: Path
+) -> None:
+    api.import_user("indexinator", db=str(tracked), base_url=lichess.url)
+    assert not lichess.fide_requests()  # not linked: no FIDE request
+    api.fide_link("indexinator", ARJUN, db=str(tracked), base_url=lichess.url)
+    later = {**RATINGS_JSON, "standard": [*RATINGS_JSON["standard"], 2026072770]}
+    lichess.add_fide_player(ARJUN, {**PROFILE_JSON, "standard": 2770}, later)
+    lichess.reset_log()
+    summary = api.import_user("indexinator", db=str(tracked), base_url=lichess.url)
+    assert summary.status == "complete" and summary.warnings == []
+    assert len(lichess.fide_requests()) == 2
+    link = api.fide_show("indexinator", db=str(tracked))
+    assert link.profile.standard == 2770
+    assert link.lists["standard"][-1] == ListEntry("2026-07", 2770)
+    assert fide_rows(tracked) == {"fide_players": 1, "fide_ratings": 244, "fide_links": 1}
+
+
+def test_a_failed_refresh_is_a_warning_not_a_failed_import(
+    lichess: LichessServer, tracked: Path
+) -> None:
+    api.fide_link("indexinator", ARJUN, db=str(tracked), base_url=lichess.url)
+    del lichess.fide_players[str(ARJUN)]
+    summary = api.import_user("indexinator", db=str(tracked), base_url=lichess.url)
+    assert summary.status == "complete"
+    assert summary.warnings == [
+        f"FIDE rating not refreshed: no FIDE player with id {ARJUN} at {lichess.url}"]
+    assert fide_rows(tracked) == {"fide_players": 1, "fide_ratings": 243, "fide_links": 1}
+
+
+def test_malformed_entries_from_the_server_are_warnings_and_the_rest_is_stored(
+    lichess: LichessServer, tracked: Path
+) -> None:
+    lichess.add_fide_player(7, {"id": 7, "name": "Test Player", "year": 1990},
+                            {"standard": [2020011500, 2020131500, "2020021510", 2020031520],
+                             "blitz": None})
+    result = api.fide_link("indexinator", 7, db=str(tracked), base_url=lichess.url)
+    assert result.link.lists == {"standard": [ListEntry("2020-01", 1500),
+                                              ListEntry("2020-03", 1520)],
+                                 "rapid": [], "blitz": []}
+    assert result.warnings == [
+        "FIDE standard list: entry left out: month 13 out of range in 2020131500",
+        "FIDE standard list: entry left out: not an integer YYYYMMRRRR: '2020021510'",
+    ]
+    p = result.link.profile
+    assert (p.title, p.federation, p.standard) == (None, None, None)
+
+
+def test_linking_another_id_replaces_the_link(lichess: LichessServer, tracked: Path) -> None:
+    api.fide_link("indexinator", ARJUN, db=str(tracked), base_url=lichess.url)
+    lichess.add_fide_player(7, {"id": 7, "name": "Test Player"}, {"standard": [2020011500]})
+    api.fide_link("indexinator", 7, db=str(tracked), base_url=lichess.url)
+    assert api.fide_show("indexinator", db=str(tracked)).profile.fide_id == 7
+    assert fide_rows(tracked)["fide_links"] == 1
+
+
+@pytest.fixture(scope="module")
+def pg_url() -> Iterator[str]:
+    with postgres_url() as (url, reason):
+        if url is None:
+            pytest.skip(reason)
+        yield url
+
+
+def test_postgres_stores_the_same_link(lichess: LichessServer, pg_url: str,
+                                       tracked: Path) -> None:
+    pg = Store(pg_url)
+    try:
+        assert import_file(INDEXINATOR_LATER, store=pg, user="indexinator").new == 10
+        first = api.fide_link("indexinator", ARJUN, db=pg, base_url=lichess.url)
+        again = api.fide_link("indexinator", ARJUN, db=pg, base_url=lichess.url)
+        assert (first.counts.new, again.counts.new, again.counts.unchanged) == (243, 0, 243)
+        assert fide_rows(pg_url) == {"fide_players": 1, "fide_ratings": 243, "fide_links": 1}
+        api.fide_link("indexinator", ARJUN, db=str(tracked), base_url=lichess.url)
+        pg_link = api.fide_show("indexinator", db=pg)
+        lite_link = api.fide_show("indexinator", db=str(tracked))
+        assert (pg_link.profile, pg_link.lists) == (lite_link.profile, lite_link.lists)
+        assert api.fide_ratings("indexinator", db=pg, through="2026-08") == api.fide_ratings(
+            "indexinator", db=str(tracked), through="2026-08")
+    finally:
+        with pg.engine.begin() as conn:
+            conn.execute(text("DROP SCHEMA public CASCADE; CREATE SCHEMA public"))
+        pg.close()

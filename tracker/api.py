@@ -17,8 +17,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from tracker import config
-from tracker.errors import ArgumentError
+from tracker import config, real_fide
+from tracker.errors import ArgumentError, TrackerError
 from tracker.fide import (
     DEFAULT_EXPECTED,
     DEFAULT_RULES,
@@ -40,6 +40,8 @@ from tracker.presentation import game_row as game_row
 from tracker.presentation import period_json as period_json
 from tracker.presentation import periods_csv as periods_csv
 from tracker.presentation import points, shown
+from tracker.real_fide import FideRefresh as FideRefresh
+from tracker.real_fide import NotLinkedError as NotLinkedError
 from tracker.report import GameDetail as GameDetail
 from tracker.report import NoGamesError as NoGamesError
 from tracker.report import PeriodRow as PeriodRow
@@ -49,10 +51,18 @@ from tracker.settings import MIN_START_RATING as MIN_START_RATING
 from tracker.settings import PlayerSettings, get_settings, save_settings
 from tracker.settings import SettingsError as SettingsError
 from tracker.sources import lichess
+from tracker.sources.fide import LIST_KINDS
+from tracker.sources.fide import FideError as FideError
+from tracker.sources.fide import UnknownFideIdError as UnknownFideIdError
 from tracker.store import queries
 from tracker.store.db import Store
+from tracker.store.fide import FideLink as FideLink
+from tracker.store.fide import RatingInForce as RatingInForce
 
 Db = str | os.PathLike[str] | Store | None
+
+#: FIDE's rating lists: ``("standard", "rapid", "blitz")``.
+FIDE_LIST_KINDS = LIST_KINDS
 
 #: The bundled demo history (see ``tracker/data/PROVENANCE.md``).
 DEMO_USER = "indexinator"
@@ -120,7 +130,7 @@ def import_user(
             raise lichess.TokenError(
                 f"cannot read the token file {token_file}: {exc.strerror or exc}"
             ) from None
-    return lichess.import_user(
+    summary = lichess.import_user(
         username,
         store=db if isinstance(db, Store) else None,
         db=os.fspath(db) if db is not None and not isinstance(db, Store) else None,
@@ -128,6 +138,97 @@ def import_user(
         retry_wait_429=retry_wait_429, retry_wait=retry_wait, timeout=timeout,
         max_retries=max_retries,
     )
+    _refresh_fide(summary, db, base_url=base_url, token=token, timeout=timeout)
+    return summary
+
+
+def _refresh_fide(summary: ImportSummary, db: Db, *, base_url: str | None, token: str | None,
+                  timeout: tuple[float, float]) -> None:
+    """After a complete import, refresh the player's linked FIDE rating (if any); a failure
+    is a warning on the summary, never a failed import."""
+    if summary.status != "complete" or not summary.player:
+        return
+    store = open_store(db)
+    try:
+        real_fide.refresh_player(store, summary.player, base_url=config.base_url(base_url),
+                                 session_factory=lambda: lichess.make_session(token, timeout))
+    except TrackerError as exc:
+        summary.warnings.append(f"FIDE rating not refreshed: {exc}")
+    finally:
+        if store is not db:
+            store.close()
+
+
+def fide_link(
+    username: str,
+    fide_id: str | int,
+    *,
+    db: Db = None,
+    base_url: str | None = None,
+    token: str | None = None,
+    timeout: tuple[float, float] = (5.0, 30.0),
+) -> FideRefresh:
+    """``tracker fide link``: link a FIDE id to a tracked player and store FIDE's data.
+
+    Fetches ``/api/fide/player/{id}`` (profile: name, federation, birth year, title, current
+    standard/rapid/blitz in FIDE rating points) and ``/api/fide/player/{id}/ratings`` (the
+    monthly lists) from Lichess (``base_url`` > ``$LICHESS_BASE_URL`` > lichess.org), through
+    the session the game import uses. Linking again refreshes (no duplicate rows); linking
+    another id replaces the link. ``tracker import USER`` refreshes a link after each
+    complete import. Returns :class:`~tracker.real_fide.FideRefresh` (the stored link, rows
+    new/updated/unchanged, entries left out).
+
+    Raises FideIdError (exit 2) for text that is not a FIDE id, UnknownPlayerError for a
+    player with no games, UnknownFideIdError (exit 2: Lichess answered 404; nothing stored),
+    FideError for any other fetch failure. One-line messages, never the token.
+    """
+    store = open_store(db)
+    return real_fide.link_player(store, username, fide_id, base_url=config.base_url(base_url),
+                                 session=lichess.make_session(token, timeout))
+
+
+def fide_show(username: str, *, db: Db = None) -> FideLink:
+    """``tracker fide show``: the stored FIDE link of a player: profile (ratings in FIDE
+    rating points), when linked and last fetched (ms UTC), and the lists ``{kind: [ListEntry
+    (month "YYYY-MM", rating)]}`` oldest first. No network. Raises UnknownPlayerError,
+    NotLinkedError."""
+    return real_fide.show_player(open_store(db), username)
+
+
+def fide_ratings(username: str, list_kind: str = "standard", *, db: Db = None,
+                 through: str | None = None) -> list[RatingInForce]:
+    """The player's real FIDE rating in force, month by month, on one list.
+
+    ``list_kind``: ``standard`` (default: the scale models estimate a standard rating),
+    ``rapid`` or ``blitz``. Returns ``[RatingInForce(month "YYYY-MM", rating), …]`` (plain
+    ``(str, int)`` tuples; FIDE rating points) for every calendar month from the first
+    published list to ``through`` (default: the month of the last refresh): a month without
+    a list of its own carries the previous list's rating. ``[]`` when no FIDE id is linked.
+    No network. Raises UnknownPlayerError, ArgumentError (unknown list or bad month).
+    """
+    return real_fide.ratings_in_force(open_store(db), username, list_kind, through=through)
+
+
+def fide_json(link: FideLink) -> dict[str, Any]:
+    """The ``tracker fide show --json`` object: profile fields, ``ratings`` (current, rating
+    points, ``null`` = none), ``linked_at``/``fetched_at`` (ISO 8601 UTC) and ``lists``
+    ``{kind: [{"month": "YYYY-MM", "rating": int}, …]}`` oldest first."""
+    from tracker.records import ms_to_datetime
+
+    p = link.profile
+    return {
+        "player": link.player_id,
+        "fide_id": p.fide_id,
+        "name": p.name,
+        "federation": p.federation,
+        "birth_year": p.birth_year,
+        "title": p.title,
+        "ratings": {kind: p.rating(kind) for kind in FIDE_LIST_KINDS},
+        "linked_at": ms_to_datetime(link.linked_at_ms).isoformat(),
+        "fetched_at": ms_to_datetime(link.fetched_at_ms).isoformat(),
+        "lists": {kind: [{"month": e.month, "rating": e.rating} for e in link.lists[kind]]
+                  for kind in FIDE_LIST_KINDS},
+    }
 
 
 def players(*, db: Db = None) -> list[queries.PlayerSummary]:

@@ -398,6 +398,85 @@ def demo_cmd(
         dashboard_cmd(port=8501, host="127.0.0.1")
 
 
+fide_app = typer.Typer(
+    help="Your real FIDE rating beside the replay: link a FIDE id, show what is stored.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+app.add_typer(fide_app, name="fide")
+
+
+def _fide_month(ms: int) -> str:
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _print_fide(link: api.FideLink) -> None:
+    """The link for people: who, the current ratings, and one row per list."""
+    p = link.profile
+    about = ", ".join(x for x in (p.title, p.federation,
+                                  f"born {p.birth_year}" if p.birth_year else None) if x)
+    out.print(f"{link.player_id} → FIDE {p.fide_id} {p.name}" + (f" ({about})" if about else ""),
+              markup=False)
+    table = Table("list", "current", "months listed", "first list", "latest list",
+                  box=box.SIMPLE_HEAD)
+    for kind in api.FIDE_LIST_KINDS:
+        entries = link.lists[kind]
+        current = p.rating(kind)
+        table.add_row(
+            kind, "-" if current is None else str(current), str(len(entries)),
+            f"{entries[0].month}  {entries[0].rating}" if entries else "-",
+            f"{entries[-1].month}  {entries[-1].rating}" if entries else "-",
+        )
+    out.print(table)
+    out.print(f"fetched from Lichess {_fide_month(link.fetched_at_ms)}; ratings in FIDE rating "
+              "points; a list month keeps its rating until the next one", markup=False)
+
+
+@fide_app.command("link")
+def fide_link_cmd(
+    username: Annotated[str, typer.Argument(help="The tracked player (Lichess username).",
+                                            show_default=False)],
+    fide_id: Annotated[str, typer.Argument(help="The player's FIDE id (ratings.fide.com).",
+                                           show_default=False, metavar="FIDE_ID")],
+    base_url: Annotated[
+        str | None,
+        typer.Option("--base-url", help="Lichess server. Default: $LICHESS_BASE_URL, else "
+                     "https://lichess.org.", metavar="URL"),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the stored link as JSON.")
+                       ] = False,
+) -> None:
+    """Link a FIDE id to a tracked player: fetch FIDE's profile and monthly rating lists
+    (standard, rapid, blitz) from Lichess and store them. Linking again refreshes; every
+    complete `tracker import USER` refreshes too. Exit code 2 for an unknown FIDE id
+    (nothing is stored)."""
+    result = api.fide_link(username, fide_id, db=state.db, base_url=base_url)
+    for w in result.warnings:
+        err.print(f"warning: {w}", markup=False)
+    if as_json:
+        print(api.dumps(api.fide_json(result.link)))
+        return
+    _print_fide(result.link)
+    c = result.counts
+    out.print(f"list months: {c.new} new, {c.updated} updated, {c.unchanged} unchanged",
+              markup=False)
+
+
+@fide_app.command("show")
+def fide_show_cmd(
+    username: Annotated[str, typer.Argument(help="The tracked player (Lichess username).",
+                                            show_default=False)],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON (every list month).")
+                       ] = False,
+) -> None:
+    """Show the FIDE profile and rating lists stored for a player (no network)."""
+    link = api.fide_show(username, db=state.db)
+    if as_json:
+        print(api.dumps(api.fide_json(link)))
+        return
+    _print_fide(link)
+
+
 def main() -> None:
     """Console entry point: user errors become one line on stderr and a non-zero exit."""
     try:
