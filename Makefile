@@ -24,12 +24,16 @@ demo: demo-cli
 demo-cli: $(STAMP)
 	$(BIN)/tracker --db $(DEMO_DB) demo
 
-test: $(STAMP)
+# make test runs lint first, so CI (.ci/run → make test) fails on a lint, type or flow error too.
+test: lint
 	@bash scripts/ensure-chromium.sh || true
 	$(BIN)/python -m pytest -q
 
+# ruff; mypy --strict on tracker/ (config in pyproject.toml); the one-way import flow.
 lint: $(STAMP)
-	$(BIN)/ruff check tracker dashboard tests benchmarks migrations
+	$(BIN)/ruff check tracker dashboard tests benchmarks migrations scripts
+	$(BIN)/mypy
+	$(BIN)/python scripts/check_imports.py
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks

@@ -12,16 +12,17 @@ import sys
 from collections.abc import Sequence
 from dataclasses import asdict
 from datetime import date, datetime
+from decimal import Decimal
 from fractions import Fraction
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from tracker import config, real_fide
 from tracker.errors import ArgumentError, TrackerError
+from tracker.fide import DEFAULT_EXPECTED as DEFAULT_EXPECTED
+from tracker.fide import DEFAULT_RULES as DEFAULT_RULES
 from tracker.fide import (
-    DEFAULT_EXPECTED,
-    DEFAULT_RULES,
     EXPECTED_METHODS,
     RULES,
     CalcResult,
@@ -367,7 +368,26 @@ def settings(username: str, *, db: Db = None, **changes: object) -> PlayerSettin
     return save_settings(store, username, **changes)
 
 
-def calc_json(result: CalcResult) -> dict[str, object]:
+class CalcGameJson(TypedDict):
+    """One game of :class:`CalcJson`: opponent (rating points), score (points), expected score
+    PD and the change in rating points, unrounded (Decimals, for exact JSON)."""
+
+    opponent: int
+    score: int | Decimal
+    expected: Decimal | None
+    change: Decimal | None
+
+
+class CalcJson(TypedDict):
+    """The ``tracker calc --json`` object."""
+
+    k: int
+    games: list[CalcGameJson]
+    change: Decimal | None
+    new_rating: int
+
+
+def calc_json(result: CalcResult) -> CalcJson:
     """The ``tracker calc --json`` object: K after the 700 rule, per game expected and change,
     the unrounded total change and the new rating rounded once."""
     return {

@@ -153,7 +153,7 @@ class GameRecord(GameSides):
 
 
 
-def ms_to_datetime(ms: int) -> datetime:
+def ms_to_datetime(ms: object) -> datetime:
     """Milliseconds since the epoch (UTC) → aware UTC datetime.
 
     Raises ValueError for a value below 10**11, which is seconds, not milliseconds (a

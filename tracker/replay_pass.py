@@ -133,7 +133,7 @@ class LazySelected(Sequence[Selected]):
             other = other._all()
         return self._all() == other
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]  # unhashable, like the list it stands for
 
     def __repr__(self) -> str:
         return f"LazySelected({self._count} games)" if self._items is None else repr(self._items)

@@ -58,7 +58,7 @@ def _time(value: Any, field: str) -> datetime:
         return value.astimezone(UTC)
     if isinstance(value, int | float) and not isinstance(value, bool):
         try:
-            return ms_to_datetime(value)  # type: ignore[arg-type]
+            return ms_to_datetime(value)
         except ValueError as exc:
             raise RecordError(f"{field}: {exc}") from None
     if isinstance(value, str) and value:
@@ -79,7 +79,7 @@ def _int(value: Any) -> int | None:
     if value is None:
         return None
     if value.__class__ is int:
-        return value  # type: ignore[no-any-return]
+        return value
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
@@ -97,7 +97,7 @@ def _int(value: Any) -> int | None:
 def _key(value: Any) -> str | None:
     """A variant/speed/perf field: a key string, or an object ``{"key": …}`` (older API)."""
     if value.__class__ is str:  # the usual case, without the slow isinstance(…, Mapping)
-        return value or None  # type: ignore[no-any-return]
+        return value or None
     if isinstance(value, Mapping):
         value = value.get("key") or value.get("name")
     return value if isinstance(value, str) and value else None
