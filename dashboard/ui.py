@@ -35,8 +35,14 @@ SettingsKey = tuple[int | None, int | None, str | None, str | None, bool | None]
 
 
 def db_url() -> str:
-    """The database the dashboard shows: ``$TRACKER_DB`` (set by ``tracker dashboard``)."""
+    """The database the dashboard shows: ``$TRACKER_DB`` (set by ``tracker dashboard``).
+    Never shown as is: it may hold a password (see :func:`db_label`)."""
     return database_url(None)
+
+
+def db_label() -> str:
+    """The database's URL for the page, password hidden."""
+    return api.database_label(db_url())
 
 
 @st.cache_resource(show_spinner=False)
@@ -169,7 +175,7 @@ def pick_player_perf() -> tuple[queries.PlayerSummary, str]:
     if not found:
         st.info("The database holds no games yet: import your games first.")
         st.page_link(IMPORT_PAGE, label="Import games", icon=":material/download:")
-        st.caption(f"Database: `{db_url()}`")
+        st.caption(f"Database: `{db_label()}`")
         st.stop()
     by_id = {p.id: p for p in found}
     url_player, url_perf = _url_param(PLAYER_PARAM), _url_param(PERF_PARAM)

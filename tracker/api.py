@@ -56,7 +56,7 @@ from tracker.sources.fide import LIST_KINDS
 from tracker.sources.fide import FideError as FideError
 from tracker.sources.fide import UnknownFideIdError as UnknownFideIdError
 from tracker.store import queries
-from tracker.store.db import Store
+from tracker.store.db import DatabaseError, Store
 from tracker.store.fide import FideLink as FideLink
 from tracker.store.fide import RatingInForce as RatingInForce
 
@@ -70,11 +70,56 @@ DEMO_USER = "indexinator"
 DEMO_FILE = "indexinator-2023-04_2025-10.ndjson.zst"
 
 
-def open_store(db: Db = None) -> Store:
-    """A :class:`Store` for ``db`` (returned as is when it already is one)."""
+def database_label(db: Db = None) -> str:
+    """The database ``db`` designates (``$TRACKER_DB``, the default file), password hidden:
+    what the CLI and the dashboard show."""
+    if isinstance(db, Store):
+        return config.shown_url(db.url)
+    return config.shown_url(config.database_url(os.fspath(db) if db is not None else None))
+
+
+def _sqlite_file(db: Db) -> tuple[Path, bool] | None:
+    """The SQLite file ``db`` designates and whether it was named (``db`` or ``$TRACKER_DB``,
+    not the default location); ``None`` for an open store, another backend or memory."""
+    if isinstance(db, Store):
+        return None
+    named = db is not None or bool(os.environ.get(config.ENV_DB))
+    url = config.database_url(os.fspath(db) if db is not None else None)
+    if not url.startswith("sqlite:///") or url == "sqlite:///:memory:":
+        return None
+    path = url.removeprefix("sqlite:///").split("?", 1)[0]
+    return (Path(path), named) if path else None
+
+
+def open_store(db: Db = None, *, create: bool = False) -> Store:
+    """A :class:`Store` for ``db`` (returned as is when it already is one).
+
+    ``create=False`` (the commands that only read: ``players``, ``replay``, ``settings``): a
+    SQLite file that does not exist is refused, not created empty. ``create=True`` (imports,
+    the dashboard): the file is created, and the default location's folder; the missing
+    folder of a named path (``--db``, ``$TRACKER_DB``) is refused. Raises DatabaseError (one
+    line).
+    """
     if isinstance(db, Store):
         return db
+    check_database(db, create=create)
     return Store(os.fspath(db) if db is not None else None)
+
+
+def check_database(db: Db = None, *, create: bool = False) -> None:
+    """What :func:`open_store` checks before opening ``db``; raises DatabaseError (one line)."""
+    found = _sqlite_file(db)
+    if found is None:
+        return
+    path, named = found
+    if path.exists():
+        return
+    if not create:
+        raise DatabaseError(f"no database at {path}: import games first (tracker import "
+                            "USERNAME, or tracker import-file FILE)")
+    if named and not path.parent.is_dir():
+        raise DatabaseError(f"the folder {path.parent} does not exist: create it, or give "
+                            "the database another place with --db")
 
 
 def import_file(
@@ -90,6 +135,7 @@ def import_file(
     """
     if isinstance(db, Store):
         return _import_file(paths, store=db, user=user, progress=progress)
+    check_database(db, create=True)
     return _import_file(
         paths, db=os.fspath(db) if db is not None else None, user=user, progress=progress
     )
@@ -124,13 +170,21 @@ def import_user(
     Raises UnknownUserError (exit code 2) for an unknown or closed account, before the
     database is even opened.
     """
+    where = "the token given"
     if token is None:
+        where = "the token file" if token_file is not None else "$LICHESS_TOKEN"
         try:
             token = config.token(token_file)
         except OSError as exc:
             raise lichess.TokenError(
                 f"cannot read the token file {token_file}: {exc.strerror or exc}"
             ) from None
+        except UnicodeDecodeError:
+            raise lichess.TokenError(
+                f"the token file {token_file} is not text: {_TOKEN_HELP}") from None
+    if token is not None:
+        token = check_token(token, where)
+    check_database(db, create=True)
     summary = lichess.import_user(
         username,
         store=db if isinstance(db, Store) else None,
@@ -232,6 +286,23 @@ def fide_json(link: FideLink) -> dict[str, Any]:
     }
 
 
+_TOKEN_HELP = "a Lichess API token is one line of letters, digits and _ (lip_…)"
+
+
+def check_token(token: str, where: str = "the token") -> str:
+    """The token without surrounding whitespace, checked before any request: a line break
+    inside it (a two-line token file, a pasted newline) or characters no token has (spaces,
+    control or non-ASCII characters, which an HTTP header cannot carry) raise TokenError (exit
+    code 2) with a message that never holds the token; ``where`` says where it came from."""
+    token = token.strip()
+    if "\n" in token or "\r" in token:
+        raise lichess.TokenError(f"the token has a line break: {_TOKEN_HELP} (check {where})")
+    if not token.isascii() or not all(33 <= ord(c) <= 126 for c in token):
+        raise lichess.TokenError(
+            f"the token has characters a token cannot have: {_TOKEN_HELP} (check {where})")
+    return token
+
+
 def players(*, db: Db = None) -> list[queries.PlayerSummary]:
     """``tracker players``: tracked players with games per perf, most games first."""
     return queries.list_players(open_store(db))
@@ -247,8 +318,14 @@ def demo(*, db: Db = None, progress: Progress | None = None) -> ImportSummary:
     return import_file(demo_file(), db=db, user=DEMO_USER, progress=progress)
 
 
-def dashboard(*, db: Db = None, port: int = 8501, host: str = "127.0.0.1") -> int:
+def dashboard(*, db: Db = None, port: int = 8501, host: str = "127.0.0.1",
+              replace_process: bool = False) -> int:
     """``tracker dashboard``: run the Streamlit app until it stops; returns its exit code.
+
+    ``replace_process``: the calling process becomes the Streamlit server (``exec``; what the
+    ``tracker dashboard`` command does), so a SIGTERM or SIGINT sent to it stops the server
+    itself and no server is left behind. Otherwise the server is a child process: a SIGTERM
+    (in the main thread) or Ctrl+C stops it before this returns.
 
     Raises DashboardError (one line) when ``port`` is not 1-65535 or cannot be listened on at
     ``host`` (in use, or an address not on this machine): checked before the banner, so a
@@ -261,7 +338,7 @@ def dashboard(*, db: Db = None, port: int = 8501, host: str = "127.0.0.1") -> in
 
     if not 1 <= port <= 65535:
         raise DashboardError(f"port must be between 1 and 65535, not {port}")
-    store = open_store(db)  # fail here, with one line, if the database cannot be opened
+    store = open_store(db, create=True)  # one line here if the database cannot be opened
     try:  # bind as the server will (SO_REUSEADDR: a port in TIME_WAIT is free)
         addresses = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM,
                                        flags=socket.AI_PASSIVE)
@@ -288,10 +365,26 @@ def dashboard(*, db: Db = None, port: int = 8501, host: str = "127.0.0.1") -> in
         "--client.toolbarMode", "minimal",
     ]
     print(f"tracker dashboard: http://{host}:{port}  (Ctrl+C to stop)", file=sys.stderr)
+    store.close()
+    if replace_process:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.execve(sys.executable, cmd, env)  # never returns: this process is the server now
+    import signal
+    import threading
+
+    def stop(_signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt  # subprocess.call then stops the server and waits for it
+
+    in_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, stop) if in_main else None
     try:
         return subprocess.call(cmd, env=env)
     except KeyboardInterrupt:
         return 0
+    finally:
+        if in_main:
+            signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
 
 
 def replay(

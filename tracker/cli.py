@@ -8,6 +8,8 @@ with a non-zero exit, never a traceback.
 from __future__ import annotations
 
 import json
+import re
+import signal
 import sys
 from collections.abc import Callable
 from dataclasses import asdict
@@ -18,11 +20,13 @@ from typing import Annotated, Any
 import typer
 from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from tracker import api
 from tracker.api import dumps, period_json
-from tracker.errors import ArgumentError, TrackerError
+from tracker.errors import ArgumentError, Terminated, TrackerError
 from tracker.importing import ImportSummary
 
 app = typer.Typer(
@@ -39,6 +43,33 @@ app = typer.Typer(
 #: Piped output gets a wide console, so tables stay one row per line for scripts and files.
 out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 200)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+#: Characters a terminal acts on instead of showing: C0/C1 controls (ESC starts colour,
+#: title and hyperlink sequences), bidirectional overrides and isolates, zero-width marks.
+_INVISIBLE = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff]")
+
+#: Exit codes after a signal: 128 + the signal's number, as shells report them.
+EXIT_INTERRUPTED = 130  # SIGINT (Ctrl+C)
+EXIT_TERMINATED = 143  # SIGTERM
+
+
+def visible(text: str) -> str:
+    """``text`` safe for a terminal: every control character written as its escape
+    (ESC → ``\\x1b``), so a name read from a file can neither recolour the terminal nor set
+    its title. Print it with ``markup=False`` (or as a :class:`~rich.text.Text`) so that
+    ``[link=…]`` stays literal too."""
+    return _INVISIBLE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+
+
+def cell(value: object) -> Text:
+    """A table cell shown literally: control characters escaped, no rich markup."""
+    return Text(visible(str(value)))
+
+
+def say(console: Console, text: str) -> None:
+    """Print one line from data (names, file names, messages) literally and safely."""
+    console.print(visible(text), markup=False, highlight=False)
 
 
 class State:
@@ -94,7 +125,7 @@ def _progress_bar(description: str, unit: str = "bytes") -> Any:
         transient=True,
         disable=not err.is_terminal,
     )
-    task = progress.add_task(description, total=None, games=0, rate="")
+    task = progress.add_task(escape(visible(description)), total=None, games=0, rate="")
     started = datetime.now(UTC)
 
     def callback(games: int, done: int, total: int | None) -> None:
@@ -110,7 +141,7 @@ def _run_import(description: str, unit: str, as_json: bool,
     """Run an import with a progress bar, print its summary, exit as the summary says.
 
     Exit code 0 for a complete import, 1 for a partial or failed one (run it again to resume),
-    130 when interrupted (Ctrl+C), after saying what was kept.
+    130 when interrupted (Ctrl+C), 143 when stopped by SIGTERM, after saying what was kept.
     """
     progress, callback = _progress_bar(description, unit=unit)
     try:
@@ -118,16 +149,17 @@ def _run_import(description: str, unit: str, as_json: bool,
             summary = run(callback)
     except KeyboardInterrupt as exc:
         kept = getattr(exc, "summary", None)
-        line = kept.line() if kept is not None else "interrupted"
-        err.print(f"{line}\ninterrupted: every finished batch is kept; run the same command "
-                  "again to finish", markup=False)
-        raise typer.Exit(130) from None
+        stopped = isinstance(exc, Terminated)
+        say(err, kept.line() if kept is not None else "interrupted")
+        say(err, f"{'terminated' if stopped else 'interrupted'}: every finished batch is kept; "
+                 "run the same command again to finish")
+        raise typer.Exit(EXIT_TERMINATED if stopped else EXIT_INTERRUPTED) from None
     for w in summary.warnings:
-        err.print(f"warning: {w}", markup=False)
+        say(err, f"warning: {w}")
     if as_json:
         out.print_json(json.dumps(api.summary_dict(summary)))
     else:
-        out.print(summary.line(), markup=False)
+        say(out, summary.line())
     if summary.status != "complete":
         raise typer.Exit(1)
 
@@ -209,10 +241,10 @@ def players_cmd(
     table = Table("player", "perf", "games", "first game", "last game", title="Tracked players")
     for p in players:
         for i, perf in enumerate(p.perfs):
-            table.add_row(p.username if i == 0 else "", perf.perf, f"{perf.games:,}",
-                          _date(perf.first_ms), _date(perf.last_ms))
+            table.add_row(cell(p.username if i == 0 else ""), cell(perf.perf),
+                          f"{perf.games:,}", _date(perf.first_ms), _date(perf.last_ms))
         if not p.perfs:
-            table.add_row(p.username, "-", "0", "-", "-")
+            table.add_row(cell(p.username), "-", "0", "-", "-")
     out.print(table)
 
 
@@ -258,8 +290,8 @@ def replay_cmd(
         return
     s = report.settings
     start = f"from {s.start_rating}" if s.start_rating else "starting unrated"
-    out.print(f"{report.player} — {report.perf}: FIDE-style replay {start}, rules {s.rules}, "
-              f"expected {s.expected}", markup=False)
+    say(out, f"{report.player} — {report.perf}: FIDE-style replay {start}, rules {s.rules}, "
+             f"expected {s.expected}")
     # A narrow terminal gets the numbers without the notes, in a table with no inner rules.
     wide = out.width >= 140
     table = Table(box=box.HEAVY_HEAD if wide else box.SIMPLE_HEAD, show_edge=wide,
@@ -276,7 +308,7 @@ def replay_cmd(
                  _fmt(j["score"]), _fmt(j["expected_score"]), _fmt(r.k),
                  _fmt(r.rating_before), _fmt(j["change"]), _fmt(r.rating_after),
                  _fmt(r.performance), _fmt(row.lichess_rating)]
-        table.add_row(*cells, *([r.note] if wide else []))
+        table.add_row(*map(cell, cells), *([cell(r.note)] if wide else []))
     out.print(table)
     if not wide:
         out.print("(notes per period: widen the terminal, or use --json / the dashboard)",
@@ -322,7 +354,8 @@ def calc_cmd(
         print(dumps(data))
         return
     table = Table("opponent", "score", "expected", "change")
-    for g in data["games"]:
+    games_shown: list[dict[str, Any]] = data["games"]  # type: ignore[assignment]  # calc_json's shape
+    for g in games_shown:
         table.add_row(str(g["opponent"]), str(g["score"]), str(g["expected"]),
                       f"{g['change']:+}")
     out.print(table)
@@ -369,9 +402,10 @@ def settings_cmd(
     if as_json:  # the values a replay uses: the saved ones, defaults where none is saved
         print(dumps(asdict(r)))
         return
-    out.print(f"{username.lower()}: start {'unrated' if r.start_rating is None else r.start_rating}"
-              f", birth year {r.birth_year or '-'}, rules {r.rules}, expected {r.expected}, "
-              f"count provisional {'yes' if r.count_provisional else 'no'}", markup=False)
+    say(out, f"{username.lower()}: start "
+             f"{'unrated' if r.start_rating is None else r.start_rating}"
+             f", birth year {r.birth_year or '-'}, rules {r.rules}, expected {r.expected}, "
+             f"count provisional {'yes' if r.count_provisional else 'no'}")
 
 
 @app.command("dashboard")
@@ -381,7 +415,8 @@ def dashboard_cmd(
                                       "dashboard to your network.")] = "127.0.0.1",
 ) -> None:
     """Open the Streamlit dashboard on the database (127.0.0.1 only by default)."""
-    raise typer.Exit(api.dashboard(db=state.db, port=port, host=host))
+    # The process becomes the server: a SIGTERM or Ctrl+C sent to it stops the server itself.
+    raise typer.Exit(api.dashboard(db=state.db, port=port, host=host, replace_process=True))
 
 
 @app.command("demo")
@@ -391,7 +426,7 @@ def demo_cmd(
     """Import the bundled real Lichess history (indexinator, 2,907 games), list it, and replay
     its blitz games as FIDE rating periods."""
     summary = api.demo(db=state.db)
-    out.print(summary.line(), markup=False)
+    say(out, summary.line())
     players_cmd(as_json=False)
     replay_cmd(api.DEMO_USER, perf="blitz")
     if dashboard:
@@ -415,8 +450,7 @@ def _print_fide(link: api.FideLink) -> None:
     p = link.profile
     about = ", ".join(x for x in (p.title, p.federation,
                                   f"born {p.birth_year}" if p.birth_year else None) if x)
-    out.print(f"{link.player_id} → FIDE {p.fide_id} {p.name}" + (f" ({about})" if about else ""),
-              markup=False)
+    say(out, f"{link.player_id} → FIDE {p.fide_id} {p.name}" + (f" ({about})" if about else ""))
     table = Table("list", "current", "months listed", "first list", "latest list",
                   box=box.SIMPLE_HEAD)
     for kind in api.FIDE_LIST_KINDS:
@@ -452,7 +486,7 @@ def fide_link_cmd(
     (nothing is stored)."""
     result = api.fide_link(username, fide_id, db=state.db, base_url=base_url)
     for w in result.warnings:
-        err.print(f"warning: {w}", markup=False)
+        say(err, f"warning: {w}")
     if as_json:
         print(api.dumps(api.fide_json(result.link)))
         return
@@ -477,16 +511,27 @@ def fide_show_cmd(
     _print_fide(link)
 
 
+def _terminate(_signum: int, _frame: object) -> None:
+    raise Terminated
+
+
 def main() -> None:
-    """Console entry point: user errors become one line on stderr and a non-zero exit."""
+    """Console entry point: user errors become one line on stderr and a non-zero exit.
+
+    SIGTERM is handled as Ctrl+C is (what was kept is said, the run is recorded as partial),
+    with exit code 143 instead of 130.
+    """
+    signal.signal(signal.SIGTERM, _terminate)
     try:
         app()
     except TrackerError as exc:
-        err.print(f"error: {exc}", markup=False)
+        say(err, f"error: {exc}")
         sys.exit(exc.exit_code)
-    except KeyboardInterrupt:
-        err.print("interrupted: what was imported so far is kept; run again to resume")
-        sys.exit(130)
+    except KeyboardInterrupt as exc:
+        stopped = isinstance(exc, Terminated)
+        say(err, f"{'terminated' if stopped else 'interrupted'}: what was imported so far is "
+                 "kept; run again to resume")
+        sys.exit(EXIT_TERMINATED if stopped else EXIT_INTERRUPTED)
 
 
 if __name__ == "__main__":

@@ -51,6 +51,21 @@ def database_url(db: str | os.PathLike[str] | None = None) -> str:
     return f"sqlite:///{Path(value).expanduser().resolve()}"
 
 
+def shown_url(url: str) -> str:
+    """A database URL fit to show: the password hidden (``***``), in the user part and in a
+    ``password=`` query parameter (libpq reads both). A file path stays as it is."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        return url if "@" not in url else "<a database URL>"
+    secret = ("password", "passwd", "sslpassword")
+    query = {k: ("***" if k.lower() in secret else v) for k, v in parsed.query.items()}
+    return parsed.set(query=query).render_as_string(hide_password=True)
+
+
 def base_url(url: str | None = None) -> str:
     """The Lichess server: ``url`` > ``$LICHESS_BASE_URL`` > ``https://lichess.org``."""
     return (url or os.environ.get(ENV_BASE_URL) or DEFAULT_BASE_URL).rstrip("/")

@@ -23,3 +23,8 @@ class ArgumentError(TrackerError, ValueError):
     """A command's argument is malformed or out of range (exit code 2, like a usage error)."""
 
     exit_code = 2
+
+
+class Terminated(KeyboardInterrupt):
+    """The process was asked to stop (SIGTERM): handled as Ctrl+C is (what was kept is said,
+    the import run is recorded as partial), with exit code 143."""

@@ -19,7 +19,9 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Final
 
+from tracker.errors import Terminated
 from tracker.records import GameRecord
 from tracker.sources.files import (  # the skip reasons are re-exported from here
     SKIP_NOT_PLAYER,  # noqa: F401
@@ -89,9 +91,15 @@ class ImportSummary:
         return text
 
 
+#: The signals held back while a batch is written: Ctrl+C and a polite kill.
+DEFERRED_SIGNALS: Final = (signal.SIGINT, signal.SIGTERM)
+
+
 @contextmanager
 def interrupts_deferred() -> Iterator[None]:
-    """Hold Ctrl+C (SIGINT) until the block ends, then raise KeyboardInterrupt.
+    """Hold Ctrl+C (SIGINT) and SIGTERM until the block ends, then act on the first one as
+    its handler outside the block would (KeyboardInterrupt; ``tracker``'s SIGTERM handler
+    raises :class:`~tracker.errors.Terminated`; the default SIGTERM action ends the process).
 
     A batch is written in one transaction; an interrupt in the middle of the driver's work can
     leave the connection holding SQLite's write lock, so the run could not be recorded. Held
@@ -102,13 +110,22 @@ def interrupts_deferred() -> Iterator[None]:
         yield
         return
     caught: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda signum, _frame: caught.append(signum))
+    previous = {sig: signal.signal(sig, lambda signum, _frame: caught.append(signum))
+                for sig in DEFERRED_SIGNALS}
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
     if caught:
-        raise KeyboardInterrupt
+        sig = signal.Signals(caught[0])
+        handler = previous[sig]
+        if callable(handler):
+            handler(sig, None)  # raises, as it would have in the block
+        elif handler == signal.SIG_DFL:
+            if sig == signal.SIGINT:
+                raise KeyboardInterrupt
+            os.kill(os.getpid(), sig)  # the default action, now that the batch is written
 
 
 class ImportRecorder:
@@ -247,7 +264,8 @@ class ImportRecorder:
             return
         try:
             if isinstance(exc, KeyboardInterrupt):
-                self.finish("partial", "interrupted; run the import again to resume")
+                why = "stopped (SIGTERM)" if isinstance(exc, Terminated) else "interrupted"
+                self.finish("partial", f"{why}; run the import again to resume")
                 exc.summary = self.summary  # type: ignore[attr-defined]  # for the CLI's last line
             else:
                 self.finish("failed", f"{type(exc).__name__}: {exc}")

@@ -52,7 +52,7 @@ def show_summary(summary: ImportSummary) -> None:
 
 
 st.header("Import games")
-st.caption(f"Into `{ui.db_url()}`. Importing again only adds what is new; nothing is "
+st.caption(f"Into `{ui.db_label()}`. Importing again only adds what is new; nothing is "
            "duplicated.")
 
 from_lichess, from_file = st.tabs(["From Lichess", "From a file"])
@@ -106,8 +106,11 @@ with from_file:
             bar, update = progress_bar("Importing")
             with tempfile.TemporaryDirectory(prefix="tracker-upload-") as tmp:
                 paths = []
-                for f in files:
-                    path = Path(tmp) / Path(f.name).name
+                for i, f in enumerate(files):
+                    # a folder per file: two uploads of the same name are two files
+                    folder = Path(tmp) / str(i)
+                    folder.mkdir()
+                    path = folder / (Path(f.name).name or "upload")
                     path.write_bytes(f.getvalue())
                     paths.append(path)
                 try:

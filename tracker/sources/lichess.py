@@ -44,7 +44,7 @@ import requests
 
 from tracker import config
 from tracker.config import USER_AGENT
-from tracker.errors import TrackerError
+from tracker.errors import Terminated, TrackerError
 from tracker.importing import SKIP_UNREADABLE, ImportRecorder, ImportSummary, Progress
 from tracker.records import datetime_to_ms
 from tracker.sources.ndjson import RecordError, record_from_json
@@ -789,13 +789,16 @@ def import_user(
     except BaseException as exc:
         results.append(fetcher.result)
         if isinstance(exc, KeyboardInterrupt):
-            status, message = "partial", "interrupted; run the import again to resume"
+            why = "stopped (SIGTERM)" if isinstance(exc, Terminated) else "interrupted"
+            status, message = "partial", f"{why}; run the import again to resume"
         else:
             status = "failed"
             message = str(exc) if isinstance(exc, TrackerError) else f"{type(exc).__name__}: {exc}"
         try:
-            _finish(store, recorder, user, old, plan, results, started, floor, perf_filter,
-                    status, message)
+            kept = _finish(store, recorder, user, old, plan, results, started, floor,
+                           perf_filter, status, message)
+            if isinstance(exc, KeyboardInterrupt):
+                exc.summary = kept  # type: ignore[attr-defined]  # for the CLI's last line
         except Exception:  # the store itself failed: the original error is the one to report
             LOG.exception("could not record the end of import run %s", recorder.run_id)
         raise

@@ -29,7 +29,7 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
 
-from tracker.config import database_url
+from tracker.config import database_url, shown_url
 from tracker.errors import TrackerError
 from tracker.records import GameRecord, Side, datetime_to_ms
 from tracker.store.models import Game, GameSide, ImportRun, Player
@@ -304,10 +304,7 @@ class Store:
     @property
     def display_url(self) -> str:
         """The URL with any password hidden."""
-        try:
-            return self.engine.url.render_as_string(hide_password=True)
-        except AttributeError:
-            return self.url
+        return shown_url(self.url)
 
     @property
     def dialect(self) -> str:
