@@ -183,6 +183,7 @@ class LichessServer:
         self.accounts: dict[str, Account] = {}
         #: FIDE id (as text) -> (profile body, ratings body), served byte for byte.
         self.fide_players: dict[str, tuple[bytes, bytes]] = {}
+        self.fide_failures: list[int] = []
         self.faults: list[Fault] = []
         self.requests: list[ServedRequest] = []
         self._lock = threading.Lock()
@@ -235,6 +236,11 @@ class LichessServer:
                        for b in (profile, ratings))
         with self._lock:
             self.fide_players[str(fide_id)] = (bodies[0], bodies[1])
+
+    def fail_fide(self, status: int = 429, times: int = 1) -> None:
+        """The next ``times`` FIDE requests get ``status`` (429: ``Too many requests``)."""
+        with self._lock:
+            self.fide_failures.extend([status] * times)
 
     def fide_requests(self) -> list[ServedRequest]:
         return [r for r in self.requests if r.path.startswith("/api/fide/")]
@@ -469,6 +475,11 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(record, 404, NOT_FOUND_HTML, "text/html; charset=utf-8")
 
     def _fide(self, fide_id: str, which: int, record: ServedRequest) -> None:
+        with self.lichess._lock:
+            failure = self.lichess.fide_failures.pop(0) if self.lichess.fide_failures else None
+        if failure is not None:
+            self._json(record, failure, TOO_MANY if failure == 429 else {"error": "Failure"})
+            return
         bodies = self.lichess.fide_players.get(fide_id)
         if bodies is None:
             self._json(record, 404, {"error": "Not found"})

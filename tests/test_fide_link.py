@@ -20,7 +20,9 @@ from tracker import api
 from tracker.config import USER_AGENT
 from tracker.errors import ArgumentError
 from tracker.importing import import_file
+from tracker.real_fide import ms_month
 from tracker.sources.fide import (
+    FideError,
     FideIdError,
     FidePlayerData,
     ListEntry,
@@ -285,6 +287,17 @@ def test_fide_ratings_in_force_for_the_report(lichess: LichessServer, tracked: P
         api.fide_ratings("indexinator", db=str(tracked), through="2026-13")
 
 
+def test_the_last_rating_stays_in_force_through_the_month_of_the_last_refresh(
+    lichess: LichessServer, tracked: Path
+) -> None:
+    result = api.fide_link("indexinator", ARJUN, db=str(tracked), base_url=lichess.url)
+    fetched = ms_month(result.link.fetched_at_ms)
+    assert fetched >= "2026-06"
+    std = api.fide_ratings("indexinator", db=str(tracked))
+    assert std[-1] == (fetched, 2761)
+    assert dict(std)["2026-06"] == 2761
+
+
 def test_fide_ratings_without_a_link_is_empty(tracked: Path) -> None:
     assert api.fide_ratings("indexinator", db=str(tracked)) == []
 
@@ -393,6 +406,31 @@ def test_malformed_entries_from_the_server_are_warnings_and_the_rest_is_stored(
     ]
     p = result.link.profile
     assert (p.title, p.federation, p.standard) == (None, None, None)
+
+
+def test_one_429_is_waited_out_a_second_is_one_line(lichess: LichessServer) -> None:
+    waits: list[float] = []
+    lichess.fail_fide(429, times=1)
+    data = fetch_fide_player(make_session(), lichess.url, ARJUN, retry_wait_429=7.0,
+                             sleep=waits.append)
+    assert waits == [7.0] and data.profile.fide_id == ARJUN
+    lichess.fail_fide(429, times=2)
+    with pytest.raises(FideError) as info:
+        fetch_fide_player(make_session(), lichess.url, ARJUN, sleep=waits.append)
+    assert str(info.value) == "Lichess answered HTTP 429 for the profile of FIDE player 35009192"
+    lichess.fail_fide(500, times=1)
+    with pytest.raises(FideError, match="HTTP 500"):
+        fetch_fide_player(make_session(), lichess.url, ARJUN, sleep=waits.append)
+
+
+def test_an_unreachable_server_is_one_line_and_stores_nothing(tracked: Path) -> None:
+    with LichessServer() as server:
+        url = server.url  # stopped on exit: nothing listens there any more
+    with pytest.raises(FideError) as info:
+        api.fide_link("indexinator", ARJUN, db=str(tracked), base_url=url,
+                      timeout=(1.0, 1.0))
+    assert str(info.value) == f"cannot reach {url} (connection error)"
+    assert fide_rows(tracked)["fide_players"] == 0
 
 
 def test_linking_another_id_replaces_the_link(lichess: LichessServer, tracked: Path) -> None:
