@@ -29,7 +29,8 @@ from pathlib import Path
 
 #: The layers, earliest first: (name, module patterns (fnmatch), layers it may import besides
 #: its own). records.py, errors.py and config.py are the bottom that anything may import
-#: (errors imports nothing); perfs.py (the perf vocabulary) sits with records. The import
+#: (errors imports nothing); perfs.py (the perf vocabulary) and fide_records.py (a FIDE profile,
+#: a month of a FIDE rating list) sit with records. The import
 #: runners (``importing``; ``real_fide`` for the FIDE lists) drive sources into the store, so
 #: they sit above both. The selection needs only records: it decides on a game's fields, never
 #: on the store's. The engine (``tracker/fide``) is pure and knows nothing of the project but
@@ -38,7 +39,8 @@ from pathlib import Path
 #: it); the views go through that door only.
 LAYERS: list[tuple[str, tuple[str, ...], frozenset[str]]] = [
     ("errors", ("tracker.errors",), frozenset()),
-    ("base", ("tracker.records", "tracker.config", "tracker.perfs"), frozenset({"errors"})),
+    ("base", ("tracker.records", "tracker.config", "tracker.perfs", "tracker.fide_records"),
+     frozenset({"errors"})),
     ("sources", ("tracker.sources", "tracker.sources.*"), frozenset({"errors", "base"})),
     ("store", ("tracker.store", "tracker.store.*"), frozenset({"errors", "base"})),
     ("importing", ("tracker.importing", "tracker.importing.*", "tracker.real_fide"),
@@ -79,10 +81,6 @@ KNOWN_VIOLATIONS: frozenset[tuple[str, str]] = frozenset({
     ("dashboard.views.periods", "tracker.replaying"),  # views
     ("dashboard.views.settings", "tracker.fide.rules"),  # views
     ("dashboard.views.settings", "tracker.replaying"),  # views
-    # fidelink: the FIDE profile/list types the store keeps belong with the records
-    ("tracker.store.fide", "tracker.sources.fide"),
-    # fidelink: models imports store.fide at its end to register its tables: a cycle
-    ("tracker.store.models", "tracker.store.fide"),
 })
 
 #: The folders checked, as top-level packages under the root.

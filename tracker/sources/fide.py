@@ -12,23 +12,47 @@ fetches them:
   change may be missing: a rating stays in force until the next entry.
   :func:`parse_rating_lists` → ``{kind: [ListEntry, …]}``.
 
-JSON in, typed records out: a malformed entry is skipped and described in ``errors`` (a list
-the caller passes), never a crash. Ratings are FIDE rating points (integers); months are
-``"YYYY-MM"`` strings (calendar months, as FIDE publishes its lists).
+JSON in, typed records out (:class:`FideProfile`, :class:`ListEntry`: defined in
+:mod:`tracker.fide_records`, re-exported here): a malformed entry is skipped and described in
+``errors`` (a list the caller passes), never a crash. Ratings are FIDE rating points
+(integers); months are ``"YYYY-MM"`` strings (calendar months, as FIDE publishes its lists).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any, Final, Literal, get_args
+from typing import Any, Final
 
 from tracker.errors import TrackerError
+from tracker.fide_records import (
+    LIST_KINDS,
+    FidePlayerData,
+    FideProfile,
+    ListEntry,
+    ListKind,
+    month_str,
+    next_month,
+    parse_month,
+)
 
-ListKind = Literal["standard", "rapid", "blitz"]
-#: FIDE's three rating lists, in the order FIDE names them.
-LIST_KINDS: Final[tuple[ListKind, ...]] = get_args(ListKind)
+__all__ = [
+    "LIST_KINDS",
+    "FideError",
+    "FideIdError",
+    "FidePlayerData",
+    "FideProfile",
+    "ListEntry",
+    "ListKind",
+    "UnknownFideIdError",
+    "decode_entry",
+    "decode_list",
+    "month_str",
+    "next_month",
+    "parse_fide_id",
+    "parse_month",
+    "parse_profile",
+    "parse_rating_lists",
+]
 
 #: FIDE ids are positive integers of at most 10 digits (today's are 8-9 digits).
 MAX_FIDE_ID: Final = 9_999_999_999
@@ -39,9 +63,6 @@ MAX_LIST_RATING: Final = 3500
 #: FIDE's first rating list is from 1971; an entry before it, or far in the future, is garbage.
 MIN_LIST_YEAR: Final = 1970
 MAX_LIST_YEAR: Final = 2200
-
-_MONTH: Final = re.compile(r"^(\d{4})-(\d{2})$")
-
 
 class FideError(TrackerError):
     """Lichess cannot be reached or refused a FIDE request (one line, never the token)."""
@@ -59,50 +80,6 @@ class FideIdError(FideError, ValueError):
     exit_code = 2
 
 
-@dataclass(frozen=True, slots=True)
-class FideProfile:
-    """A FIDE player as ``/api/fide/player/{id}`` gives it.
-
-    ``standard``/``rapid``/``blitz``: the current published ratings in FIDE rating points,
-    ``None`` where the player has none. ``birth_year``: FIDE's ``year`` field. ``title``:
-    FIDE's title code (``GM``, ``IM``, ``WFM``…) or ``None``. ``federation``: FIDE's
-    three-letter code (``IND``).
-    """
-
-    fide_id: int
-    name: str
-    federation: str | None = None
-    birth_year: int | None = None
-    title: str | None = None
-    standard: int | None = None
-    rapid: int | None = None
-    blitz: int | None = None
-
-    def rating(self, kind: ListKind) -> int | None:
-        """The current rating on the ``kind`` list (rating points), or ``None``."""
-        value: int | None = getattr(self, kind)
-        return value
-
-
-@dataclass(frozen=True, slots=True)
-class ListEntry:
-    """One published month of one rating list: the rating (rating points) of list ``month``
-    (``"YYYY-MM"``)."""
-
-    month: str
-    rating: int
-
-
-@dataclass(frozen=True, slots=True)
-class FidePlayerData:
-    """What a fetch brings: the profile, the lists (``{kind: entries, oldest first}``, every
-    kind present, possibly empty), and one line per entry left out."""
-
-    profile: FideProfile
-    lists: dict[ListKind, list[ListEntry]]
-    errors: list[str] = field(default_factory=list)
-
-
 # -- decoding (pure) ------------------------------------------------------------------------
 
 
@@ -118,25 +95,6 @@ def parse_fide_id(value: str | int) -> int:
     if not text.isascii() or not text.isdigit() or not 0 < int(text) <= MAX_FIDE_ID:
         raise FideIdError(f"{str(value)!r} is not a FIDE id (a positive number, up to 10 digits)")
     return int(text)
-
-
-def month_str(year: int, month: int) -> str:
-    """``(2011, 9)`` → ``"2011-09"``."""
-    return f"{year:04d}-{month:02d}"
-
-
-def parse_month(text: str) -> tuple[int, int]:
-    """``"2011-09"`` → ``(2011, 9)``; ValueError for anything else."""
-    m = _MONTH.fullmatch(text.strip())
-    if m is None or not 1 <= int(m.group(2)) <= 12:
-        raise ValueError(f"a month is YYYY-MM, got {text!r}")
-    return int(m.group(1)), int(m.group(2))
-
-
-def next_month(month: str) -> str:
-    """The month after ``month`` (``"2011-12"`` → ``"2012-01"``)."""
-    year, mon = parse_month(month)
-    return month_str(year + mon // 12, mon % 12 + 1)
 
 
 def decode_entry(entry: object) -> ListEntry:

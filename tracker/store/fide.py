@@ -1,7 +1,7 @@
 """The real FIDE rating in the store: FIDE profiles, their monthly rating lists, and which
 tracked player each profile belongs to.
 
-Three tables (migration ``0003``), registered on :class:`~tracker.store.models.Base`:
+Three tables (migration ``0003``, in :mod:`tracker.store.models`):
 
 - ``fide_players``: one FIDE profile per FIDE id, as last fetched (current ratings in FIDE
   rating points, ``None`` where the player has none).
@@ -21,10 +21,9 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
-from sqlalchemy import BigInteger, ForeignKey, Integer, String, select
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy import select
 
-from tracker.sources.fide import (
+from tracker.fide_records import (
     LIST_KINDS,
     FidePlayerData,
     FideProfile,
@@ -32,58 +31,10 @@ from tracker.sources.fide import (
     ListKind,
     next_month,
 )
-from tracker.store.models import Base
+from tracker.store.models import FideLinkRow, FidePlayerRow, FideRatingRow
 
 if TYPE_CHECKING:
     from tracker.store.db import Store
-
-
-class FidePlayerRow(Base):
-    """A FIDE profile (``/api/fide/player/{id}``) as last fetched."""
-
-    __tablename__ = "fide_players"
-
-    id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
-    name: Mapped[str] = mapped_column(String(200))
-    federation: Mapped[str | None] = mapped_column(String(8))
-    birth_year: Mapped[int | None] = mapped_column(Integer)
-    title: Mapped[str | None] = mapped_column(String(8))
-    #: Current published ratings, FIDE rating points.
-    standard: Mapped[int | None] = mapped_column(Integer)
-    rapid: Mapped[int | None] = mapped_column(Integer)
-    blitz: Mapped[int | None] = mapped_column(Integer)
-    #: When the profile and its lists were last fetched, ms since the epoch UTC.
-    fetched_at_ms: Mapped[int] = mapped_column(BigInteger)
-
-
-class FideRatingRow(Base):
-    """One published month of one FIDE rating list (``kind``: standard | rapid | blitz)."""
-
-    __tablename__ = "fide_ratings"
-
-    fide_id: Mapped[int] = mapped_column(
-        BigInteger, ForeignKey("fide_players.id", ondelete="CASCADE"), primary_key=True,
-        autoincrement=False,
-    )
-    kind: Mapped[str] = mapped_column(String(8), primary_key=True)
-    #: The list's month, ``"YYYY-MM"`` (sorts as text).
-    month: Mapped[str] = mapped_column(String(7), primary_key=True)
-    #: FIDE rating points in force from that month.
-    rating: Mapped[int] = mapped_column(Integer)
-
-
-class FideLinkRow(Base):
-    """A tracked player's FIDE id."""
-
-    __tablename__ = "fide_links"
-
-    player_id: Mapped[str] = mapped_column(
-        String(64), ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
-    )
-    fide_id: Mapped[int] = mapped_column(
-        BigInteger, ForeignKey("fide_players.id", ondelete="CASCADE"), index=True
-    )
-    linked_at_ms: Mapped[int] = mapped_column(BigInteger)
 
 
 # -- values ---------------------------------------------------------------------------------

@@ -164,5 +164,52 @@ class RatingHistoryPoint(Base):
     rating: Mapped[int] = mapped_column(Integer)
 
 
-# The FIDE rating tables live in their own module; importing it registers them on Base.
-from tracker.store import fide as _fide  # noqa: E402, F401  (registration, not a use)
+# -- the real FIDE rating (migration 0003; read and written by tracker.store.fide) ----------
+
+
+class FidePlayerRow(Base):
+    """A FIDE profile (``/api/fide/player/{id}``) as last fetched."""
+
+    __tablename__ = "fide_players"
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    name: Mapped[str] = mapped_column(String(200))
+    federation: Mapped[str | None] = mapped_column(String(8))
+    birth_year: Mapped[int | None] = mapped_column(Integer)
+    title: Mapped[str | None] = mapped_column(String(8))
+    #: Current published ratings, FIDE rating points.
+    standard: Mapped[int | None] = mapped_column(Integer)
+    rapid: Mapped[int | None] = mapped_column(Integer)
+    blitz: Mapped[int | None] = mapped_column(Integer)
+    #: When the profile and its lists were last fetched, ms since the epoch UTC.
+    fetched_at_ms: Mapped[int] = mapped_column(BigInteger)
+
+
+class FideRatingRow(Base):
+    """One published month of one FIDE rating list (``kind``: standard | rapid | blitz)."""
+
+    __tablename__ = "fide_ratings"
+
+    fide_id: Mapped[int] = mapped_column(
+        BigInteger, ForeignKey("fide_players.id", ondelete="CASCADE"), primary_key=True,
+        autoincrement=False,
+    )
+    kind: Mapped[str] = mapped_column(String(8), primary_key=True)
+    #: The list's month, ``"YYYY-MM"`` (sorts as text).
+    month: Mapped[str] = mapped_column(String(7), primary_key=True)
+    #: FIDE rating points in force from that month.
+    rating: Mapped[int] = mapped_column(Integer)
+
+
+class FideLinkRow(Base):
+    """A tracked player's FIDE id."""
+
+    __tablename__ = "fide_links"
+
+    player_id: Mapped[str] = mapped_column(
+        String(64), ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
+    )
+    fide_id: Mapped[int] = mapped_column(
+        BigInteger, ForeignKey("fide_players.id", ondelete="CASCADE"), index=True
+    )
+    linked_at_ms: Mapped[int] = mapped_column(BigInteger)
