@@ -16,39 +16,44 @@ from decimal import Decimal
 from fractions import Fraction
 from importlib import resources
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Any, NotRequired, TypedDict
 
 from tracker import config, real_fide
 from tracker.errors import ArgumentError, TrackerError
+from tracker.fide import CHAPTERS as CHAPTERS
+from tracker.fide import DEFAULT_CHAPTER as DEFAULT_CHAPTER
 from tracker.fide import DEFAULT_EXPECTED as DEFAULT_EXPECTED
 from tracker.fide import DEFAULT_RULES as DEFAULT_RULES
-from tracker.fide import (
-    EXPECTED_METHODS,
-    RULES,
-    CalcResult,
-    calculate,
-    parse_score,
-)
-from tracker.fide.rules import is_method, is_rules
+from tracker.fide import EXPECTED_METHODS as EXPECTED_METHODS
+from tracker.fide import RULES as RULES
+from tracker.fide import CalcResult, calculate, parse_score
+from tracker.fide.rules import is_chapter, is_method, is_rules
+from tracker.fide.scale import MODELS as SCALE_MODELS
+from tracker.fide.scale import ScaleModel as ScaleModel
+from tracker.fide.scale import models_for
 from tracker.importing import ImportSummary, Progress
 from tracker.importing import import_file as _import_file
 from tracker.perfs import PerfError as PerfError
 from tracker.presentation import GAME_KEYS as GAME_KEYS
 from tracker.presentation import PERIOD_KEYS as PERIOD_KEYS
+from tracker.presentation import band_json as band_json
 from tracker.presentation import dumps as dumps
 from tracker.presentation import excluded_text as excluded_text
 from tracker.presentation import game_row as game_row
 from tracker.presentation import period_json as period_json
 from tracker.presentation import periods_csv as periods_csv
-from tracker.presentation import points, shown
+from tracker.presentation import points
+from tracker.presentation import shown as shown
 from tracker.real_fide import FideRefresh as FideRefresh
 from tracker.real_fide import NotLinkedError as NotLinkedError
 from tracker.report import GameDetail as GameDetail
 from tracker.report import NoGamesError as NoGamesError
 from tracker.report import PeriodRow as PeriodRow
-from tracker.report import ReplayReport, build_report
+from tracker.report import RealLine, ReplayReport, build_report
+from tracker.report import ScaleError as ScaleError
 from tracker.settings import MAX_START_RATING as MAX_START_RATING
 from tracker.settings import MIN_START_RATING as MIN_START_RATING
+from tracker.settings import SCALES as SCALES
 from tracker.settings import PlayerSettings, get_settings, save_settings
 from tracker.settings import SettingsError as SettingsError
 from tracker.sources import lichess
@@ -397,18 +402,40 @@ def replay(
     rules: str | None = None,
     expected: str | None = None,
     count_provisional: bool | None = None,
+    scale: str | None = None,
+    start_scale: str | None = None,
+    chapter: str | None = None,
+    real: RealLine | None = None,
 ) -> ReplayReport:
     """``tracker replay``: the player's games of ``perf`` as monthly FIDE rating periods.
 
     Settings not given here come from the player's saved settings, then the defaults (start
-    unrated, rules ``fide-2025-10``, expected ``table``, provisional opponents not counted).
+    unrated, rules ``fide-2025-10``, expected ``table``, provisional opponents not counted,
+    the Lichess scale, the start rating on the FIDE scale, the chapter by perf).
+
+    - ``scale``: ``"lichess"`` (the raw Lichess numbers), a model key (``"lebowitz"``,
+      ``"mathtuition"``, ``"chessdojo-2024"``: every opponent's rating mapped to the FIDE
+      scale first), or ``"all"`` (every model covering the perf; each period gets a band).
+    - ``start_scale``: ``"fide"`` or ``"lichess"`` (the start rating mapped like opponents).
+    - ``chapter``: ``"standard"`` or ``"rapid-blitz"`` forces FIDE's chapter.
+    - ``real``: a real FIDE list, ``[("YYYY-MM", rating), …]`` (each entry in force until
+      the next), compared period by period (``PeriodRow.fide_real``, ``.gap``,
+      ``report.mean_abs_gap``).
+
     ``report.to_json()`` is the ``--json`` contract. Raises UnknownPlayerError, NoGamesError,
-    SettingsError (one-line messages).
+    SettingsError, ScaleError (exit 2: a model that does not cover the perf), one line each.
     """
     return build_report(
         open_store(db), username, perf, start_rating=start_rating, birth_year=birth_year,
-        rules=rules, expected=expected, count_provisional=count_provisional,
+        rules=rules, expected=expected, count_provisional=count_provisional, scale=scale,
+        start_scale=start_scale, chapter=chapter, real=real,
     )
+
+
+def scale_models(perf: str | None = None) -> list[ScaleModel]:
+    """The Lichess → FIDE scale models (every one, or those covering ``perf``), each with its
+    key, name, source, year, data, perfs covered, fitted range, era and caveat."""
+    return list(SCALE_MODELS.values()) if perf is None else list(models_for(perf))
 
 
 #: Ratings the calculator accepts (rating points): wide, but no negative or absurd numbers.
@@ -424,26 +451,32 @@ def calc(
     cap_400: bool = True,
     rules: str = DEFAULT_RULES,
     expected: str = DEFAULT_EXPECTED,
+    chapter: str = DEFAULT_CHAPTER,
 ) -> CalcResult:
     """``tracker calc``: the FIDE Elo calculator (no database).
 
     ``games``: (opponent rating, score) pairs; a score is 1, 0, ½ as a Fraction or text
     (``"1"``, ``"0.5"``, ``"1/2"``, ``"="``). K is reduced by the 700 rule; the change is
     unrounded and ``new_rating`` rounded once, half away from zero. Ratings must be
-    100–4000 rating points. Raises ArgumentError (a ValueError) with a one-line message.
+    100–4000 rating points. ``chapter``: ``"standard"`` or ``"rapid-blitz"`` (FIDE's rapid &
+    blitz rules: no 2650 exemption, the 600-point rule in force). Raises ArgumentError (a
+    ValueError) with a one-line message.
     """
     for r, who in ((rating, "your rating"), *((o, "an opponent's rating") for o, _ in games)):
         if not MIN_CALC_RATING <= int(r) <= MAX_CALC_RATING:
             raise ArgumentError(f"{who} {r} is out of range ({MIN_CALC_RATING}–{MAX_CALC_RATING})")
     if not is_rules(rules):
         raise ArgumentError(f"unknown rules {rules!r}: use one of {', '.join(RULES)}")
+    if not is_chapter(chapter):
+        raise ArgumentError(f"unknown chapter {chapter!r}: use one of {', '.join(CHAPTERS)}")
     if not is_method(expected):
         raise ArgumentError(f"unknown expected-score method {expected!r}: use one of "
                             f"{', '.join(EXPECTED_METHODS)}")
     try:
         parsed = [(int(o), s if isinstance(s, Fraction) else parse_score(str(s)))
                   for o, s in games]
-        return calculate(rating, k, parsed, cap_400=cap_400, rules=rules, method=expected)
+        return calculate(rating, k, parsed, cap_400=cap_400, rules=rules, method=expected,
+                         chapter=chapter)
     except ValueError as exc:
         raise ArgumentError(str(exc)) from None
 
@@ -463,18 +496,21 @@ def settings(username: str, *, db: Db = None, **changes: object) -> PlayerSettin
 
 class CalcGameJson(TypedDict):
     """One game of :class:`CalcJson`: opponent (rating points), score (points), expected score
-    PD and the change in rating points, unrounded (Decimals, for exact JSON)."""
+    PD and the change in rating points, unrounded (Decimals, for exact JSON). ``rated``: only
+    under the rapid & blitz chapter (False: left out by the 600-point rule)."""
 
     opponent: int
     score: int | Decimal
     expected: Decimal | None
     change: Decimal | None
+    rated: NotRequired[bool]
 
 
 class CalcJson(TypedDict):
-    """The ``tracker calc --json`` object."""
+    """The ``tracker calc --json`` object (``chapter`` only under the rapid & blitz chapter)."""
 
     k: int
+    chapter: NotRequired[str]
     games: list[CalcGameJson]
     change: Decimal | None
     new_rating: int
@@ -482,22 +518,27 @@ class CalcJson(TypedDict):
 
 def calc_json(result: CalcResult) -> CalcJson:
     """The ``tracker calc --json`` object: K after the 700 rule, per game expected and change,
-    the unrounded total change and the new rating rounded once."""
-    return {
-        "k": result.k,
-        "games": [
-            {
-                "opponent": g.opponent,
-                "score": points(g.score),
-                "expected": shown(g.expected, "0.01" if isinstance(g.expected, Fraction)
-                                  else "0.0001"),
-                "change": shown(g.change),
-            }
-            for g in result.games
-        ],
-        "change": shown(result.change),
-        "new_rating": result.new_rating,
-    }
+    the unrounded total change and the new rating rounded once. Under the rapid & blitz
+    chapter, ``chapter`` is given and each game says whether it is ``rated`` (a game the
+    600-point rule leaves out: expected ``null``, change 0)."""
+    rapid_blitz = result.chapter == "rapid-blitz"
+    games: list[CalcGameJson] = []
+    for g in result.games:
+        game: CalcGameJson = {
+            "opponent": g.opponent,
+            "score": points(g.score),
+            "expected": shown(g.expected, "0.01" if isinstance(g.expected, Fraction)
+                              else "0.0001"),
+            "change": shown(g.change),
+        }
+        if rapid_blitz:
+            game["rated"] = g.rated
+        games.append(game)
+    out: CalcJson = {"k": result.k, "games": games, "change": shown(result.change),
+                     "new_rating": result.new_rating}
+    if rapid_blitz:
+        out["chapter"] = result.chapter
+    return out
 
 
 def summary_dict(summary: ImportSummary) -> dict[str, Any]:

@@ -252,6 +252,15 @@ Rules = typer.Option(help="FIDE rules version: fide-2025-10 (2650 exemption from
                      "400-point rule) or fide-2024-03.", metavar="VERSION")
 Expected = typer.Option(help="Expected score: table (FIDE table 8.1.2) or formula (logistic).",
                         metavar="METHOD")
+Scale = typer.Option(help="Scale of the opponents' ratings: lichess (the raw numbers), a model "
+                     "(lebowitz, mathtuition, chessdojo-2024: mapped to FIDE's scale first) or "
+                     "all (every model covering the perf, as a band). Default: lichess.",
+                     metavar="SCALE")
+StartScale = typer.Option(help="The scale --start-rating is on: fide (default) or lichess "
+                          "(mapped through the model like the opponents).", metavar="SCALE")
+Chapter = typer.Option(help="FIDE chapter: standard or rapid-blitz (no 2650 exemption; the "
+                       "600-point rule from 2024-12). Default: by perf (classical and "
+                       "correspondence standard, the others rapid-blitz).", metavar="CHAPTER")
 
 
 def _fmt(x: object, width: int = 0) -> str:
@@ -274,30 +283,44 @@ def replay_cmd(
         "--count-provisional/--no-count-provisional",
         help="Count games against provisional opponents (rating deviation ≥ 110).",
         show_default=False)] = None,
+    scale: Annotated[str | None, Scale] = None,
+    start_scale: Annotated[str | None, StartScale] = None,
+    chapter: Annotated[str | None, Chapter] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Replay a player's games of one perf as monthly FIDE rating periods.
 
     Settings not given come from the player's saved settings (tracker settings), then the
-    defaults: start unrated, rules fide-2025-10, expected table, provisional opponents left out.
+    defaults: start unrated, rules fide-2025-10, expected table, provisional opponents left out,
+    the Lichess scale, FIDE's chapter by perf.
     """
     report = api.replay(
         username, perf, db=state.db, start_rating=start_rating, birth_year=birth_year,
-        rules=rules, expected=expected, count_provisional=count_provisional,
+        rules=rules, expected=expected, count_provisional=count_provisional, scale=scale,
+        start_scale=start_scale, chapter=chapter,
     )
     if as_json:
         print(dumps(report.to_json()))
         return
     s = report.settings
     start = f"from {s.start_rating}" if s.start_rating else "starting unrated"
-    say(out, f"{report.player} — {report.perf}: FIDE-style replay {start}, rules {s.rules}, "
+    if s.start_rating and report.model is not None:
+        start += f" ({s.start_scale.upper() if s.start_scale == 'fide' else 'Lichess'} scale)"
+    chapter_name = "rapid & blitz" if s.chapter == "rapid-blitz" else "standard"
+    say(out, f"{report.player} — {report.perf}: FIDE-style replay {start}, "
+             f"{report.scale_label}, {chapter_name} chapter, rules {s.rules}, "
              f"expected {s.expected}")
+    band = report.scale == "all"
+    real = bool(report.real)
     # A narrow terminal gets the numbers without the notes, in a table with no inner rules.
     wide = out.width >= 140
     table = Table(box=box.HEAVY_HEAD if wide else box.SIMPLE_HEAD, show_edge=wide,
                   padding=(0, 1) if wide else (0, 0))
-    for name in ("period", "games", "left out" if wide else "out", "score", "expected", "K",
-                 "before", "change", "after", "perf.", "Lichess"):
+    names = ["period", "games", "left out" if wide else "out", "score", "expected", "K",
+             "before", "change", "after", "perf.", "Lichess"]
+    names += ["min", "median", "max"] if band else []
+    names += ["FIDE real", "gap"] if real else []
+    for name in names:
         table.add_column(name, no_wrap=True, justify="left" if name == "period" else "right")
     if wide:
         table.add_column("note", overflow="fold")
@@ -308,6 +331,11 @@ def replay_cmd(
                  _fmt(j["score"]), _fmt(j["expected_score"]), _fmt(r.k),
                  _fmt(r.rating_before), _fmt(j["change"]), _fmt(r.rating_after),
                  _fmt(r.performance), _fmt(row.lichess_rating)]
+        if band:
+            b = api.band_json(row.band) if row.band else {}
+            cells += [_fmt(b.get("min")), _fmt(b.get("median")), _fmt(b.get("max"))]
+        if real:
+            cells += [_fmt(row.fide_real), _fmt(row.gap)]
         table.add_row(*map(cell, cells), *([cell(r.note)] if wide else []))
     out.print(table)
     if not wide:
@@ -315,12 +343,29 @@ def replay_cmd(
                   markup=False)
     now = report.current_rating
     fide_now = str(now) if now is not None else f"unrated ({report.unrated_reason()})"
-    out.print(
-        f"Now: FIDE-style {fide_now}"
-        f", Lichess {_fmt(report.current_lichess)}; {report.counted} games counted of "
-        f"{len(report.games)}. The scales differ: a Lichess 1500 is not a FIDE 1500.",
-        markup=False,
-    )
+    if report.model is None:
+        out.print(
+            f"Now: FIDE-style {fide_now}"
+            f", Lichess {_fmt(report.current_lichess)}; {report.counted} games counted of "
+            f"{len(report.games)}. The scales differ: a Lichess 1500 is not a FIDE 1500.",
+            markup=False,
+        )
+    else:
+        what = f"{report.model.key}'s figures" if band else report.scale_label
+        out.print(f"Now: FIDE-style {fide_now} ({what}), Lichess "
+                  f"{_fmt(report.current_lichess)}; {report.counted} games counted of "
+                  f"{len(report.games)}.", markup=False)
+        if report.conversions:
+            conv = ", ".join(f"{k} {_fmt(c.rating) if c.rating else 'unrated'}"
+                             for k, c in report.conversions.items())
+            out.print(f"Lichess {_fmt(report.current_lichess)} converted directly: {conv}. "
+                      "The models disagree: read them as a band, not one true number.",
+                      markup=False)
+    if real:
+        gap = report.mean_abs_gap
+        out.print("Mean |hypothetical − real FIDE|: "
+                  + (f"{api.shown(gap)} over the overlap" if gap is not None
+                     else "no overlap"), markup=False)
 
 
 @app.command("calc")
@@ -335,6 +380,10 @@ def calc_cmd(
         "--no-400-rule", help="Use the real rating difference beyond 400 points.")] = False,
     rules: Annotated[str, Rules] = api.DEFAULT_RULES,
     expected: Annotated[str, Expected] = api.DEFAULT_EXPECTED,
+    chapter: Annotated[str, typer.Option(
+        help="FIDE chapter: standard, or rapid-blitz (no 2650 exemption from the 400-point "
+        "rule; a game with a difference of 600 or more, one player above 2600, is not rated).",
+        metavar="CHAPTER")] = api.DEFAULT_CHAPTER,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """The FIDE Elo calculator: rating change for a set of games (no database needed).
@@ -348,7 +397,8 @@ def calc_cmd(
         if not sep or not opp.strip().isdigit():
             raise ArgumentError(f"{item!r}: write each game as OPPONENT:SCORE, e.g. 1700:1")
         pairs.append((int(opp), score.strip()))
-    result = api.calc(rating, k, pairs, cap_400=not no_400_rule, rules=rules, expected=expected)
+    result = api.calc(rating, k, pairs, cap_400=not no_400_rule, rules=rules, expected=expected,
+                      chapter=chapter)
     data = api.calc_json(result)
     if as_json:
         print(dumps(data))
@@ -356,7 +406,8 @@ def calc_cmd(
     table = Table("opponent", "score", "expected", "change")
     games_shown: list[dict[str, Any]] = data["games"]  # type: ignore[assignment]  # calc_json's shape
     for g in games_shown:
-        table.add_row(str(g["opponent"]), str(g["score"]), str(g["expected"]),
+        table.add_row(str(g["opponent"]), str(g["score"]),
+                      "not rated" if g.get("rated") is False else str(g["expected"]),
                       f"{g['change']:+}")
     out.print(table)
     notes = []

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Final
 from tracker.selection import other
 
 if TYPE_CHECKING:  # the report's types, for annotations only (tracker.report imports this)
-    from tracker.report import GameDetail, PeriodRow, ReplayReport
+    from tracker.report import Band, GameDetail, PeriodRow, ReplayReport
 
 #: The keys of one period in ``tracker replay --json``, in order (a contract: scripts use it).
 PERIOD_KEYS: Final = (
@@ -68,15 +68,61 @@ def period_json(row: PeriodRow) -> dict[str, Any]:
     }
 
 
-def report_json(report: ReplayReport) -> dict[str, Any]:
-    """The ``tracker replay --json`` object (numbers exact: see :func:`dumps`)."""
+def band_json(band: Band) -> dict[str, Any]:
+    """One period's band: ``min``, ``median`` (may end in .5), ``max``, ``models``."""
     return {
+        "min": band.min,
+        "median": None if band.median is None else points(band.median),
+        "max": band.max,
+        "models": dict(band.models),
+    }
+
+
+def report_json(report: ReplayReport) -> dict[str, Any]:
+    """The ``tracker replay --json`` object (numbers exact: see :func:`dumps`).
+
+    On the Lichess scale without a real FIDE line it is the original contract: ``player``,
+    ``perf``, ``rules``, ``expected``, ``periods`` (each with exactly :data:`PERIOD_KEYS`).
+    On a FIDE scale (or with a real FIDE line) it also has ``scale``, ``scale_label``,
+    ``chapter``; with a model, ``model`` (whose figures the periods hold), ``models`` and
+    ``conversions`` (the current Lichess rating through each model covering the perf); with
+    ``--scale all``, each period's ``band``; with a real FIDE line, each period's ``fide_real``
+    and ``gap`` and the top-level ``mean_abs_gap``.
+    """
+    out: dict[str, Any] = {
         "player": report.player,
         "perf": report.perf,
         "rules": report.settings.rules,
         "expected": report.settings.expected,
-        "periods": [period_json(r) for r in report.periods],
     }
+    if report.scale == "lichess" and not report.real:
+        out["periods"] = [period_json(r) for r in report.periods]
+        return out
+    out["scale"] = report.scale
+    out["scale_label"] = report.scale_label
+    out["chapter"] = report.settings.chapter
+    if report.model is not None:
+        out["model"] = report.model.key
+        out["models"] = [m.key for m in report.models]
+        out["conversions"] = {
+            key: {"lichess": c.lichess, "model_output": c.output, "fide": c.rating}
+            for key, c in report.conversions.items()
+        }
+    if report.start_ratings:
+        out["start_ratings"] = dict(report.start_ratings)
+    periods = []
+    for row in report.periods:
+        j = period_json(row)
+        if row.band is not None:
+            j["band"] = band_json(row.band)
+        if report.real:
+            j["fide_real"] = row.fide_real
+            j["gap"] = row.gap
+        periods.append(j)
+    out["periods"] = periods
+    if report.real:
+        out["mean_abs_gap"] = shown(report.mean_abs_gap)
+    return out
 
 
 def excluded_text(excluded: dict[str, int]) -> str:

@@ -12,40 +12,107 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any
+from typing import Any, Final
 
 from tracker.errors import TrackerError
-from tracker.fide import CountedGame, PeriodResult, game_expected, replay
+from tracker.fide import CountedGame, PeriodResult, game_expected, rated_in_chapter, replay
+from tracker.fide.scale import Conversion, ScaleModel, convert, models_for
+from tracker.fide.scale import model as scale_model
 from tracker.lichess_line import LichessLine, LichessPoint, monthly_last
 from tracker.perfs import perf_key
 from tracker.presentation import report_json
 from tracker.replay_pass import LazySelected, MonthOf, RowView
 from tracker.selection import Selected, exclusion_reason, other, score_halves, select_games
-from tracker.settings import ResolvedSettings, get_settings, validate_settings
+from tracker.settings import (
+    ALL_MODELS,
+    LICHESS_SCALE,
+    ResolvedSettings,
+    get_settings,
+    validate_settings,
+)
 from tracker.store import queries
 from tracker.store.db import Store
+
+#: The reason a counted game is left out on a FIDE scale: the model gives its opponent no
+#: FIDE rating (below the model's range, or below FIDE's old floor of 1000).
+BELOW_MODEL: Final = "opponent below the model's range"
+#: The reason a game is left out by the rapid & blitz chapter (docs/rules.md §10).
+NOT_RATED_600: Final = "not rated: 600-point rule"
 
 
 class NoGamesError(TrackerError, LookupError):
     """The player has no games in that perf (one-line message naming the perfs they have)."""
 
 
+class ScaleError(TrackerError, ValueError):
+    """A scale that cannot replay this perf (one line naming the models that can; exit 2)."""
+
+    exit_code = 2
+
+
+#: A real FIDE rating list: ``(month "YYYY-MM", rating points)`` entries, oldest first, each
+#: in force from its month until the next entry (a month without an entry keeps the last).
+RealLine = Sequence[tuple[str, int]]
+
+
+@dataclass(frozen=True, slots=True)
+class Band:
+    """``rating_after`` of one period under every model of a ``--scale all`` replay.
+
+    ``models``: model key → rating after the period (``None`` = unrated under that model);
+    ``min``/``median``/``max`` over the rated ones (``None`` when none is rated). The median
+    of an even count is the mean of the middle two, so it may end in .5 (exact Fraction).
+    """
+
+    models: dict[str, int | None]
+    min: int | None
+    median: Fraction | None
+    max: int | None
+
+
+def band_of(models: dict[str, int | None]) -> Band:
+    """The band of one period's ratings by model (see :class:`Band`)."""
+    rated = sorted(r for r in models.values() if r is not None)
+    if not rated:
+        return Band(models, None, None, None)
+    mid = len(rated) // 2
+    median = Fraction(rated[mid]) if len(rated) % 2 else Fraction(rated[mid - 1] + rated[mid], 2)
+    return Band(models, rated[0], median, rated[-1])
+
+
 @dataclass(frozen=True, slots=True)
 class PeriodRow:
     """One rating period of a report: the engine's result plus what the selection and the
-    real Lichess line add (games left out by reason, the Lichess rating at the month's end)."""
+    real Lichess line add (games left out by reason, the Lichess rating at the month's end).
+
+    ``band``: with ``--scale all``, every model's ``rating_after`` (else ``None``).
+    ``fide_real``: with a real FIDE line, the real rating in force from the next month (the
+    list that follows this period, as ``rating_after`` is in force from the next month);
+    ``None`` without one or before its first list.
+    """
 
     result: PeriodResult
     excluded: dict[str, int]
     lichess_rating: int | None
+    band: Band | None = None
+    fide_real: int | None = None
 
     @property
     def period(self) -> str:
         return self.result.period
+
+    @property
+    def gap(self) -> int | None:
+        """The honest measure: hypothetical − real (``rating_after − fide_real``), rating
+        points; ``None`` unless both exist."""
+        after = self.result.rating_after
+        if after is None or self.fide_real is None:
+            return None
+        return after - self.fide_real
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,13 +120,16 @@ class GameDetail:
     """One game of a period as the Games page shows it.
 
     ``expected`` (PD) and ``delta`` (ΔR = score − PD) are set only for counted games of a
-    rated period. ``score`` in points, ``None`` for an unfinished game.
+    rated period. ``score`` in points, ``None`` for an unfinished game. ``opponent_rating``:
+    the opponent's rating on the replay's scale (the Lichess rating on the Lichess scale;
+    ``None`` when the model cannot place it or it is unknown).
     """
 
     selected: Selected
     score: Fraction | None
     expected: Fraction | Decimal | None
     delta: Fraction | Decimal | None
+    opponent_rating: int | None = None
 
 
 @dataclass
@@ -69,6 +139,13 @@ class ReplayReport:
     ``periods``: one row per month with games of the perf (counted or not), oldest first.
     ``games``: every game of the perf with its period and reason (read from the store on
     first use). ``lichess``: the real Lichess rating after each rated game.
+    ``scale``: ``lichess``, a model key or ``all``; ``model``: the model the periods' figures
+    are on (``None`` on the Lichess scale; with ``all``, the first model covering the perf,
+    the others in each period's ``band``); ``models``: the models replayed.
+    ``conversions``: the player's current Lichess rating through each model covering the perf
+    (empty on the Lichess scale). ``start_ratings``: per model, the start rating the engine
+    used (a Lichess start rating mapped; ``None`` = unrated). ``real``: the real FIDE list
+    compared (empty: none).
     """
 
     player: str
@@ -79,6 +156,12 @@ class ReplayReport:
     games: Sequence[Selected]
     lichess: list[LichessPoint]
     rating_history: list[tuple[date, int]] = field(default_factory=list)
+    scale: str = LICHESS_SCALE
+    model: ScaleModel | None = None
+    models: tuple[ScaleModel, ...] = ()
+    conversions: dict[str, Conversion] = field(default_factory=dict)
+    start_ratings: dict[str, int | None] = field(default_factory=dict)
+    real: RealLine = ()
 
     @property
     def counted(self) -> int:
@@ -93,6 +176,23 @@ class ReplayReport:
     def current_lichess(self) -> int | None:
         return self.lichess[-1].rating if self.lichess else None
 
+    @property
+    def scale_label(self) -> str:
+        """How the figures are labelled: ``"Lichess scale"``, ``"FIDE scale (lebowitz)"``,
+        ``"FIDE scale (all models: lebowitz, mathtuition)"``."""
+        if self.scale == LICHESS_SCALE:
+            return "Lichess scale"
+        if self.scale == ALL_MODELS:
+            return f"FIDE scale (all models: {', '.join(m.key for m in self.models)})"
+        return f"FIDE scale ({self.scale})"
+
+    @property
+    def mean_abs_gap(self) -> Fraction | None:
+        """The mean of ``|hypothetical − real|`` over the periods where both exist (rating
+        points, exact), ``None`` without an overlap."""
+        gaps = [abs(g) for r in self.periods if (g := r.gap) is not None]
+        return Fraction(sum(gaps), len(gaps)) if gaps else None
+
     def unrated_reason(self) -> str | None:
         """Why the player is unrated now, or ``None`` if rated."""
         if self.current_rating is not None:
@@ -106,6 +206,13 @@ class ReplayReport:
         engine's :attr:`~tracker.fide.PeriodResult.next_k` of the last period."""
         return self.periods[-1].result.next_k if self.periods else None
 
+    def on_scale(self, lichess: int | None) -> int | None:
+        """A Lichess rating in this perf on the report's scale (``None``: unknown, or the
+        model cannot place it)."""
+        if lichess is None or self.model is None:
+            return lichess
+        return convert(self.model, self.perf, lichess).rating
+
     def period_games(self, period: str) -> list[GameDetail]:
         """The games of one period with PD and ΔR (from the engine) for the counted ones."""
         row = next((r for r in self.periods if r.period == period), None)
@@ -117,11 +224,13 @@ class ReplayReport:
                 continue
             score = Fraction(sel.score_halves, 2) if sel.score_halves is not None else None
             pd = delta = None
-            opponent = sel.opponent_rating
+            opponent = self.on_scale(sel.opponent_rating)
             if (sel.counts and rating is not None and opponent is not None
                     and sel.score_halves is not None):
-                pd, delta = game_expected(rating, opponent, sel.score_halves, engine)
-            out.append(GameDetail(sel, score, pd, delta))
+                scored = game_expected(rating, opponent, sel.score_halves, engine, period=period)
+                if scored is not None:
+                    pd, delta = scored
+            out.append(GameDetail(sel, score, pd, delta, opponent))
         return out
 
     def to_json(self) -> dict[str, Any]:
@@ -172,6 +281,73 @@ def _walk(rows: Sequence[Sequence[Any]], uid: str, *, count_provisional: bool) -
     return seen
 
 
+def scale_models(scale: str, perf: str) -> tuple[ScaleModel, ...]:
+    """The models a ``scale`` replays ``perf`` under: none for ``lichess``, one for a model
+    key, every model covering the perf for ``all``. Raises ScaleError when that is none (a
+    model not covering the perf, or ``all`` for a perf no model covers)."""
+    if scale == LICHESS_SCALE:
+        return ()
+    covering = models_for(perf)
+    names = ", ".join(m.key for m in covering)
+    if not covering:
+        raise ScaleError(f"no scale model covers {perf}: use --scale lichess")
+    if scale == ALL_MODELS:
+        return covering
+    m = scale_model(scale)
+    if not m.covers(perf):
+        raise ScaleError(f"{m.key} does not cover {perf}; models that do: {names}")
+    return (m,)
+
+
+@dataclass(frozen=True, slots=True)
+class _OnScale:
+    """One replay of the counted games on one scale (``model`` ``None``: the Lichess scale)."""
+
+    results: list[PeriodResult]
+    below: dict[str, int]
+    start_rating: int | None
+
+
+def _replay_on(model: ScaleModel | None, perf: str, seen: _Pass, months: list[str],
+               settings: ResolvedSettings) -> _OnScale:
+    """Map every opponent through ``model`` (per ``perf``), then run the engine. An opponent
+    the model cannot place is left out, counted per period under :data:`BELOW_MODEL`."""
+    if model is None:
+        return _OnScale(replay(seen.counted, settings.engine(), periods=months), {}, None)
+    ratings: dict[int, int | None] = {}
+    below: Counter[str] = Counter()
+    games: list[CountedGame] = []
+    for g in seen.counted:
+        x = g.opponent_rating
+        fide = ratings[x] if x in ratings else ratings.setdefault(
+            x, convert(model, perf, x).rating)
+        if fide is None:
+            below[g.period] += 1
+        else:
+            games.append(CountedGame(g.period, fide, g.score_halves))
+    start = settings.start_rating
+    if start is not None and settings.start_scale == "lichess":
+        start = convert(model, perf, start).rating
+    results = replay(games, settings.engine(start_rating=start), periods=months)
+    return _OnScale(results, dict(below), start)
+
+
+def _in_force_after(real: RealLine, periods: list[str]) -> dict[str, int]:
+    """For each period, the real rating in force in the month after it (see PeriodRow)."""
+    entries = sorted(real)
+    out: dict[str, int] = {}
+    i, current = 0, None
+    for p in periods:
+        y, m = int(p[:4]), int(p[5:])
+        following = f"{y + (m == 12):04d}-{m % 12 + 1:02d}"
+        while i < len(entries) and entries[i][0] <= following:
+            current = entries[i][1]
+            i += 1
+        if current is not None:
+            out[p] = current
+    return out
+
+
 def build_report(
     store: Store,
     username: str,
@@ -182,39 +358,70 @@ def build_report(
     rules: str | None = None,
     expected: str | None = None,
     count_provisional: bool | None = None,
+    scale: str | None = None,
+    start_scale: str | None = None,
+    chapter: str | None = None,
+    real: RealLine | None = None,
 ) -> ReplayReport:
     """Replay ``username``'s games of ``perf`` with their saved settings, flags over them.
 
+    ``scale``: ``lichess`` (the raw numbers), a model key (every opponent's rating mapped to
+    the FIDE scale before the engine), or ``all`` (every model covering the perf, as a band).
+    ``real``: a real FIDE list to compare with (see :data:`RealLine`).
+
     Raises UnknownPlayerError (no games of that player), NoGamesError (none in that perf),
-    PerfError (an unknown perf or a variant), SettingsError (a flag out of range).
+    PerfError (an unknown perf or a variant), SettingsError (a flag out of range), ScaleError
+    (a model that does not cover the perf).
     """
     perf = perf_key(perf)
     uid = queries.resolve_player(store, username)
     settings = validate_settings(
         get_settings(store, uid).override(
             start_rating=start_rating, birth_year=birth_year, rules=rules, expected=expected,
-            count_provisional=count_provisional,
+            count_provisional=count_provisional, scale=scale, start_scale=start_scale,
+            chapter=chapter,
         )
-    ).resolved()
+    ).resolved(perf)
+    models = scale_models(settings.scale, perf)
     rows = queries.replay_rows(store, uid, perf)
     if not rows:
         have = ", ".join(f"{p.perf} ({p.games})" for p in queries.player_perfs(store, uid))
         raise NoGamesError(f"{username} has no {perf} games; perfs with games: {have}")
     seen = _walk(rows, uid, count_provisional=settings.count_provisional)
-    results = replay(seen.counted, settings.engine(), periods=sorted(set(seen.periods)))
+    months = sorted(set(seen.periods))
+    runs = [_replay_on(m, perf, seen, months, settings) for m in models] or [
+        _replay_on(None, perf, seen, months, settings)]
+    main = runs[0]
     by_month = monthly_last(seen.line.points)
+    real_after = _in_force_after(real or (), months)
     period_rows: list[PeriodRow] = []
     last_lichess: int | None = None
-    for r in results:
+    for i, r in enumerate(main.results):
         last_lichess = by_month.get(r.period, last_lichess)
-        period_rows.append(PeriodRow(r, dict(seen.excluded.get(r.period, {})), last_lichess))
+        excluded = dict(seen.excluded.get(r.period, {}))
+        if main.below.get(r.period):
+            excluded[BELOW_MODEL] = main.below[r.period]
+        if r.not_rated:
+            excluded[NOT_RATED_600] = r.not_rated
+        band = None
+        if settings.scale == ALL_MODELS:
+            band = band_of({m.key: run.results[i].rating_after for m, run in zip(
+                models, runs, strict=True)})
+        period_rows.append(PeriodRow(r, excluded, last_lichess, band,
+                                     real_after.get(r.period)))
+
+    first = models[0] if models else None
+    in_force = {r.period: r.result.rating_before for r in period_rows}
 
     def load_games() -> list[Selected]:
         games = list(queries.player_games(store, uid, perf))
         selected = select_games(games, uid, perf, count_provisional=settings.count_provisional)
         selected.sort(key=lambda s: s.period)  # stable: end order within a month
-        return selected
+        return [_on_scale_reason(s, first, perf, in_force.get(s.period), settings)
+                for s in selected]
 
+    line = seen.line.points
+    current = line[-1].rating if line else None
     return ReplayReport(
         player=seen.name or uid,
         user_id=uid,
@@ -222,6 +429,32 @@ def build_report(
         settings=settings,
         periods=period_rows,
         games=LazySelected(seen.games, load_games),
-        lichess=seen.line.points,
+        lichess=line,
         rating_history=queries.rating_history(store, uid, perf),
+        scale=settings.scale,
+        model=first,
+        models=models,
+        conversions={m.key: convert(m, perf, current) for m in models_for(perf)}
+        if models and current is not None else {},
+        start_ratings={m.key: run.start_rating for m, run in zip(models, runs, strict=True)}
+        if settings.start_rating is not None and models else {},
+        real=tuple(real or ()),
     )
+
+
+def _on_scale_reason(sel: Selected, model: ScaleModel | None, perf: str, rating: int | None,
+                     settings: ResolvedSettings) -> Selected:
+    """A counted game's reason on the report's scale: left out when the model cannot place the
+    opponent or the chapter does not rate it (rating: the player's rating in force)."""
+    opponent = sel.opponent_rating
+    if sel.reason is not None or opponent is None:
+        return sel
+    if model is not None:
+        mapped = convert(model, perf, opponent).rating
+        if mapped is None:
+            return replace(sel, reason=BELOW_MODEL)
+        opponent = mapped
+    if rating is not None and not rated_in_chapter(rating, opponent, chapter=settings.chapter,
+                                                   period=sel.period):
+        return replace(sel, reason=NOT_RATED_600)
+    return sel

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 from datetime import date
-from typing import Any, Final
+from typing import Any, Final, Literal, TypeGuard, get_args
 
 from tracker.errors import TrackerError
 from tracker.fide import (
@@ -18,12 +18,15 @@ from tracker.fide import (
     DEFAULT_RULES,
     EXPECTED_METHODS,
     RULES,
+    Chapter,
     ExpectedMethod,
     ReplaySettings,
     Rules,
+    chapter_for_perf,
 )
 from tracker.fide.replay import RATING_FLOOR
-from tracker.fide.rules import is_method, is_rules
+from tracker.fide.rules import CHAPTERS, is_chapter, is_method, is_rules
+from tracker.fide.scale import MODELS
 from tracker.store import queries
 from tracker.store.db import Store
 from tracker.store.models import Player
@@ -32,6 +35,27 @@ from tracker.store.models import Player
 #: rating floor (§7.1.4, ``docs/rules.md`` §6), so this *is* the floor.
 MIN_START_RATING: Final = RATING_FLOOR
 MAX_START_RATING: Final = 3500
+#: The range of a start rating given on the Lichess scale (mapped through the model).
+MIN_LICHESS_START_RATING: Final = 400
+
+#: The raw Lichess numbers, no model: the replay as it was before scale models.
+LICHESS_SCALE: Final = "lichess"
+#: Every model that covers the perf, reported as a band.
+ALL_MODELS: Final = "all"
+#: ``--scale`` values: ``lichess``, a model key of :data:`tracker.fide.scale.MODELS`, ``all``.
+SCALES: Final = (LICHESS_SCALE, *MODELS, ALL_MODELS)
+#: [choice] The default scale: the raw Lichess numbers (docs/rules.md §11 says why).
+DEFAULT_SCALE: Final = LICHESS_SCALE
+
+#: Which scale a start rating is given on: ``fide`` (a real FIDE rating, used as is) or
+#: ``lichess`` (mapped through the replay's model, like the opponents).
+StartScale = Literal["fide", "lichess"]
+START_SCALES: Final[tuple[str, ...]] = get_args(StartScale)
+DEFAULT_START_SCALE: Final[StartScale] = "fide"
+
+
+def is_start_scale(value: object) -> TypeGuard[StartScale]:
+    return value in START_SCALES
 
 
 class SettingsError(TrackerError, ValueError):
@@ -46,6 +70,10 @@ class PlayerSettings:
     start unrated (default). ``birth_year`` enables the junior K 40. ``rules``:
     ``fide-2025-10`` (default) or ``fide-2024-03``. ``expected``: ``table`` (default) or
     ``formula``. ``count_provisional``: count games against provisional opponents (default no).
+    ``scale``: ``lichess`` (default), a scale model's key, or ``all`` (docs/rules.md §11).
+    ``start_scale``: the scale ``start_rating`` is on, ``fide`` (default) or ``lichess``.
+    ``chapter``: force FIDE's ``standard`` or ``rapid-blitz`` chapter; ``None`` (default) =
+    by perf (docs/rules.md §10).
     """
 
     start_rating: int | None = None
@@ -53,14 +81,22 @@ class PlayerSettings:
     rules: Rules | None = None
     expected: ExpectedMethod | None = None
     count_provisional: bool | None = None
+    scale: str | None = None
+    start_scale: StartScale | None = None
+    chapter: Chapter | None = None
 
-    def resolved(self) -> ResolvedSettings:
+    def resolved(self, perf: str | None = None) -> ResolvedSettings:
+        """Every default filled in; the chapter by ``perf`` unless one is forced (without a
+        perf: the standard chapter)."""
         return ResolvedSettings(
             start_rating=self.start_rating,
             birth_year=self.birth_year,
             rules=self.rules or DEFAULT_RULES,
             expected=self.expected or DEFAULT_EXPECTED,
             count_provisional=bool(self.count_provisional),
+            scale=self.scale or DEFAULT_SCALE,
+            start_scale=self.start_scale or DEFAULT_START_SCALE,
+            chapter=self.chapter or (chapter_for_perf(perf) if perf else "standard"),
         )
 
     def override(self, **flags: Any) -> PlayerSettings:
@@ -83,19 +119,39 @@ class ResolvedSettings:
     rules: Rules
     expected: ExpectedMethod
     count_provisional: bool
+    scale: str = DEFAULT_SCALE
+    start_scale: StartScale = DEFAULT_START_SCALE
+    chapter: Chapter = "standard"
 
-    def engine(self) -> ReplaySettings:
+    def engine(self, *, start_rating: int | Literal["given"] | None = "given") -> ReplaySettings:
+        """The engine's settings; ``start_rating`` replaces the given one (e.g. a Lichess
+        start rating mapped to the FIDE scale)."""
         return ReplaySettings(
-            start_rating=self.start_rating,
+            start_rating=self.start_rating if start_rating == "given" else start_rating,
             birth_year=self.birth_year,
             rules=self.rules,
             expected=self.expected,
+            chapter=self.chapter,
         )
 
 
 def validate_settings(s: PlayerSettings) -> PlayerSettings:
     """Check ranges; raises SettingsError with a one-line message."""
-    if s.start_rating is not None and not MIN_START_RATING <= s.start_rating <= MAX_START_RATING:
+    if s.scale is not None and s.scale not in SCALES:
+        raise SettingsError(f"unknown scale {s.scale!r}: use {', '.join(SCALES)}")
+    if s.start_scale is not None and not is_start_scale(s.start_scale):
+        raise SettingsError(
+            f"unknown start-rating scale {s.start_scale!r}: use {' or '.join(START_SCALES)}")
+    if s.chapter is not None and not is_chapter(s.chapter):
+        raise SettingsError(f"unknown chapter {s.chapter!r}: use {' or '.join(CHAPTERS)}")
+    on_lichess = s.start_scale == "lichess" and (s.scale or DEFAULT_SCALE) != LICHESS_SCALE
+    low = MIN_LICHESS_START_RATING if on_lichess else MIN_START_RATING
+    if s.start_rating is not None and not low <= s.start_rating <= MAX_START_RATING:
+        if on_lichess:
+            raise SettingsError(
+                f"start rating {s.start_rating} is out of range: a Lichess rating is "
+                f"{low}–{MAX_START_RATING} (leave it out to start unrated)"
+            )
         raise SettingsError(
             f"start rating {s.start_rating} is out of range: a FIDE rating is "
             f"{MIN_START_RATING}–{MAX_START_RATING} (leave it out to start unrated)"
@@ -110,6 +166,10 @@ def validate_settings(s: PlayerSettings) -> PlayerSettings:
             f"unknown expected-score method {s.expected!r}: use {' or '.join(EXPECTED_METHODS)}"
         )
     return s
+
+
+#: The settings a player can save (the others are per-replay flags until stored too).
+_STORED: Final = ("start_rating", "birth_year", "rules", "expected", "count_provisional")
 
 
 def _saved_rules(value: str | None) -> Rules | None:
@@ -134,7 +194,7 @@ def save_settings(store: Store, username: str, **changes: Any) -> PlayerSettings
     """Save settings for a player (keys of :class:`PlayerSettings`; ``None`` resets one to the
     default). Returns the saved settings. Raises SettingsError, UnknownPlayerError."""
     uid = queries.resolve_player(store, username)
-    unknown = set(changes) - set(SETTING_NAMES)
+    unknown = set(changes) - set(_STORED)
     if unknown:
         raise SettingsError(f"unknown setting(s): {', '.join(sorted(unknown))}")
     merged = {k: getattr(get_settings(store, uid), k) for k in SETTING_NAMES}
@@ -144,6 +204,6 @@ def save_settings(store: Store, username: str, **changes: Any) -> PlayerSettings
     with store.session() as s:
         p = s.get(Player, uid)
         assert p is not None
-        for k in SETTING_NAMES:
+        for k in _STORED:
             setattr(p, k, getattr(settings, k))
     return settings

@@ -17,16 +17,21 @@ from tracker.fide.replay import (
     replay,
 )
 from tracker.fide.rules import (
+    CHAPTERS,
+    DEFAULT_CHAPTER,
     DEFAULT_EXPECTED,
     DEFAULT_RULES,
     EXPECTED_METHODS,
     RULES,
+    Chapter,
     ExpectedMethod,
     Rules,
     apply_700_rule,
     capped_difference,
+    chapter_for_perf,
     development_coefficient,
     expected_score,
+    rated_in_chapter,
     round_half_away,
     round_half_up,
 )
@@ -37,6 +42,8 @@ from tracker.fide.tables import (
 )
 
 __all__ = [
+    "CHAPTERS",
+    "DEFAULT_CHAPTER",
     "DEFAULT_EXPECTED",
     "DEFAULT_RULES",
     "EXPECTED_METHODS",
@@ -44,6 +51,7 @@ __all__ = [
     "RULES",
     "CalcGame",
     "CalcResult",
+    "Chapter",
     "CountedGame",
     "ExpectedMethod",
     "PeriodResult",
@@ -52,6 +60,7 @@ __all__ = [
     "apply_700_rule",
     "calculate",
     "capped_difference",
+    "chapter_for_perf",
     "development_coefficient",
     "dp_from_p",
     "expected_score",
@@ -60,6 +69,7 @@ __all__ = [
     "initial_rating",
     "parse_score",
     "performance_rating",
+    "rated_in_chapter",
     "replay",
     "round_half_away",
     "round_half_up",

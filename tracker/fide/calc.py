@@ -15,13 +15,16 @@ from typing import Final
 
 from tracker.fide.rules import (
     DECIMAL_CONTEXT,
+    DEFAULT_CHAPTER,
     DEFAULT_RULES,
+    Chapter,
     ExpectedMethod,
     Rules,
     apply_700_rule,
     cap_applies,
     check_method,
     expected_score,
+    rated_in_chapter,
     round_half_away,
 )
 
@@ -36,12 +39,17 @@ _DRAW_SPELLINGS: Final = frozenset({"0.5", ".5", "0,5", "1/2", "=", "½"})
 @dataclass(frozen=True, slots=True)
 class CalcGame:
     """One game of a calculation: opponent's rating (rating points), score (points), expected
-    score ``PD`` and the change ``K × (score − PD)`` in rating points, unrounded."""
+    score ``PD`` and the change ``K × (score − PD)`` in rating points, unrounded.
+
+    ``rated`` is False for a game the chapter does not rate (the rapid & blitz 600-point rule,
+    ``docs/rules.md`` §10): its ``expected`` is ``None`` and its change 0.
+    """
 
     opponent: int
     score: Fraction
-    expected: Fraction | Decimal
+    expected: Fraction | Decimal | None
     change: Fraction | Decimal
+    rated: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +64,7 @@ class CalcResult:
     - ``games``: per game detail; ``change``: the total, unrounded (Fraction with the table,
       Decimal with the formula); ``new_rating``: rating + change rounded once, half away from
       zero.
+    - ``chapter``: ``standard`` or ``rapid-blitz`` (``docs/rules.md`` §10).
     """
 
     k: int
@@ -65,6 +74,7 @@ class CalcResult:
     games: tuple[CalcGame, ...]
     change: Fraction | Decimal
     new_rating: int
+    chapter: Chapter = DEFAULT_CHAPTER
 
 
 def _score(value: object) -> Fraction:
@@ -87,13 +97,16 @@ def calculate(
     cap_400: bool = True,
     rules: Rules = DEFAULT_RULES,
     method: ExpectedMethod = "table",
+    chapter: Chapter = DEFAULT_CHAPTER,
 ) -> CalcResult:
     """Rating change of a player rated ``rating`` with development coefficient ``k``.
 
     ``games`` holds ``(opponent_rating, score)`` pairs: rating points and points (0, 1/2, 1).
     Per game ``PD`` comes from table 8.1.2 (or the formula), ``D`` capped by the 400-point rule
     unless exempt or switched off; K goes through the 700 rule for ``len(games)`` games; the
-    total change is rounded once, half away from zero (rules.md §4).
+    total change is rounded once, half away from zero (rules.md §4). Under the ``rapid-blitz``
+    chapter (rules.md §10) the 400-point rule binds everyone and a game the 600-point rule
+    leaves out changes nothing and does not count for the 700 rule.
 
     >>> r = calculate(1500, 20, [(1700, Fraction(1))])
     >>> r.change, r.new_rating
@@ -108,15 +121,21 @@ def calculate(
         raise ValueError(f"rating must be a whole number of rating points, got {rating!r}")
     if not games:
         raise ValueError("no games: give at least one (opponent rating, score) pair")
-    k_used = apply_700_rule(k, len(games))
+    for opponent, _ in games:
+        if isinstance(opponent, bool) or not isinstance(opponent, int):
+            raise ValueError(f"opponent rating must be a whole number, got {opponent!r}")
+    rated = [rated_in_chapter(rating, o, chapter=chapter) for o, _ in games]
+    k_used = apply_700_rule(k, sum(rated))
     details: list[CalcGame] = []
     table_total = Fraction(0)
     formula_total = Decimal(0)
-    for opponent, raw_score in games:
-        if isinstance(opponent, bool) or not isinstance(opponent, int):
-            raise ValueError(f"opponent rating must be a whole number, got {opponent!r}")
+    for (opponent, raw_score), is_rated in zip(games, rated, strict=True):
         score = _score(raw_score)
-        pd = expected_score(rating, opponent, rules=rules, method=method, cap_400=cap_400)
+        if not is_rated:
+            details.append(CalcGame(opponent, score, None, Fraction(0), rated=False))
+            continue
+        pd = expected_score(rating, opponent, rules=rules, method=method, cap_400=cap_400,
+                            chapter=chapter)
         change: Fraction | Decimal
         if isinstance(pd, Decimal):
             with localcontext(DECIMAL_CONTEXT):
@@ -132,10 +151,11 @@ def calculate(
         k=k_used,
         k_requested=k,
         rule_700_applied=k_used != k,
-        rule_400_applied=cap_applies(rating, rules=rules, cap_400=cap_400),
+        rule_400_applied=cap_applies(rating, rules=rules, cap_400=cap_400, chapter=chapter),
         games=tuple(details),
         change=total,
         new_rating=rating + round_half_away(total),
+        chapter=chapter,
     )
 
 

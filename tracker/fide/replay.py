@@ -24,10 +24,14 @@ from typing import Final
 
 from tracker.fide.rules import (
     DECIMAL_CONTEXT,
+    DEFAULT_CHAPTER,
     DEFAULT_EXPECTED,
     DEFAULT_RULES,
     JUNIOR_K40_LIMIT,
     K10_THRESHOLD,
+    RULE_600_ABOVE,
+    RULE_600_FROM,
+    Chapter,
     ExpectedMethod,
     Rules,
     apply_700_rule,
@@ -37,8 +41,10 @@ from tracker.fide.rules import (
     check_rules,
     expected_score,
     formula_expected,
+    is_chapter,
     k_with_reason,
     limit_difference,
+    rated_in_chapter,
     round_half_away,
 )
 from tracker.fide.tables import dp_from_p, expected_score_hundredths
@@ -87,16 +93,21 @@ class ReplaySettings:
     - ``rules``: ``"fide-2025-10"`` (2650 exemption from the 400-point rule) or
       ``"fide-2024-03"`` (cap for all). [choice] One version for the whole replay.
     - ``expected``: ``"table"`` (FIDE table 8.1.2) or ``"formula"`` (logistic, Decimal).
+    - ``chapter``: ``"standard"`` (default) or ``"rapid-blitz"`` (rules.md §10: no 2650
+      exemption, whatever ``rules`` says; from period 2024-12 the 600-point rule).
     """
 
     start_rating: int | None = None
     birth_year: int | None = None
     rules: Rules = DEFAULT_RULES
     expected: ExpectedMethod = DEFAULT_EXPECTED
+    chapter: Chapter = DEFAULT_CHAPTER
 
     def __post_init__(self) -> None:
         check_rules(self.rules)
         check_method(self.expected)
+        if not is_chapter(self.chapter):
+            raise ValueError(f"unknown chapter {self.chapter!r}: use standard or rapid-blitz")
         if self.start_rating is not None and (
             isinstance(self.start_rating, bool)
             or not isinstance(self.start_rating, int)
@@ -132,6 +143,8 @@ class PeriodResult:
       belong to an ignored zero-score first period do not count).
     - ``next_k``: K for the next period before the 700 rule (§8.3.3), from the state after
       this one; ``None`` when the player is unrated after this period.
+    - ``not_rated``: games of the month the chapter does not rate (the rapid & blitz
+      600-point rule, rules.md §10); they are not in ``games``.
     - ``note``: one human sentence on what happened, e.g. ``"unrated: 3 games in pool
       (5 needed)"``, ``"initial rating 1922 published"``, ``"fell to 1391, below 1400: unrated
       from next period"``, ``"first period scored zero: ignored"``, ``"K 40 (fewer than 30
@@ -150,6 +163,7 @@ class PeriodResult:
     games_total: int
     note: str
     next_k: int | None = None
+    not_rated: int = 0
 
 
 def _games(n: int) -> str:
@@ -362,8 +376,20 @@ class _Replayer:
                 note="no counted games: rating unchanged",
             )
 
+        not_rated = 0
+        if self.settings.chapter == "rapid-blitz" and period >= RULE_600_FROM and (
+            own > RULE_600_ABOVE or max(g.opponent_rating for g in chunk) > RULE_600_ABOVE
+        ):
+            rated = [g for g in chunk
+                     if rated_in_chapter(own, g.opponent_rating, chapter="rapid-blitz")]
+            not_rated = n - len(rated)
+            if not_rated:
+                result = self._close_rated(period, rated)
+                note = f"{result.note}; {_games(not_rated)} not rated (600-point rule)"
+                return replace(result, not_rated=not_rated, note=note)
+
         opponents, opponents_sum, halves = _tally(chunk)
-        capped = cap_applies(own, rules=self.settings.rules)
+        capped = cap_applies(own, rules=self.settings.rules, chapter=self.settings.chapter)
         expected: Fraction | Decimal
         change: Fraction | Decimal
         if self.table:
@@ -410,9 +436,11 @@ class _Replayer:
         if base - max(opponents) >= 0 and base - min(opponents) < len(table):
             return sum([table[base - o] for o in opponents])  # the hot path
         # A difference beyond the lookup table: rare, done the plain way.
-        rules = self.settings.rules
+        rules, chapter = self.settings.rules, self.settings.chapter
         return sum(
-            expected_score_hundredths(capped_difference(own, o, rules=rules, cap_400=capped))
+            expected_score_hundredths(
+                capped_difference(own, o, rules=rules, cap_400=capped, chapter=chapter)
+            )
             for o in opponents
         )
 
@@ -422,7 +450,8 @@ class _Replayer:
         with localcontext(DECIMAL_CONTEXT):
             # Games against the same opponent rating share one Decimal: count, then multiply.
             for opponent, count in Counter(opponents).items():
-                d = capped_difference(own, opponent, rules=self.settings.rules, cap_400=capped)
+                d = capped_difference(own, opponent, rules=self.settings.rules, cap_400=capped,
+                                      chapter=self.settings.chapter)
                 e = cache.get(d)
                 if e is None:
                     e = cache[d] = formula_expected(d)
@@ -576,20 +605,27 @@ def game_expected(
     opponent_rating: int,
     score_halves: int,
     settings: ReplaySettings = DEFAULT_SETTINGS,
-) -> tuple[Fraction | Decimal, Fraction | Decimal]:
+    *,
+    period: str | None = None,
+) -> tuple[Fraction | Decimal, Fraction | Decimal] | None:
     """One counted game of a rated period as :func:`replay` scores it: ``(PD, ΔR)``.
 
     ``rating`` is the player's rating in force for the period, ``opponent_rating`` the
     opponent's (rating points); ``score_halves`` 2 win, 1 draw, 0 loss. ``PD`` is the expected
     score (table 8.1.2 after the 400-point rule, or the formula) and ``ΔR = score − PD``: exact
     Fractions with the table, Decimals with the formula. A period's change is ``K × ΣΔR``.
+    ``None`` for a game the chapter does not rate in ``period`` (``"YYYY-MM"``; ``None`` =
+    today), see rules.md §10.
 
     >>> game_expected(1500, 1700, 2)
     (Fraction(6, 25), Fraction(19, 25))
     """
     if score_halves not in (0, 1, 2):
         raise ValueError(f"score_halves must be 0, 1 or 2, got {score_halves!r}")
-    pd = expected_score(rating, opponent_rating, rules=settings.rules, method=settings.expected)
+    if not rated_in_chapter(rating, opponent_rating, chapter=settings.chapter, period=period):
+        return None
+    pd = expected_score(rating, opponent_rating, rules=settings.rules, method=settings.expected,
+                        chapter=settings.chapter)
     if isinstance(pd, Fraction):
         return pd, Fraction(score_halves, 2) - pd
     with localcontext(DECIMAL_CONTEXT):

@@ -18,12 +18,18 @@ from tracker.fide.tables import expected_score_hundredths
 #: more (amendment of 1 October 2025). ``fide-2024-03``: the cap applies to everyone.
 #: [choice] One version applies to a whole replay; it is not inferred from game dates.
 Rules = Literal["fide-2025-10", "fide-2024-03"]
+#: The FIDE chapter a replay follows (``docs/rules.md`` §10): ``standard`` (the Rating
+#: Regulations for standard chess) or ``rapid-blitz`` (the Rapid and Blitz Rating Regulations:
+#: no 2650 exemption from the 400-point rule; from 1 December 2024, the 600-point rule).
+Chapter = Literal["standard", "rapid-blitz"]
 #: ``table``: FIDE's table 8.1.2 (default). ``formula``: ``1 / (1 + 10^(-D/400))``, what most
 #: online calculators use.
 ExpectedMethod = Literal["table", "formula"]
 
 RULES: Final[tuple[str, ...]] = get_args(Rules)
 EXPECTED_METHODS: Final[tuple[str, ...]] = get_args(ExpectedMethod)
+CHAPTERS: Final[tuple[str, ...]] = get_args(Chapter)
+DEFAULT_CHAPTER: Final[Chapter] = "standard"
 #: The rules version used when none is chosen: the one place this default is written.
 DEFAULT_RULES: Final[Rules] = "fide-2025-10"
 #: The expected-score method used when none is chosen.
@@ -33,6 +39,16 @@ DEFAULT_EXPECTED: Final[ExpectedMethod] = "table"
 DIFFERENCE_CAP: Final = 400
 #: §8.3.1 as amended 1 October 2025: a player rated this or more uses the real difference.
 CAP_EXEMPT_FROM: Final = 2650
+
+#: §10, rapid & blitz chapter, in force from 1 December 2024 (this period on, by game date):
+#: a game between players whose ratings differ by at least this is not rated ...
+RULE_600_DIFFERENCE: Final = 600
+#: ... if at least one of them is rated above this.
+RULE_600_ABOVE: Final = 2600
+RULE_600_FROM: Final = "2024-12"
+#: §10: the Lichess perfs FIDE's rapid & blitz chapter takes by default (FIDE has no bullet
+#: list; bullet and ultraBullet go with blitz). Every other perf: the standard chapter.
+RAPID_BLITZ_PERFS: Final = frozenset({"ultraBullet", "bullet", "blitz", "rapid"})
 
 #: §8.3.3 development coefficients.
 K_AFTER_2400: Final = 10
@@ -64,6 +80,42 @@ def is_rules(value: object) -> TypeGuard[Rules]:
     return value in RULES
 
 
+def is_chapter(value: object) -> TypeGuard[Chapter]:
+    """Whether ``value`` is ``"standard"`` or ``"rapid-blitz"`` (narrows to :data:`Chapter`)."""
+    return value in CHAPTERS
+
+
+def chapter_for_perf(perf: str) -> Chapter:
+    """The chapter a Lichess perf replays under by default (``docs/rules.md`` §10): classical
+    and correspondence → ``standard``; rapid, blitz, bullet (and ultraBullet) →
+    ``rapid-blitz``.
+
+    >>> chapter_for_perf("blitz"), chapter_for_perf("classical")
+    ('rapid-blitz', 'standard')
+    """
+    return "rapid-blitz" if perf in RAPID_BLITZ_PERFS else "standard"
+
+
+def rated_in_chapter(
+    own: int, opponent: int, *, chapter: Chapter = DEFAULT_CHAPTER, period: str | None = None
+) -> bool:
+    """Whether the chapter rates a game between ``own`` and ``opponent`` (rating points).
+
+    Only the rapid & blitz chapter leaves games out: from 1 December 2024 (``period``
+    ``"YYYY-MM"`` of the game, ``None`` = today), a game whose ratings differ by 600 or more is
+    not rated if either player is rated above 2600 (neither side's rating changes).
+
+    >>> rated_in_chapter(1800, 2601, chapter="rapid-blitz"), rated_in_chapter(2600, 1900,
+    ...                                                                     chapter="rapid-blitz")
+    (False, True)
+    """
+    if chapter != "rapid-blitz" or (period is not None and period < RULE_600_FROM):
+        return True
+    return not (
+        abs(own - opponent) >= RULE_600_DIFFERENCE and max(own, opponent) > RULE_600_ABOVE
+    )
+
+
 def is_method(value: object) -> TypeGuard[ExpectedMethod]:
     """Whether ``value`` is ``"table"`` or ``"formula"`` (narrows to :data:`ExpectedMethod`)."""
     return value in EXPECTED_METHODS
@@ -83,18 +135,32 @@ def check_method(method: str) -> None:
         )
 
 
-def cap_applies(own: int, *, rules: Rules = DEFAULT_RULES, cap_400: bool = True) -> bool:
+def cap_applies(
+    own: int,
+    *,
+    rules: Rules = DEFAULT_RULES,
+    cap_400: bool = True,
+    chapter: Chapter = DEFAULT_CHAPTER,
+) -> bool:
     """Whether the 400-point rule (§8.3.1) binds a player rated ``own`` (rating points).
 
     Under ``fide-2025-10`` a player rated 2650 or more is exempt; under ``fide-2024-03`` nobody
-    is. ``cap_400=False`` switches the rule off (a calculator setting, not FIDE's).
+    is, and the rapid & blitz chapter has no exemption either (§10). ``cap_400=False``
+    switches the rule off (a calculator setting, not FIDE's).
     """
     check_rules(rules)
-    return cap_400 and (rules == "fide-2024-03" or own < CAP_EXEMPT_FROM)
+    return cap_400 and (
+        chapter == "rapid-blitz" or rules == "fide-2024-03" or own < CAP_EXEMPT_FROM
+    )
 
 
 def capped_difference(
-    own: int, opponent: int, *, rules: Rules = DEFAULT_RULES, cap_400: bool = True
+    own: int,
+    opponent: int,
+    *,
+    rules: Rules = DEFAULT_RULES,
+    cap_400: bool = True,
+    chapter: Chapter = DEFAULT_CHAPTER,
 ) -> int:
     """``D = own - opponent`` in rating points, after the 400-point rule (§8.3.1).
 
@@ -107,7 +173,8 @@ def capped_difference(
     400
     """
     d = own - opponent
-    return limit_difference(d) if cap_applies(own, rules=rules, cap_400=cap_400) else d
+    capped = cap_applies(own, rules=rules, cap_400=cap_400, chapter=chapter)
+    return limit_difference(d) if capped else d
 
 
 def limit_difference(d: int) -> int:
@@ -139,6 +206,7 @@ def expected_score(
     rules: Rules = DEFAULT_RULES,
     method: ExpectedMethod = DEFAULT_EXPECTED,
     cap_400: bool = True,
+    chapter: Chapter = DEFAULT_CHAPTER,
 ) -> Fraction | Decimal:
     """Expected score ``PD`` of the player rated ``own`` against ``opponent`` (§8.1.2).
 
@@ -151,7 +219,7 @@ def expected_score(
     '0.9090'
     """
     check_method(method)
-    d = capped_difference(own, opponent, rules=rules, cap_400=cap_400)
+    d = capped_difference(own, opponent, rules=rules, cap_400=cap_400, chapter=chapter)
     if method == "table":
         return Fraction(expected_score_hundredths(d), 100)
     return formula_expected(d)

@@ -1,0 +1,290 @@
+"""The replay on the FIDE scale (issue 12): real histories through the API and the CLI.
+
+The lebowitz replay of indexinator's blitz is checked against a hand computation written from
+the specs (SCALE.md, FIDE.md) in this file, sharing no code with tracker: its own reading of
+the export, its own tables, its own arithmetic.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections import Counter, defaultdict
+from datetime import UTC, datetime
+from decimal import Decimal
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import CMRADE, INDEXINATOR
+from tracker import api
+from tracker.importing import import_file
+from tracker.store.db import Store
+
+# -- the hand computation (from the specs only) -------------------------------------------
+
+# FIDE table 8.1.2: upper bounds of |D|; row i gives the higher side .50 + .01 i.
+BOUNDS = [3, 10, 17, 25, 32, 39, 46, 53, 61, 68, 76, 83, 91, 98, 106, 113, 121, 129, 137, 145,
+          153, 162, 170, 179, 188, 197, 206, 215, 225, 235, 245, 256, 267, 278, 290, 302, 315,
+          328, 344, 357, 374, 391, 411, 432, 456, 484, 517, 559, 619, 735]
+# FIDE table 8.1.1: dp for p = .50, .51, ..., 1.00.
+DP = [0, 7, 14, 21, 29, 36, 43, 50, 57, 65, 72, 80, 87, 95, 102, 110, 117, 125, 133, 141, 149,
+      158, 166, 175, 184, 193, 202, 211, 220, 230, 240, 251, 262, 273, 284, 296, 309, 322, 336,
+      351, 366, 383, 401, 422, 444, 470, 501, 538, 589, 677, 800]
+
+
+def half_away(x: Fraction) -> int:
+    sign = -1 if x < 0 else 1
+    whole, rest = divmod(abs(x), 1)
+    return sign * (int(whole) + (1 if rest >= Fraction(1, 2) else 0))
+
+
+def half_up(x: Fraction) -> int:
+    whole, rest = divmod(x, 1)
+    return int(whole) + (1 if rest >= Fraction(1, 2) else 0)
+
+
+def pd(own: int, opp: int) -> Fraction:
+    d = max(-400, min(400, own - opp))  # rapid & blitz chapter: the cap binds everyone
+    for i, bound in enumerate(BOUNDS):
+        if abs(d) <= bound:
+            high = Fraction(50 + i, 100)
+            break
+    else:
+        high = Fraction(1)
+    return high if d >= 0 else 1 - high
+
+
+def dp(p: Fraction) -> int:
+    hundredths = half_up(p * 100)
+    return DP[hundredths - 50] if hundredths >= 50 else -DP[50 - hundredths]
+
+
+def lebowitz_blitz(x: int) -> int | None:
+    out = half_away(Fraction("78.6") + Fraction("0.804") * x)
+    if out < 1000:
+        return None  # below FIDE's old floor: unrated
+    if out < 2000:
+        return half_away(out + Fraction(2, 5) * (2000 - out))
+    return out
+
+
+def month(ms: int) -> str:
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%Y-%m")
+
+
+def hand_games(path: Path, user: str, perf: str, to_fide):  # type: ignore[no-untyped-def]
+    """Period → [(opponent on the FIDE scale, score)], and period → games the model left out."""
+    games: dict[str, list[tuple[int, Fraction]]] = defaultdict(list)
+    below: Counter[str] = Counter()
+    periods: set[str] = set()
+    for line in path.read_text().splitlines():
+        g = json.loads(line)
+        sides = g["players"]
+        color = next((c for c in ("white", "black")
+                      if sides[c].get("user", {}).get("id") == user), None)
+        if g["perf"] != perf or color is None:
+            continue
+        period = month(g.get("lastMoveAt", g["createdAt"]))
+        periods.add(period)
+        me, opp = sides[color], sides["black" if color == "white" else "white"]
+        if (g["variant"] != "standard" or not g["rated"] or "user" not in opp
+                or "rating" not in opp or opp.get("provisional")
+                or ("ratingDiff" not in me and "ratingDiff" not in opp)
+                or g["status"] in ("aborted", "noStart") or len(g["moves"].split()) < 2):
+            continue
+        score = Fraction(1, 2) if "winner" not in g else Fraction(int(g["winner"] == color))
+        fide = to_fide(opp["rating"])
+        if fide is None:
+            below[period] += 1
+        else:
+            games[period].append((fide, score))
+    return {p: games.get(p, []) for p in sorted(periods)}, below
+
+
+def hand_replay(by_period: dict[str, list[tuple[int, Fraction]]]) -> list[dict]:
+    rows = []
+    rating: int | None = None
+    rated_games, pool, pool_started, ever_2400 = 0, [], False, False
+    for period, games in by_period.items():
+        n = len(games)
+        score = sum((s for _, s in games), Fraction(0))
+        perf_rating = None
+        if n:
+            ra = Fraction(sum(o for o, _ in games), n)
+            perf_rating = half_up(ra + dp(score / n))
+        row = {"period": period, "games": n, "score": score, "performance": perf_rating,
+               "rating_before": rating}
+        if rating is not None:
+            k = 10 if ever_2400 else 40 if rated_games < 30 else 20
+            if n:
+                k = min(k, 700 // n)
+            change = k * sum((s - pd(rating, o) for o, s in games), Fraction(0))
+            new = rating + half_away(change)
+            rated_games += n
+            row.update(k=k, change=change)
+            if new < 1400:
+                rating, pool, pool_started = None, [], False
+            else:
+                rating = new
+                ever_2400 = ever_2400 or new >= 2400
+        elif n:
+            if not pool_started and score == 0:
+                pool_started = True
+            else:
+                pool_started = True
+                pool.append((period, games))
+                ym = int(period[:4]) * 12 + int(period[5:])
+                pool = [(p, gs) for p, gs in pool if ym - (int(p[:4]) * 12 + int(p[5:])) < 26]
+                every = [g for _, gs in pool for g in gs]
+                if len(every) >= 5:
+                    m = len(every) + 2
+                    ra = Fraction(sum(o for o, _ in every) + 3600, m)
+                    p = (sum((s for _, s in every), Fraction(0)) + 1) / m
+                    ru = min(half_up(ra + dp(p)), 2200)
+                    if ru >= 1400:
+                        rating, rated_games, pool = ru, len(every), []
+                        ever_2400 = ru >= 2400
+        row["rating_after"] = rating
+        rows.append(row)
+    return rows
+
+
+# -- the tests ------------------------------------------------------------------------------
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "tracker.cli", *args],
+                          capture_output=True, text=True)
+
+
+def test_indexinator_blitz_on_lebowitz_equals_the_hand_computation(indexinator_db: Path
+                                                                    ) -> None:
+    by_period, below = hand_games(INDEXINATOR, "indexinator", "blitz", lebowitz_blitz)
+    want = hand_replay(by_period)
+    report = api.replay("indexinator", "blitz", db=indexinator_db, scale="lebowitz")
+    assert report.scale_label == "FIDE scale (lebowitz)"
+    assert report.settings.chapter == "rapid-blitz"
+    assert len(report.periods) == len(want) == 31
+    first = next(r for r in want if r["rating_after"] is not None)
+    assert (first["period"], first["rating_after"]) == ("2023-04", 1595)
+    assert report.periods[0].result.rating_after == 1595
+    for row, hand in zip(report.periods, want, strict=True):
+        r = row.result
+        got = {"period": r.period, "games": r.games, "score": r.score,
+               "performance": r.performance, "rating_before": r.rating_before,
+               "rating_after": r.rating_after}
+        if r.k is not None:
+            got.update(k=r.k, change=r.change)
+        assert got == hand, r.period
+        assert row.excluded.get("opponent below the model's range", 0) == below[r.period]
+    assert report.current_rating == 1453
+
+
+def test_lichess_scale_is_todays_replay_exactly(indexinator_db: Path) -> None:
+    default = run_cli("--db", str(indexinator_db), "replay", "indexinator", "--perf", "blitz",
+                      "--json")
+    explicit = run_cli("--db", str(indexinator_db), "replay", "indexinator", "--perf",
+                       "blitz", "--scale", "lichess", "--json")
+    assert default.returncode == explicit.returncode == 0
+    assert explicit.stdout == default.stdout
+    data = json.loads(explicit.stdout)
+    assert data["periods"][0]["rating_after"] == 1639
+    report = api.replay("indexinator", "blitz", db=indexinator_db, scale="lichess")
+    assert report.scale_label == "Lichess scale"
+    assert "fell to 1361" in report.unrated_reason()
+    text = run_cli("--db", str(indexinator_db), "replay", "indexinator", "--perf", "blitz",
+                   "--scale", "lichess")
+    assert "Lichess scale" in text.stdout
+
+
+def test_scale_all_gives_a_band_over_exactly_the_models_covering_blitz(indexinator_db: Path
+                                                                        ) -> None:
+    proc = run_cli("--db", str(indexinator_db), "replay", "indexinator", "--perf", "blitz",
+                   "--scale", "all", "--json")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout, parse_float=Decimal)
+    assert data["scale"] == "all"
+    assert data["models"] == ["lebowitz", "mathtuition"]
+    assert data["model"] == "lebowitz"
+    assert set(data["conversions"]) == {"lebowitz", "mathtuition"}
+    # Lichess 1408 now: lebowitz 78.6 + 0.804 × 1408 = 1210.63 → 1211 → 1527; mathtuition
+    # 179.9 + 0.8399 × 1408 = 1362.48 → 1362 → 1617.
+    assert data["conversions"]["lebowitz"] == {"lichess": 1408, "model_output": 1211,
+                                               "fide": 1527}
+    assert data["conversions"]["mathtuition"]["fide"] == 1617
+    lebowitz = api.replay("indexinator", "blitz", db=indexinator_db, scale="lebowitz")
+    mathtuition = api.replay("indexinator", "blitz", db=indexinator_db, scale="mathtuition")
+    for p, a, b in zip(data["periods"], lebowitz.periods, mathtuition.periods, strict=True):
+        band = p["band"]
+        assert set(band["models"]) == {"lebowitz", "mathtuition"}
+        assert band["models"] == {"lebowitz": a.result.rating_after,
+                                  "mathtuition": b.result.rating_after}
+        rated = [v for v in band["models"].values() if v is not None]
+        if rated:
+            assert band["min"] <= band["median"] <= band["max"]
+            assert (band["min"], band["max"]) == (min(rated), max(rated))
+        # the periods' own figures are the first model's
+        assert p["rating_after"] == a.result.rating_after
+
+
+def test_a_model_that_does_not_cover_the_perf_is_a_one_line_error(indexinator_db: Path
+                                                                   ) -> None:
+    proc = run_cli("--db", str(indexinator_db), "replay", "indexinator", "--perf", "blitz",
+                   "--scale", "chessdojo-2024")
+    assert proc.returncode == 2
+    assert proc.stderr == ("error: chessdojo-2024 does not cover blitz; models that do: "
+                           "lebowitz, mathtuition\n")
+    with pytest.raises(api.ScaleError) as refused:
+        api.replay("indexinator", "bullet", db=indexinator_db, scale="mathtuition")
+    assert str(refused.value) == "mathtuition does not cover bullet; models that do: lebowitz"
+    proc = run_cli("--db", str(indexinator_db), "replay", "indexinator", "--perf", "blitz",
+                   "--scale", "elo")
+    assert proc.returncode != 0 and proc.stderr.startswith("error: unknown scale 'elo'")
+    assert proc.stderr.count("\n") == 1
+
+
+def test_cmrade_classical_on_chessdojo_counts_out_opponents_below_1665(tmp_path: Path) -> None:
+    store = Store(str(tmp_path / "c.db"))
+    import_file(CMRADE, store=store, user="cmrade")
+    lichess = api.replay("cmrade", "classical", db=store)
+    dojo = api.replay("cmrade", "classical", db=store, scale="chessdojo-2024")
+    assert dojo.settings.chapter == "standard"
+    reason = "opponent below the model's range"
+    below = [g for g in lichess.games if g.counts and g.opponent_rating < 1665]
+    assert below, "the history has opponents below 1665"
+    assert sum(r.excluded.get(reason, 0) for r in dojo.periods) == len(below)
+    assert dojo.counted == lichess.counted - len(below)
+    assert sorted(g.game.id for g in dojo.games if g.reason == reason) == sorted(
+        g.game.id for g in below)
+    data = dojo.to_json()
+    assert data["scale"] == "chessdojo-2024"
+    assert sum(p["excluded"].get(reason, 0) for p in data["periods"]) == len(below)
+
+
+def test_start_rating_on_the_lichess_scale_is_mapped_through_the_model(indexinator_db: Path
+                                                                        ) -> None:
+    fide = api.replay("indexinator", "blitz", db=indexinator_db, scale="lebowitz",
+                      start_rating=1500)
+    lichess = api.replay("indexinator", "blitz", db=indexinator_db, scale="lebowitz",
+                         start_rating=1500, start_scale="lichess")
+    assert fide.periods[0].result.rating_before == 1500
+    assert lichess.periods[0].result.rating_before == 1571  # lebowitz blitz 1500 → 1571
+    assert lichess.start_ratings == {"lebowitz": 1571}
+
+
+def test_honest_measure_against_a_real_fide_list(indexinator_db: Path) -> None:
+    real = [("2023-01", 1600), ("2024-01", 1650), ("2025-06", 1500)]
+    report = api.replay("indexinator", "blitz", db=indexinator_db, scale="lebowitz", real=real)
+    rows = {r.period: r for r in report.periods}
+    # 2023-04 publishes 1595 for May; the list in force in May 2023 is 1600's.
+    assert (rows["2023-04"].fide_real, rows["2023-04"].gap) == (1600, 1595 - 1600)
+    assert rows["2023-12"].fide_real == 1650  # the list of 2024-01 follows December
+    assert rows["2025-05"].fide_real == 1500 and rows["2025-10"].fide_real == 1500
+    gaps = [abs(r.result.rating_after - r.fide_real) for r in report.periods]
+    assert report.mean_abs_gap == Fraction(sum(gaps), len(gaps))
+    data = report.to_json()
+    assert data["periods"][0]["fide_real"] == 1600 and data["periods"][0]["gap"] == -5
+    assert data["mean_abs_gap"] == Decimal(sum(gaps) / Decimal(len(gaps))).quantize(
+        Decimal("0.01"))
