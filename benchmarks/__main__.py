@@ -57,6 +57,12 @@ def _overview(quick: bool, cap: int) -> list[Row]:
     return bench_overview.run(_sizes(quick, (100_000,), cap)[-1])
 
 
+def _scale(quick: bool, cap: int) -> list[Row]:
+    from benchmarks import bench_scale
+
+    return bench_scale.run(_sizes(quick, (100_000,), cap)[-1])
+
+
 def _peers(quick: bool, cap: int) -> list[Row]:
     from benchmarks import bench_peers
 
@@ -147,6 +153,7 @@ BENCHES: dict[str, tuple[Callable[[bool, int], list[Row]], str]] = {
     "reimport": (_reimport, "re-import of an imported file"),
     "replay": (_replay, "FIDE replay engine on 100k / 1M counted games"),
     "overview": (_overview, "dashboard Overview data with 100k games"),
+    "scale": (_scale, "replay report on the FIDE scale: --scale all vs one scale, 100k games"),
     "dashboard": (_dashboard, "dashboard pages (bench_dashboard)"),
     "memory": (_memory, "peak memory of an import, 100k and 1M games"),
 }

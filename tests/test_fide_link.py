@@ -203,7 +203,8 @@ def test_migrating_from_0002_keeps_data_and_adds_the_fide_tables(db_path: Path) 
         names = set(inspect(s.engine).get_table_names())
         assert {"fide_players", "fide_ratings", "fide_links"} <= names
         with s.engine.connect() as conn:
-            assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0003"
+            # 0003 applied (later migrations, e.g. 0004's player settings, may follow it)
+            assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() >= "0003"
             assert conn.execute(text("SELECT username FROM players")).scalar() == "Someone"
         save_fide_player(s, real_data(), player_id="someone")
         assert linked_fide_id(s, "someone") == ARJUN

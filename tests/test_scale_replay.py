@@ -288,3 +288,44 @@ def test_honest_measure_against_a_real_fide_list(indexinator_db: Path) -> None:
     assert data["periods"][0]["fide_real"] == 1600 and data["periods"][0]["gap"] == -5
     assert data["mean_abs_gap"] == Decimal(sum(gaps) / Decimal(len(gaps))).quantize(
         Decimal("0.01"))
+
+
+def test_a_linked_player_is_compared_with_their_stored_fide_list(tmp_path: Path) -> None:
+    from tracker.sources.fide import FidePlayerData, FideProfile, ListEntry
+    from tracker.store.fide import save_fide_player
+
+    store = Store(str(tmp_path / "linked.db"))
+    import_file(INDEXINATOR, store=store, user="indexinator")
+    lists = {"standard": [ListEntry("2023-01", 1600), ListEntry("2025-06", 1500)],
+             "rapid": [], "blitz": [ListEntry("2023-01", 1450)]}
+    save_fide_player(store, FidePlayerData(FideProfile(1, "Index", standard=1500), lists, []),
+                     player_id="indexinator")
+    report = api.replay("indexinator", "blitz", db=store, scale="lebowitz")
+    assert report.real_list == "standard"
+    assert report.periods[0].fide_real == 1600 and report.periods[-1].fide_real == 1500
+    data = report.to_json()
+    assert data["fide_list"] == "standard" and data["periods"][0]["gap"] == 1595 - 1600
+    blitz = api.replay("indexinator", "blitz", db=store, scale="lebowitz", fide_list="blitz")
+    assert {r.fide_real for r in blitz.periods} == {1450}
+    assert api.replay("indexinator", "blitz", db=store, fide_list="none").real == ()
+    with pytest.raises(api.SettingsError, match="unknown FIDE list 'elo'"):
+        api.replay("indexinator", "blitz", db=store, fide_list="elo")
+
+
+def test_scale_start_scale_and_chapter_are_per_player_settings(tmp_path: Path) -> None:
+    db = str(tmp_path / "s.db")
+    import_file(INDEXINATOR, store=Store(db), user="indexinator")
+    saved = api.settings("indexinator", db=db, scale="lebowitz", start_scale="lichess",
+                         chapter="standard")
+    assert (saved.scale, saved.start_scale, saved.chapter) == ("lebowitz", "lichess", "standard")
+    report = api.replay("indexinator", "blitz", db=db, start_rating=1500)
+    assert report.scale == "lebowitz" and report.settings.chapter == "standard"
+    assert report.periods[0].result.rating_before == 1571  # the Lichess 1500, mapped
+    assert api.replay("indexinator", "blitz", db=db, scale="lichess").scale == "lichess"
+    proc = run_cli("--db", db, "settings", "indexinator", "--chapter", "by-perf", "--json")
+    data = json.loads(proc.stdout)
+    assert (data["scale"], data["start_scale"], data["chapter"]) == (
+        "lebowitz", "lichess", "by-perf")
+    assert api.replay("indexinator", "blitz", db=db).settings.chapter == "rapid-blitz"
+    with pytest.raises(api.SettingsError, match="unknown scale 'fide'"):
+        api.settings("indexinator", db=db, scale="fide")

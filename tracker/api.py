@@ -406,6 +406,7 @@ def replay(
     start_scale: str | None = None,
     chapter: str | None = None,
     real: RealLine | None = None,
+    fide_list: str = "standard",
 ) -> ReplayReport:
     """``tracker replay``: the player's games of ``perf`` as monthly FIDE rating periods.
 
@@ -420,7 +421,9 @@ def replay(
     - ``chapter``: ``"standard"`` or ``"rapid-blitz"`` forces FIDE's chapter.
     - ``real``: a real FIDE list, ``[("YYYY-MM", rating), …]`` (each entry in force until
       the next), compared period by period (``PeriodRow.fide_real``, ``.gap``,
-      ``report.mean_abs_gap``).
+      ``report.mean_abs_gap``). Without it, a player with a linked FIDE id is compared with
+      their stored list ``fide_list``: ``"standard"`` (default: what the scale models
+      estimate), ``"rapid"``, ``"blitz"``, or ``"none"``.
 
     ``report.to_json()`` is the ``--json`` contract. Raises UnknownPlayerError, NoGamesError,
     SettingsError, ScaleError (exit 2: a model that does not cover the perf), one line each.
@@ -428,7 +431,7 @@ def replay(
     return build_report(
         open_store(db), username, perf, start_rating=start_rating, birth_year=birth_year,
         rules=rules, expected=expected, count_provisional=count_provisional, scale=scale,
-        start_scale=start_scale, chapter=chapter, real=real,
+        start_scale=start_scale, chapter=chapter, real=real, fide_list=fide_list,
     )
 
 

@@ -286,6 +286,9 @@ def replay_cmd(
     scale: Annotated[str | None, Scale] = None,
     start_scale: Annotated[str | None, StartScale] = None,
     chapter: Annotated[str | None, Chapter] = None,
+    fide_list: Annotated[str, typer.Option(
+        help="With a FIDE id linked: the real list to compare with, standard (what the scale "
+        "models estimate), rapid, blitz, or none.", metavar="LIST")] = "standard",
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Replay a player's games of one perf as monthly FIDE rating periods.
@@ -297,7 +300,7 @@ def replay_cmd(
     report = api.replay(
         username, perf, db=state.db, start_rating=start_rating, birth_year=birth_year,
         rules=rules, expected=expected, count_provisional=count_provisional, scale=scale,
-        start_scale=start_scale, chapter=chapter,
+        start_scale=start_scale, chapter=chapter, fide_list=fide_list,
     )
     if as_json:
         print(dumps(report.to_json()))
@@ -363,7 +366,8 @@ def replay_cmd(
                       markup=False)
     if real:
         gap = report.mean_abs_gap
-        out.print("Mean |hypothetical − real FIDE|: "
+        out.print(f"Real FIDE: the {report.real_list or 'given'} list. "
+                  "Mean |hypothetical − real FIDE|: "
                   + (f"{api.shown(gap)} over the overlap" if gap is not None
                      else "no overlap"), markup=False)
 
@@ -434,6 +438,11 @@ def settings_cmd(
     count_provisional: Annotated[bool | None, typer.Option(
         "--count-provisional/--no-count-provisional",
         help="Count games against provisional opponents.", show_default=False)] = None,
+    scale: Annotated[str | None, Scale] = None,
+    start_scale: Annotated[str | None, StartScale] = None,
+    chapter: Annotated[str | None, typer.Option(
+        help="Force FIDE's chapter: standard or rapid-blitz; by-perf for the default.",
+        metavar="CHAPTER")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Show or save a player's replay settings (shared by the CLI and the dashboard).
@@ -443,20 +452,27 @@ def settings_cmd(
     changes: dict[str, object] = {
         k: v for k, v in {"start_rating": start_rating, "birth_year": birth_year,
                           "rules": rules, "expected": expected,
-                          "count_provisional": count_provisional}.items() if v is not None
+                          "count_provisional": count_provisional, "scale": scale,
+                          "start_scale": start_scale, "chapter": chapter}.items()
+        if v is not None
     }
+    if chapter == "by-perf":
+        changes["chapter"] = None
     if unrated:
         if start_rating is not None:
             raise ArgumentError("give either --start-rating or --unrated, not both")
         changes["start_rating"] = None
-    r = api.settings(username, db=state.db, **changes).resolved()
+    saved = api.settings(username, db=state.db, **changes)
+    r = saved.resolved()
     if as_json:  # the values a replay uses: the saved ones, defaults where none is saved
-        print(dumps(asdict(r)))
+        print(dumps({**asdict(r), "chapter": saved.chapter or "by-perf"}))
         return
     say(out, f"{username.lower()}: start "
              f"{'unrated' if r.start_rating is None else r.start_rating}"
              f", birth year {r.birth_year or '-'}, rules {r.rules}, expected {r.expected}, "
-             f"count provisional {'yes' if r.count_provisional else 'no'}")
+             f"count provisional {'yes' if r.count_provisional else 'no'}, scale {r.scale}, "
+             f"start rating on the {'FIDE' if r.start_scale == 'fide' else 'Lichess'} scale, "
+             f"chapter {saved.chapter or 'by perf'}")
 
 
 @app.command("dashboard")

@@ -121,6 +121,7 @@ def report_json(report: ReplayReport) -> dict[str, Any]:
         periods.append(j)
     out["periods"] = periods
     if report.real:
+        out["fide_list"] = report.real_list
         out["mean_abs_gap"] = shown(report.mean_abs_gap)
     return out
 

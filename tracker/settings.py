@@ -168,10 +168,6 @@ def validate_settings(s: PlayerSettings) -> PlayerSettings:
     return s
 
 
-#: The settings a player can save (the others are per-replay flags until stored too).
-_STORED: Final = ("start_rating", "birth_year", "rules", "expected", "count_provisional")
-
-
 def _saved_rules(value: str | None) -> Rules | None:
     return value if is_rules(value) else None
 
@@ -187,14 +183,16 @@ def get_settings(store: Store, username: str) -> PlayerSettings:
         if p is None:
             return PlayerSettings()
         return PlayerSettings(p.start_rating, p.birth_year, _saved_rules(p.rules),
-                              _saved_method(p.expected), p.count_provisional)
+                              _saved_method(p.expected), p.count_provisional, p.scale,
+                              p.start_scale if is_start_scale(p.start_scale) else None,
+                              p.chapter if is_chapter(p.chapter) else None)
 
 
 def save_settings(store: Store, username: str, **changes: Any) -> PlayerSettings:
     """Save settings for a player (keys of :class:`PlayerSettings`; ``None`` resets one to the
     default). Returns the saved settings. Raises SettingsError, UnknownPlayerError."""
     uid = queries.resolve_player(store, username)
-    unknown = set(changes) - set(_STORED)
+    unknown = set(changes) - set(SETTING_NAMES)
     if unknown:
         raise SettingsError(f"unknown setting(s): {', '.join(sorted(unknown))}")
     merged = {k: getattr(get_settings(store, uid), k) for k in SETTING_NAMES}
@@ -204,6 +202,6 @@ def save_settings(store: Store, username: str, **changes: Any) -> PlayerSettings
     with store.session() as s:
         p = s.get(Player, uid)
         assert p is not None
-        for k in _STORED:
+        for k in SETTING_NAMES:
             setattr(p, k, getattr(settings, k))
     return settings

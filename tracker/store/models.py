@@ -110,6 +110,12 @@ class Player(Base):
     rules: Mapped[str | None] = mapped_column(String(16))
     expected: Mapped[str | None] = mapped_column(String(8))
     count_provisional: Mapped[bool | None] = mapped_column(Boolean)
+    #: ``lichess``, a scale model's key or ``all`` (migration 0004).
+    scale: Mapped[str | None] = mapped_column(String(32))
+    #: The scale of ``start_rating``: ``fide`` or ``lichess``.
+    start_scale: Mapped[str | None] = mapped_column(String(8))
+    #: ``standard`` or ``rapid-blitz``; ``None`` = by perf.
+    chapter: Mapped[str | None] = mapped_column(String(16))
 
 
 class SyncCursor(Base):
