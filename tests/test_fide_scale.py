@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from fractions import Fraction
 
 import pytest
 
+from tracker import api
 from tracker.fide.scale import MODELS, adjust_2024, convert, models_for
 
 # (model, perf, Lichess x, rounded model output, adjusted FIDE rating; None = unrated)
@@ -81,3 +85,32 @@ def test_models_and_the_perfs_they_cover() -> None:
         assert m.source and m.data and m.fitted_range and m.name
     with pytest.raises(ValueError, match="mathtuition does not cover classical: it covers blitz"):
         convert(MODELS["mathtuition"], "classical", 1800)
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "tracker.cli", *args], capture_output=True,
+                          text=True)
+
+
+@pytest.mark.parametrize(("key", "perf", "x", "output", "adjusted"), WORKED)
+def test_worked_values_through_the_api(key: str, perf: str, x: int, output: int | None,
+                                       adjusted: int | None) -> None:
+    c = api.convert(x, perf, key)[key]
+    assert (c.output, c.rating) == (output, adjusted)
+
+
+def test_worked_values_through_the_cli() -> None:
+    # one run per perf (each CLI run costs a process start); every value is checked above
+    for perf, x in (("bullet", 2100), ("blitz", 1500), ("rapid", 1800), ("classical", 1800)):
+        proc = _cli("convert", str(x), "--perf", perf, "--json")
+        assert proc.returncode == 0, proc.stderr
+        data = json.loads(proc.stdout)
+        want = {key: (out, adj) for key, p, v, out, adj in WORKED if p == perf and v == x}
+        assert want
+        for key, (out, adj) in want.items():
+            assert (data[key]["model_output"], data[key]["fide"]) == (out, adj), (key, perf)
+        assert set(data) == {m.key for m in models_for(perf)}
+    proc = _cli("convert", "1800", "--perf", "blitz", "--scale", "chessdojo-2024")
+    assert proc.returncode == 2
+    assert proc.stderr == ("error: chessdojo-2024 does not cover blitz; models that do: "
+                           "lebowitz, mathtuition\n")

@@ -29,14 +29,18 @@ from tracker.fide import RULES as RULES
 from tracker.fide import CalcResult, calculate, parse_score
 from tracker.fide.rules import is_chapter, is_method, is_rules
 from tracker.fide.scale import MODELS as SCALE_MODELS
+from tracker.fide.scale import Conversion as Conversion
 from tracker.fide.scale import ScaleModel as ScaleModel
+from tracker.fide.scale import convert as convert_rating
 from tracker.fide.scale import models_for
 from tracker.importing import ImportSummary, Progress
 from tracker.importing import import_file as _import_file
 from tracker.perfs import PerfError as PerfError
+from tracker.perfs import perf_key
 from tracker.presentation import GAME_KEYS as GAME_KEYS
 from tracker.presentation import PERIOD_KEYS as PERIOD_KEYS
 from tracker.presentation import band_json as band_json
+from tracker.presentation import conversion_json as conversion_json
 from tracker.presentation import dumps as dumps
 from tracker.presentation import excluded_text as excluded_text
 from tracker.presentation import game_row as game_row
@@ -51,6 +55,7 @@ from tracker.report import NoGamesError as NoGamesError
 from tracker.report import PeriodRow as PeriodRow
 from tracker.report import RealLine, ReplayReport, build_report
 from tracker.report import ScaleError as ScaleError
+from tracker.report import scale_models as scale_models_for
 from tracker.settings import MAX_START_RATING as MAX_START_RATING
 from tracker.settings import MIN_START_RATING as MIN_START_RATING
 from tracker.settings import SCALES as SCALES
@@ -439,6 +444,21 @@ def scale_models(perf: str | None = None) -> list[ScaleModel]:
     """The Lichess → FIDE scale models (every one, or those covering ``perf``), each with its
     key, name, source, year, data, perfs covered, fitted range, era and caveat."""
     return list(SCALE_MODELS.values()) if perf is None else list(models_for(perf))
+
+
+def convert(lichess: int, perf: str, scale: str = "all") -> dict[str, Conversion]:
+    """``tracker convert``: a Lichess rating in ``perf`` through one model (``scale`` a model
+    key) or every model covering the perf (``"all"``): model key → :class:`Conversion`
+    (``output``: the model's own number, rounded half away from zero; ``rating``: the FIDE
+    rating on today's scale, ``None`` = unrated). Raises PerfError, ScaleError (exit 2), one
+    line each."""
+    key = perf_key(perf)
+    if scale == "lichess":
+        raise ScaleError("convert needs a model: use a model key or all")
+    if scale not in SCALES:
+        models = ", ".join(s for s in SCALES if s != "lichess")
+        raise ScaleError(f"unknown scale {scale!r}: use {models}")
+    return {m.key: convert_rating(m, key, lichess) for m in scale_models_for(scale, key)}
 
 
 #: Ratings the calculator accepts (rating points): wide, but no negative or absurd numbers.

@@ -424,6 +424,27 @@ def calc_cmd(
               + (f" ({'; '.join(notes)})" if notes else ""), markup=False)
 
 
+@app.command("convert")
+def convert_cmd(
+    rating: Annotated[int, typer.Argument(help="A Lichess rating.", show_default=False)],
+    perf: Annotated[str, typer.Option("--perf", help="Its perf: bullet, blitz, rapid or "
+                                      "classical.", show_default=False)],
+    scale: Annotated[str, typer.Option(help="A model (lebowitz, mathtuition, chessdojo-2024) "
+                                       "or all.", metavar="MODEL")] = "all",
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Convert a Lichess rating to an estimated FIDE rating with the published scale models
+    (pre-2024 models brought to today's FIDE scale). The models disagree: read them as a band."""
+    conversions = api.convert(rating, perf, scale)
+    if as_json:
+        print(dumps(api.conversion_json(conversions)))
+        return
+    for key, c in conversions.items():
+        fide = "unrated" if c.rating is None else str(c.rating)
+        raw = "" if c.output is None or c.output == c.rating else f" (model output {c.output})"
+        out.print(f"{key}: Lichess {perf} {rating} → FIDE {fide}{raw}", markup=False)
+
+
 @app.command("settings")
 def settings_cmd(
     username: Annotated[str, typer.Argument(help="Lichess username.", show_default=False)],

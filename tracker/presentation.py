@@ -10,6 +10,7 @@ import csv
 import io
 import json
 import re
+from collections.abc import Mapping
 from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Final
 from tracker.selection import other
 
 if TYPE_CHECKING:  # the report's types, for annotations only (tracker.report imports this)
+    from tracker.fide.scale import Conversion
     from tracker.report import Band, GameDetail, PeriodRow, ReplayReport
 
 #: The keys of one period in ``tracker replay --json``, in order (a contract: scripts use it).
@@ -78,6 +80,13 @@ def band_json(band: Band) -> dict[str, Any]:
     }
 
 
+def conversion_json(conversions: Mapping[str, Conversion]) -> dict[str, Any]:
+    """Conversions by model key as JSON: the Lichess rating, the model's own output and the
+    FIDE rating on today's scale (``null`` = unrated), per model."""
+    return {k: {"lichess": c.lichess, "model_output": c.output, "fide": c.rating}
+            for k, c in conversions.items()}
+
+
 def report_json(report: ReplayReport) -> dict[str, Any]:
     """The ``tracker replay --json`` object (numbers exact: see :func:`dumps`).
 
@@ -104,10 +113,7 @@ def report_json(report: ReplayReport) -> dict[str, Any]:
     if report.model is not None:
         out["model"] = report.model.key
         out["models"] = [m.key for m in report.models]
-        out["conversions"] = {
-            key: {"lichess": c.lichess, "model_output": c.output, "fide": c.rating}
-            for key, c in report.conversions.items()
-        }
+        out["conversions"] = conversion_json(report.conversions)
     if report.start_ratings:
         out["start_ratings"] = dict(report.start_ratings)
     periods = []
