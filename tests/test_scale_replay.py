@@ -329,3 +329,21 @@ def test_scale_start_scale_and_chapter_are_per_player_settings(tmp_path: Path) -
     assert api.replay("indexinator", "blitz", db=db).settings.chapter == "rapid-blitz"
     with pytest.raises(api.SettingsError, match="unknown scale 'fide'"):
         api.settings("indexinator", db=db, scale="fide")
+
+
+def test_periods_csv_carries_the_scale_the_band_and_the_real_rating(indexinator_db: Path
+                                                                    ) -> None:
+    import csv
+    import io
+
+    report = api.replay("indexinator", "blitz", db=indexinator_db, scale="all",
+                        real=[("2023-01", 1600)])
+    rows = list(csv.DictReader(io.StringIO(api.periods_csv(report))))
+    assert list(rows[0]) == [*api.PERIOD_KEYS, *api.SCALE_CSV_KEYS]
+    first = report.periods[0]
+    assert rows[0]["scale"] == "FIDE scale (all models: lebowitz, mathtuition)"
+    assert (rows[0]["band_min"], rows[0]["band_max"]) == (str(first.band.min),
+                                                          str(first.band.max))
+    assert (rows[0]["fide_real"], rows[0]["gap"]) == ("1600", str(first.gap))
+    classic = api.replay("indexinator", "blitz", db=indexinator_db)
+    assert api.periods_csv(classic).splitlines()[0] == ",".join(api.PERIOD_KEYS)

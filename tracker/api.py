@@ -39,6 +39,7 @@ from tracker.perfs import PerfError as PerfError
 from tracker.perfs import perf_key
 from tracker.presentation import GAME_KEYS as GAME_KEYS
 from tracker.presentation import PERIOD_KEYS as PERIOD_KEYS
+from tracker.presentation import SCALE_CSV_KEYS as SCALE_CSV_KEYS
 from tracker.presentation import band_json as band_json
 from tracker.presentation import conversion_json as conversion_json
 from tracker.presentation import dumps as dumps

@@ -138,17 +138,30 @@ def excluded_text(excluded: dict[str, int]) -> str:
     return "; ".join(f"{reason}: {n}" for reason, n in sorted(excluded.items()))
 
 
+#: The columns :func:`periods_csv` adds after :data:`PERIOD_KEYS` on a FIDE scale (``band_*``
+#: with ``--scale all``) or with a real FIDE line (``fide_real``, ``gap``).
+SCALE_CSV_KEYS: Final = ("scale", "band_min", "band_median", "band_max", "fide_real", "gap")
+
+
 def periods_csv(report: ReplayReport) -> str:
     """The periods of ``tracker replay --json`` as CSV: a header of :data:`PERIOD_KEYS`, then one
     row per period. Numbers exact as in the JSON, an empty cell for null, ``excluded`` written
-    with :func:`excluded_text`."""
+    with :func:`excluded_text`. On a FIDE scale or with a real FIDE line the columns of
+    :data:`SCALE_CSV_KEYS` follow (the scale's label, the band, the real rating and the gap)."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(PERIOD_KEYS)
+    extra = report.scale != "lichess" or bool(report.real)
+    writer.writerow((*PERIOD_KEYS, *(SCALE_CSV_KEYS if extra else ())))
     for row in report.periods:
         j = period_json(row)
         j["excluded"] = excluded_text(j["excluded"])
-        writer.writerow("" if j[k] is None else j[k] for k in PERIOD_KEYS)
+        if extra:
+            band = band_json(row.band) if row.band is not None else {}
+            j.update(scale=report.scale_label, band_min=band.get("min"),
+                     band_median=band.get("median"), band_max=band.get("max"),
+                     fide_real=row.fide_real, gap=row.gap)
+        writer.writerow("" if j[k] is None else j[k]
+                        for k in (*PERIOD_KEYS, *(SCALE_CSV_KEYS if extra else ())))
     return buf.getvalue()
 
 
