@@ -20,6 +20,7 @@ import pytest
 
 from tests.conftest import CMRADE, INDEXINATOR
 from tracker import api
+from tracker.errors import ArgumentError
 from tracker.importing import import_file
 from tracker.store.db import Store
 
@@ -308,7 +309,7 @@ def test_a_linked_player_is_compared_with_their_stored_fide_list(tmp_path: Path)
     blitz = api.replay("indexinator", "blitz", db=store, scale="lebowitz", fide_list="blitz")
     assert {r.fide_real for r in blitz.periods} == {1450}
     assert api.replay("indexinator", "blitz", db=store, fide_list="none").real == ()
-    with pytest.raises(api.SettingsError, match="unknown FIDE list 'elo'"):
+    with pytest.raises(ArgumentError, match="unknown FIDE list 'elo'"):
         api.replay("indexinator", "blitz", db=store, fide_list="elo")
 
 

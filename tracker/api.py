@@ -434,10 +434,14 @@ def replay(
     ``report.to_json()`` is the ``--json`` contract. Raises UnknownPlayerError, NoGamesError,
     SettingsError, ScaleError (exit 2: a model that does not cover the perf), one line each.
     """
+    store = open_store(db)
+    real_list = None
+    if real is None and fide_list != "none":
+        real, real_list = real_fide.ratings_in_force(store, username, fide_list), fide_list
     return build_report(
-        open_store(db), username, perf, start_rating=start_rating, birth_year=birth_year,
+        store, username, perf, start_rating=start_rating, birth_year=birth_year,
         rules=rules, expected=expected, count_provisional=count_provisional, scale=scale,
-        start_scale=start_scale, chapter=chapter, real=real, fide_list=fide_list,
+        start_scale=start_scale, chapter=chapter, real=real, real_list=real_list,
     )
 
 

@@ -442,7 +442,7 @@ def convert_cmd(
     for key, c in conversions.items():
         fide = "unrated" if c.rating is None else str(c.rating)
         raw = "" if c.output is None or c.output == c.rating else f" (model output {c.output})"
-        out.print(f"{key}: Lichess {perf} {rating} → FIDE {fide}{raw}", markup=False)
+        say(out, f"{key}: Lichess {perf} {rating} → FIDE {fide}{raw}")
 
 
 @app.command("settings")

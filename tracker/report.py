@@ -31,14 +31,11 @@ from tracker.settings import (
     ALL_MODELS,
     LICHESS_SCALE,
     ResolvedSettings,
-    SettingsError,
     get_settings,
     validate_settings,
 )
-from tracker.sources.fide import LIST_KINDS, ListKind
 from tracker.store import queries
 from tracker.store.db import Store
-from tracker.store.fide import linked_fide_id, rating_list
 
 #: The reason a counted game is left out on a FIDE scale: the model gives its opponent no
 #: FIDE rating (below the model's range, or below FIDE's old floor of 1000).
@@ -367,15 +364,14 @@ def build_report(
     start_scale: str | None = None,
     chapter: str | None = None,
     real: RealLine | None = None,
-    fide_list: str = "standard",
+    real_list: str | None = None,
 ) -> ReplayReport:
     """Replay ``username``'s games of ``perf`` with their saved settings, flags over them.
 
     ``scale``: ``lichess`` (the raw numbers), a model key (every opponent's rating mapped to
     the FIDE scale before the engine), or ``all`` (every model covering the perf, as a band).
-    ``real``: a real FIDE list to compare with (see :data:`RealLine`); without one, the
-    player's linked FIDE list ``fide_list`` (``standard``, ``rapid``, ``blitz``; ``none``: no
-    comparison) is read from the store, if the player has a FIDE id linked.
+    ``real``: a real FIDE list to compare with (see :data:`RealLine`), ``real_list`` its name
+    (``standard``, ``rapid``, ``blitz``; ``None``: a list given by the caller).
 
     Raises UnknownPlayerError (no games of that player), NoGamesError (none in that perf),
     PerfError (an unknown perf or a variant), SettingsError (a flag out of range), ScaleError
@@ -391,9 +387,7 @@ def build_report(
         )
     ).resolved(perf)
     models = scale_models(settings.scale, perf)
-    real_list = None
-    if real is None:
-        real, real_list = _linked_list(store, uid, fide_list), fide_list
+    real = tuple(real or ())
     rows = queries.replay_rows(store, uid, perf)
     if not rows:
         have = ", ".join(f"{p.perf} ({p.games})" for p in queries.player_perfs(store, uid))
@@ -449,28 +443,9 @@ def build_report(
         if models and current is not None else {},
         start_ratings={m.key: run.start_rating for m, run in zip(models, runs, strict=True)}
         if settings.start_rating is not None and models else {},
-        real=tuple(real),
+        real=real,
         real_list=real_list if real else None,
     )
-
-
-def _linked_list(store: Store, uid: str, kind: str) -> list[tuple[str, int]]:
-    """The player's real FIDE list ``kind`` from the store (``[]``: no FIDE id linked, no such
-    list, or ``kind`` ``none``). Raises SettingsError for an unknown list."""
-    if kind == "none":
-        return []
-    list_kind = _list_kind(kind)
-    fide_id = linked_fide_id(store, uid)
-    if fide_id is None:
-        return []
-    return [(e.month, e.rating) for e in rating_list(store, fide_id, list_kind)]
-
-
-def _list_kind(kind: str) -> ListKind:
-    for k in LIST_KINDS:
-        if k == kind:
-            return k
-    raise SettingsError(f"unknown FIDE list {kind!r}: use {', '.join(LIST_KINDS)} or none")
 
 
 def _on_scale_reason(sel: Selected, model: ScaleModel | None, perf: str, rating: int | None,
