@@ -408,8 +408,7 @@ def calc_cmd(
         print(dumps(data))
         return
     table = Table("opponent", "score", "expected", "change")
-    games_shown: list[dict[str, Any]] = data["games"]  # type: ignore[assignment]  # calc_json's shape
-    for g in games_shown:
+    for g in data["games"]:
         table.add_row(str(g["opponent"]), str(g["score"]),
                       "not rated" if g.get("rated") is False else str(g["expected"]),
                       f"{g['change']:+}")
