@@ -1,6 +1,7 @@
 # tracker — the two commands of the README, and the rest.
 #   make demo   set up, import the bundled real Lichess history into SQLite, replay it, open the dashboard
 #   make test   set up and run the tests
+#   make bench  the performance targets against their yardsticks (ARGS=--quick: 10k games)
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -36,7 +37,7 @@ lint: $(STAMP)
 	$(BIN)/python scripts/check_imports.py
 
 bench: $(STAMP)
-	$(BIN)/python -m benchmarks
+	$(BIN)/python -m benchmarks $(ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache $(DEMO_DB) $(DEMO_DB)-wal $(DEMO_DB)-shm

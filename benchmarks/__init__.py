@@ -31,16 +31,20 @@ class Row(TypedDict):
     what: str
     size: str
     figure: str
+    yardstick: str  # what the figure is measured against, in the same run ("" if absolute)
+    ratio: str  # figure against yardstick, as the target states it
     target: str
     result: str  # PASS, MISS, "" (reported only) or ERROR
     note: str
 
 
 def row(what: str, size: int | str, figure: str, target: str = "report it",
-        passed: bool | None = None, note: str = "") -> Row:
+        passed: bool | None = None, note: str = "", *, yardstick: str = "",
+        ratio: str = "") -> Row:
     result = "" if passed is None else ("PASS" if passed else "MISS")
     return Row(what=what, size=size_label(size) if isinstance(size, int) else size,
-               figure=figure, target=target, result=result, note=note)
+               figure=figure, yardstick=yardstick, ratio=ratio, target=target, result=result,
+               note=note)
 
 
 def size_label(n: int) -> str:
@@ -56,9 +60,9 @@ def median(values: Sequence[float]) -> float:
     return statistics.median(values)
 
 
-def import_in_child(path: Path, db: Path, *, repeat: int = 1, user: str | None = None
+def import_in_child(path: Path, db: Path | str, *, repeat: int = 1, user: str | None = None
                     ) -> dict[str, Any]:
-    """Import ``path`` into the SQLite file ``db`` in a fresh Python process.
+    """Import ``path`` into the SQLite file ``db`` (or a database URL) in a fresh process.
 
     ``repeat`` imports the same file that many times in a row (a re-import). Returns the
     child's JSON: ``seconds`` (one per import, :func:`tracker.importing.import_file` only,

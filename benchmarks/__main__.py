@@ -1,12 +1,16 @@
-"""``python -m benchmarks``: every benchmark, one table, the machine it ran on.
+"""``python -m benchmarks``: the performance targets, one table, the machine it ran on.
 
-    python -m benchmarks                   # everything: 10k, 100k and 1M games (~15-20 min)
-    python -m benchmarks --quick           # 10k games only (about a minute)
+    python -m benchmarks                   # the targets at 100k and 1M games (~25 min)
+    python -m benchmarks --quick           # the targets at 10k games, small dumps (~3 min)
+    python -m benchmarks --quick --step ndjson,overview   # some of the targets only
+    python -m benchmarks --all             # the targets and every other benchmark
     python -m benchmarks --only ndjson,peers --max-size 100000
-    python -m benchmarks --markdown        # the table as Markdown (for the README)
+    python -m benchmarks --markdown        # the table as Markdown (for docs/performance.md)
 
-Figures are medians of 3 runs (1 run for the 1M-game imports). Inputs are synthesised on first
-use under ``benchmarks/.data/`` (git-ignored); delete that folder to start afresh.
+Each target row has its figure, the yardstick measured in the same run (runs alternate), their
+ratio, the target and PASS/MISS (:mod:`benchmarks.bench_targets`). Figures are medians of 3 runs
+(1 run for the 1M-game imports). Inputs are synthesised on first use under
+``benchmarks/.data/`` (git-ignored); delete that folder to start afresh.
 """
 
 from __future__ import annotations
@@ -31,6 +35,16 @@ Bench = Callable[[bool, int], list[Row]]
 def _sizes(quick: bool, full: Sequence[int], cap: int) -> list[int]:
     sizes = [10_000] if quick else [n for n in full if n <= cap]
     return sizes or [min(full)]
+
+
+#: ``--step`` of the targets benchmark (all when empty).
+_STEPS: list[str] = []
+
+
+def _targets(quick: bool, cap: int) -> list[Row]:
+    from benchmarks import bench_targets
+
+    return bench_targets.run(quick, cap, only=lambda step: not _STEPS or step in _STEPS)
 
 
 def _ndjson(quick: bool, cap: int) -> list[Row]:
@@ -146,6 +160,7 @@ _MISSING = "its benchmark script is not in benchmarks/ (yet)"
 
 #: name → (benchmark, what it measures), in the order of the table.
 BENCHES: dict[str, tuple[Callable[[bool, int], list[Row]], str]] = {
+    "targets": (_targets, "the targets against their yardsticks (bench_targets): the default"),
     "ndjson": (_ndjson, "NDJSON file → SQLite, database size, share of a real import"),
     "api": (_api, "local Lichess-compatible server → SQLite"),
     "peers": (_peers, "PGN file → SQLite, side by side with chess-to-sqlite, pgn-to-sqlite"),
@@ -158,7 +173,7 @@ BENCHES: dict[str, tuple[Callable[[bool, int], list[Row]], str]] = {
     "memory": (_memory, "peak memory of an import, 100k and 1M games"),
 }
 
-_COLUMNS = ("what", "size", "figure", "target", "result", "note")
+_COLUMNS = ("what", "size", "figure", "yardstick", "ratio", "target", "result", "note")
 
 
 def format_text(rows: Sequence[Row]) -> str:
@@ -190,6 +205,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks",
                                      description="tracker's benchmarks, as one table")
     parser.add_argument("--quick", action="store_true", help="10k games only")
+    parser.add_argument("--all", action="store_true", help="every benchmark, not the targets only")
+    parser.add_argument("--step", action="append", default=[], metavar="STEP[,STEP]",
+                        help="targets only: ndjson, pgn, overview, dump, postgres, memory")
     parser.add_argument("--only", action="append", default=[], metavar="NAME[,NAME]",
                         help=f"run only these: {', '.join(BENCHES)}")
     parser.add_argument("--max-size", type=int, default=1_000_000, metavar="GAMES",
@@ -212,7 +230,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     unknown = [n for n in only if n not in BENCHES]
     if unknown:
         parser.error(f"unknown benchmark(s) {', '.join(unknown)}: use {', '.join(BENCHES)}")
-    names = only or list(BENCHES)
+    names = only or (list(BENCHES) if args.all else ["targets"])
+    _STEPS[:] = [n.strip() for item in args.step for n in item.split(",") if n.strip()]
 
     started = time.perf_counter()
     load_before = _load()
@@ -224,7 +243,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             got = bench(args.quick, args.max_size)
         except Exception as exc:  # one broken benchmark must not hide the others' figures
             traceback.print_exc(file=sys.stderr)
-            got = [Row(what=name, size="-", figure="failed", target="", result="ERROR",
+            got = [Row(what=name, size="-", figure="failed", yardstick="", ratio="", target="",
+                       result="ERROR",
                        note=f"{type(exc).__name__}: {exc}"[:200])]
         for r in got:
             print("    " + " | ".join(r[c] for c in _COLUMNS if r[c]), file=sys.stderr)  # type: ignore[literal-required]

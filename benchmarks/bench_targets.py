@@ -1,0 +1,364 @@
+"""The performance targets, each a figure beside its yardstick measured in the same run.
+
+Run: ``python -m benchmarks`` (all of them at 100k and 1M games) or ``--quick`` (10k games,
+small dumps). Every import runs in a fresh process into a new database; runs of tracker and of
+its yardstick alternate, so a change of load on a shared machine hits both alike.
+
+- NDJSON import ≥ 1.5× the naive pipeline (:mod:`benchmarks.naive`: ``json.loads`` +
+  ``executemany``, same keys and indexes, batches of 500, no validation, no compression);
+- PGN import ≥ 1.2× the naive python-chess ``read_headers`` pipeline, ≥ 10× chess-to-sqlite
+  (whole commands, interpreter start included, as in :mod:`benchmarks.bench_peers`; 10k games,
+  2k with ``--quick``: chess-to-sqlite imports ~50-500 games/s);
+- the first Overview (``api.replay``, blitz) ≤ 300 ms cold in a fresh process, ≤ 50 ms when
+  nothing changed (the dashboard's path: the database state and settings looked up, the cached
+  report reused);
+- dump filtering ≥ 50 % of plain zstd decompression of the same dump, peak < 300 MB;
+- PostgreSQL (the throwaway server of ``tests/pg_server.py``): the same imports and the first
+  Overview, ≤ 3× SQLite or explained;
+- peak memory ≤ 300 MB at the largest import, database size per 100k games.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, Final
+
+from benchmarks import Row, db_bytes, import_in_child, median, peak_mb, row, synth
+
+NDJSON_TIMES_NAIVE: Final = 1.5
+PGN_TIMES_NAIVE: Final = 1.2
+PGN_TIMES_CHESS_TO_SQLITE: Final = 10
+OVERVIEW_COLD_S: Final = 0.300
+OVERVIEW_WARM_S: Final = 0.050
+DUMP_SHARE_OF_ZSTD: Final = 0.5
+PEAK_MB: Final = 300
+PG_TIMES_SQLITE: Final = 3
+PERF: Final = "blitz"
+ROOT: Final = Path(__file__).resolve().parent.parent
+
+
+def _child(*args: str) -> dict[str, Any]:
+    """``python -m benchmarks.<args>`` in a fresh process; its last stdout line as JSON."""
+    proc = subprocess.run([sys.executable, "-m", *args], capture_output=True, text=True,
+                          check=False, cwd=ROOT)
+    if proc.returncode != 0:
+        last = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+        raise RuntimeError(f"{' '.join(args[:2])} failed: {last}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def naive_import(kind: str, path: Path, db: Path) -> dict[str, Any]:
+    return _child("benchmarks.naive", kind, str(path), str(db))
+
+
+def _speed(n: int, seconds: float) -> str:
+    return f"{n / seconds:,.0f} games/s ({seconds:.2f} s)"
+
+
+def _runs(n: int, quick_runs: int) -> int:
+    return 1 if n > 100_000 else quick_runs
+
+
+class Results:
+    """Figures shared between the rows (SQLite import times for the PostgreSQL ratios)."""
+
+    def __init__(self) -> None:
+        self.sqlite_import: dict[int, float] = {}
+        self.sqlite_overview: dict[int, float] = {}
+        self.peak: dict[int, float] = {}
+        self.size: dict[int, int] = {}
+
+
+def ndjson_rows(sizes: Sequence[int], runs: int, res: Results) -> list[Row]:
+    rows: list[Row] = []
+    for n in sizes:
+        path = synth.ndjson_file(n)
+        ours: list[float] = []
+        naive: list[float] = []
+        for i in range(_runs(n, runs)):
+            db = synth.scratch(f"targets-naive-{n}.db")
+            r = naive_import("ndjson", path, db)
+            if r["games"] != n:
+                raise RuntimeError(f"the naive pipeline stored {r['games']:,} of {n:,} games")
+            naive.append(r["seconds"])
+            db.unlink()
+            db = synth.scratch(f"targets-ours-{n}.db")
+            o = import_in_child(path, db)
+            if o["new"][0] != n:
+                raise RuntimeError(f"tracker stored {o['new'][0]:,} of {n:,} games")
+            ours.append(o["seconds"][0])
+            res.peak[n] = max(res.peak.get(n, 0.0), o["peak_mb"])
+            if i == 0:
+                res.size[n] = db_bytes(db)
+            db.unlink()
+        t, y = median(ours), median(naive)
+        res.sqlite_import[n] = t
+        rows.append(row(
+            "NDJSON import → SQLite", n, _speed(n, t), f"≥ {NDJSON_TIMES_NAIVE}× naive",
+            y / t >= NDJSON_TIMES_NAIVE, f"median of {len(ours)}",
+            yardstick=f"naive json.loads: {_speed(n, y)}", ratio=f"{y / t:.2f}×",
+        ))
+    return rows
+
+
+def pgn_rows(n: int, runs: int, peers_n: int) -> list[Row]:
+    path = synth.pgn_file(n)
+    ours: list[float] = []
+    naive: list[float] = []
+    for _ in range(runs):
+        db = synth.scratch(f"targets-pgn-naive-{n}.db")
+        r = naive_import("pgn", path, db)
+        if r["games"] != n:
+            raise RuntimeError(f"the naive PGN pipeline stored {r['games']:,} of {n:,} games")
+        naive.append(r["seconds"])
+        db.unlink()
+        db = synth.scratch(f"targets-pgn-ours-{n}.db")
+        o = import_in_child(path, db)
+        if o["new"][0] != n:
+            raise RuntimeError(f"tracker stored {o['new'][0]:,} of {n:,} PGN games")
+        ours.append(o["seconds"][0])
+        db.unlink()
+    t, y = median(ours), median(naive)
+    rows = [row(
+        "PGN import → SQLite", n, _speed(n, t), f"≥ {PGN_TIMES_NAIVE}× naive",
+        y / t >= PGN_TIMES_NAIVE, f"median of {runs}",
+        yardstick=f"naive python-chess read_headers: {_speed(n, y)}", ratio=f"{y / t:.2f}×",
+    )]
+    from benchmarks import bench_peers
+
+    peer = "chess-to-sqlite"
+    error = bench_peers.install_peers().get(peer)
+    pgn = synth.pgn_file(peers_n)
+    ours_s, ours_rows, ours_err = bench_peers._time_tool("tracker", pgn, runs)
+    if error is None:
+        peer_s, peer_rows, error = bench_peers._time_tool(peer, pgn, 1)
+    if error or ours_err:
+        rows.append(row(f"PGN import, whole command, vs {peer}", peers_n, "failed",
+                        note=str(error or ours_err)))
+        return rows
+    right = ours_rows == peers_n and peer_rows == peers_n
+    rows.append(row(
+        f"PGN import, whole command, vs {peer}", peers_n, _speed(peers_n, ours_s),
+        f"≥ {PGN_TIMES_CHESS_TO_SQLITE}× {peer}",
+        right and peer_s / ours_s >= PGN_TIMES_CHESS_TO_SQLITE,
+        f"interpreter start included; {peer}: 1 run; rows stored "
+        f"{ours_rows:,} / {peer_rows:,} of {peers_n:,}",
+        yardstick=f"{peer}: {_speed(peers_n, peer_s)}", ratio=f"{peer_s / ours_s:.1f}×",
+    ))
+    return rows
+
+
+def zstd_seconds(path: Path) -> float:
+    """Plain streaming zstd decompression of ``path`` (1 MB reads), in this process."""
+    import zstandard
+
+    started = time.perf_counter()
+    with path.open("rb") as f, zstandard.ZstdDecompressor().stream_reader(f) as r:
+        while r.read(1 << 20):
+            pass
+    return time.perf_counter() - started
+
+
+def dump_rows(sizes_mb: Sequence[tuple[int, bool]], runs: int) -> list[Row]:
+    from benchmarks import bench_pgn_import as bp
+
+    rows: list[Row] = []
+    for mb, clocks in sizes_mb:
+        dump, size = bp.dump_file(mb, clocks)
+        ours: list[float] = []
+        plain: list[float] = []
+        peak = 0.0
+        kept = 0
+        for _ in range(runs):
+            plain.append(float(_child("benchmarks.bench_targets", "zstd", str(dump))["seconds"]))
+            r = bp._run_child(dump, [bp.NEEDLE])
+            ours.append(float(r["seconds"]))  # type: ignore[arg-type]
+            peak = max(peak, float(r["peak_mb"]))  # type: ignore[arg-type]
+            kept = int(r["new"])  # type: ignore[call-overload]
+        t, z = median(ours), median(plain)
+        kind = "clocks, 2017+ style" if clocks else "no clocks, 2013 style: worst case"
+        rows.append(row(
+            f"dump filter ({kind})", f"{size / 1e6:,.0f} MB", f"{size / 1e6 / t:,.0f} MB/s",
+            f"≥ {DUMP_SHARE_OF_ZSTD:.0%} of zstd", z / t >= DUMP_SHARE_OF_ZSTD,
+            f"{kept} games kept; median of {runs}",
+            yardstick=f"zstd -d: {size / 1e6 / z:,.0f} MB/s", ratio=f"{z / t:.0%}",
+        ))
+        rows.append(row(f"peak memory, dump filter ({kind})", f"{size / 1e6:,.0f} MB",
+                        f"{peak:,.0f} MB", f"< {PEAK_MB} MB", peak < PEAK_MB))
+    return rows
+
+
+def overview_child(db: str, player: str) -> dict[str, Any]:
+    """In a fresh process: the first Overview (store opened, replay built) and then the
+    nothing-changed path: the database state and the player's settings looked up, the report
+    taken from a cache keyed on them (the dashboard's ``ui.report``), median of 5."""
+    from tracker import api
+    from tracker.store import queries
+
+    started = time.perf_counter()
+    store = api.open_store(db)
+    report = api.replay(player, PERF, db=store)
+    cold = time.perf_counter() - started
+    cache: dict[Any, Any] = {}
+
+    def key() -> Any:
+        s = api.settings(player, db=store)
+        return (queries.data_version(store), s.start_rating, s.birth_year, s.rules, s.expected,
+                s.count_provisional)
+
+    cache[key()] = report
+    warm = []
+    for _ in range(5):
+        started = time.perf_counter()
+        assert cache[key()] is report
+        warm.append(time.perf_counter() - started)
+    again = time.perf_counter()
+    api.replay(player, PERF, db=store)
+    rebuilt = time.perf_counter() - again
+    return {"cold": cold, "warm": median(warm), "rebuilt": rebuilt, "games": len(report.games),
+            "counted": report.counted, "periods": len(report.periods), "peak_mb": peak_mb()}
+
+
+def overview_rows(n: int, runs: int, res: Results, db: str | None = None,
+                  label: str = "SQLite") -> list[Row]:
+    scratch = None
+    if db is None:
+        scratch = synth.scratch(f"targets-overview-{n}.db")
+        import_in_child(synth.ndjson_file(n), scratch)
+        db = str(scratch)
+    got = [_child("benchmarks.bench_targets", "overview", db, synth.NDJSON_PLAYER)
+           for _ in range(runs)]
+    if scratch is not None:
+        scratch.unlink()
+    cold = median([g["cold"] for g in got])
+    warm = median([g["warm"] for g in got])
+    g = got[0]
+    what = f"{g['games']:,} {PERF} games, {g['counted']:,} counted, {g['periods']} periods"
+    if label != "SQLite":
+        base = res.sqlite_overview.get(n, 0.0)
+        return [row(f"first Overview, cold, {label}", n, f"{cold * 1000:,.0f} ms",
+                    f"≤ {PG_TIMES_SQLITE}× SQLite",
+                    bool(base) and cold / base <= PG_TIMES_SQLITE, f"{what}; median of {runs}",
+                    yardstick=f"SQLite: {base * 1000:,.0f} ms" if base else "",
+                    ratio=f"{cold / base:.1f}× SQLite time" if base else "")]
+    res.sqlite_overview[n] = cold
+    return [
+        row("first Overview, cold (fresh process)", n, f"{cold * 1000:,.0f} ms",
+            f"≤ {OVERVIEW_COLD_S * 1000:.0f} ms", cold <= OVERVIEW_COLD_S,
+            f"{what}; store opened + api.replay; median of {runs}"),
+        row("Overview again, nothing changed", n, f"{warm * 1000:,.1f} ms",
+            f"≤ {OVERVIEW_WARM_S * 1000:.0f} ms", warm <= OVERVIEW_WARM_S,
+            "database state + settings looked up, cached report reused; rebuilt without "
+            f"cache: {median([g['rebuilt'] for g in got]) * 1000:,.0f} ms"),
+    ]
+
+
+def postgres_rows(sizes: Sequence[int], res: Results) -> list[Row]:
+    from sqlalchemy import create_engine, text
+
+    from tests.pg_server import postgres_url
+
+    rows: list[Row] = []
+    with postgres_url() as (url, reason):
+        if url is None:
+            return [row("PostgreSQL", "-", "not run", note=reason)]
+
+        def reset() -> None:
+            engine = create_engine(url)
+            with engine.begin() as conn:
+                conn.execute(text("DROP SCHEMA public CASCADE; CREATE SCHEMA public"))
+            engine.dispose()
+
+        for n in sizes:
+            reset()
+            o = import_in_child(synth.ndjson_file(n), url)
+            if o["new"][0] != n:
+                raise RuntimeError(f"PostgreSQL stored {o['new'][0]:,} of {n:,} games")
+            t = o["seconds"][0]
+            base = res.sqlite_import.get(n)
+            engine = create_engine(url)
+            with engine.connect() as conn:
+                size = conn.execute(text("SELECT pg_database_size(current_database())")).scalar()
+            engine.dispose()
+            rows.append(row(
+                "NDJSON import → PostgreSQL", n, _speed(n, t), f"≤ {PG_TIMES_SQLITE}× SQLite",
+                bool(base) and t / base <= PG_TIMES_SQLITE,
+                f"1 run; database {int(size or 0) / 1e6:,.0f} MB",
+                yardstick=f"SQLite: {_speed(n, base)}" if base else "",
+                ratio=f"{t / base:.1f}× SQLite time" if base else "",
+            ))
+            if n == min(sizes):
+                rows += overview_rows(n, 1, res, url, "PostgreSQL")
+        reset()
+    return rows
+
+
+def memory_rows(res: Results) -> list[Row]:
+    rows: list[Row] = []
+    if res.peak:
+        n = max(res.peak)
+        rows.append(row("peak memory, NDJSON import", n, f"{res.peak[n]:,.0f} MB",
+                        f"≤ {PEAK_MB} MB", res.peak[n] <= PEAK_MB,
+                        "VmHWM of the importing process"))
+    if res.size:
+        n = 100_000 if 100_000 in res.size else max(res.size)
+        per = res.size[n] * 100_000 / n
+        raw = synth.ndjson_file(n).stat().st_size * 100_000 / n
+        rows.append(row("database size per 100k games", n, f"{per / 1e6:,.1f} MB",
+                        note=f"SQLite, raw text kept; the NDJSON is {raw / 1e6:,.0f} MB per 100k"))
+    return rows
+
+
+def run(quick: bool = False, cap: int = 1_000_000, runs: int = 3,
+        only: Callable[[str], bool] = lambda _: True) -> list[Row]:
+    """Every target row. ``quick``: 10k games and 100/50 MB dumps."""
+    sizes = [10_000] if quick else [n for n in (100_000, 1_000_000) if n <= cap] or [10_000]
+    res = Results()
+    rows: list[Row] = []
+    steps: list[tuple[str, Callable[[], list[Row]]]] = [
+        ("ndjson", lambda: ndjson_rows(sizes, runs, res)),
+        ("pgn", lambda: pgn_rows(sizes[0], runs, 2_000 if quick else 10_000)),
+        ("overview", lambda: overview_rows(sizes[0], runs, res)),
+        ("dump", lambda: dump_rows([(100, True), (50, False)] if quick or cap < 1_000_000
+                                   else [(1_000, True), (300, False)], 1 if not quick else runs)),
+        ("postgres", lambda: postgres_rows(sizes, res)),
+        ("memory", lambda: memory_rows(res)),
+    ]
+    for name, step in steps:
+        if not only(name):
+            continue
+        started = time.perf_counter()
+        print(f"    targets: {name} …", file=sys.stderr, flush=True)
+        try:
+            got = step()
+        except Exception as exc:  # one broken step must not hide the others' figures
+            got = [row(f"targets: {name}", "-", "failed", note=f"{type(exc).__name__}: {exc}"
+                       [:200])]
+            got[0]["result"] = "ERROR"
+        for r in got:
+            print("      " + " | ".join(str(v) for v in r.values() if v), file=sys.stderr,
+                  flush=True)
+        print(f"    targets: {name} took {time.perf_counter() - started:.0f} s", file=sys.stderr)
+        rows += got
+    return rows
+
+
+def main(argv: Sequence[str]) -> int:
+    kind, *args = argv
+    if kind == "zstd":
+        print(json.dumps({"seconds": zstd_seconds(Path(args[0]))}))
+    elif kind == "overview":
+        print(json.dumps(overview_child(*args)))
+    else:
+        raise SystemExit(f"unknown child {kind!r}: zstd FILE | overview DB PLAYER")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
+
