@@ -33,7 +33,7 @@ from tracker.sources.files import (  # the skip reasons are re-exported from her
     open_input,
 )
 from tracker.sources.ndjson import read_ndjson
-from tracker.sources.pgn import StudyError, read_pgn
+from tracker.sources.pgn import StudyError, filter_chunks, read_pgn
 from tracker.store.db import BATCH_SIZE, Store, StoredGame, WriteCounts, now_ms
 
 #: ``progress(games_read, units_done, units_total)``; units are bytes for files, games for the
@@ -347,11 +347,15 @@ def _import_one(f: InputFile, recorder: ImportRecorder, users: Sequence[str],
         if progress is not None:
             progress(base + seen, done_bytes + f.bytes_read, total)
 
-    lines: Iterable[bytes] = f.byte_lines()
+    records: Iterable[GameRecord]
     if f.format == "ndjson":
-        lines = _screen_known(lines, recorder, {u.lower() for u in users})
-    reader = read_ndjson if f.format == "ndjson" else read_pgn
-    records: Iterable[GameRecord] = reader(lines, players=users or None, log=log, progress=report)
+        lines = _screen_known(f.byte_lines(), recorder, {u.lower() for u in users})
+        records = read_ndjson(lines, players=users or None, log=log, progress=report)
+    elif users:  # a dump filtered by player: searched in big chunks, not line by line
+        records = read_pgn(filter_chunks(f.byte_chunks(), users), players=users, log=log,
+                           progress=report)
+    else:
+        records = read_pgn(f.byte_lines(), log=log, progress=report)
     try:
         for rec in records:
             recorder.add(rec)

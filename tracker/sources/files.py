@@ -119,6 +119,19 @@ class InputFile:
                 f"({error}); the games before that point were read"
             )
 
+    def byte_chunks(self, size: int = 1 << 22) -> Iterator[bytes]:
+        """The file's bytes, decompressed, in chunks of ``size`` (lines cut anywhere); a cut or
+        damaged compressed stream ends them and sets :attr:`truncated` as :meth:`byte_lines`."""
+        read = self._binary.read
+        while chunk := read(size):
+            yield chunk
+        error = self._stream.error if self._stream is not None else None
+        if error is not None:
+            self.truncated = (
+                f"{self.path.name}: the {self.compression} data ends early or is damaged "
+                f"({error}); the games before that point were read"
+            )
+
     def lines(self) -> Iterator[str]:
         """Decoded lines (``\\n`` kept): UTF-8, or cp1252/latin-1 for a line that is not."""
         warned = False

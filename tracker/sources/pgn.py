@@ -28,6 +28,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from itertools import chain
+from typing import cast
 
 from tracker.records import DRAW, RESULTS, GameRecord, Side
 from tracker.sources.files import (
@@ -170,12 +171,13 @@ def _build(raw: list[bytes], n_tags: int, moves: list[bytes], start: int) -> PGN
     return PGNGame(headers, movetext, text.strip() + "\n", start, repaired)
 
 
-def _as_bytes(lines: Iterable[bytes] | Iterable[str]) -> Iterator[bytes]:
-    it = iter(lines)
+def _as_bytes(lines: Iterable[bytes] | Iterable[str] | Iterable[bytes | Dropped]
+              ) -> Iterator[bytes | Dropped]:
+    it: Iterator[bytes | str | Dropped] = iter(lines)
     for first in it:
         if isinstance(first, str):
-            return (x.encode("utf-8") for x in chain([first], it))  # type: ignore[union-attr]
-        return chain([first], it)  # type: ignore[list-item]
+            return (x.encode("utf-8") if isinstance(x, str) else x for x in chain([first], it))
+        return cast("Iterator[bytes | Dropped]", chain([first], it))
     return iter(())
 
 
@@ -188,8 +190,105 @@ def _player_key(value: bytes | None) -> bytes:
     return value
 
 
+#: Games (and lines) a chunk filter dropped without cutting them into lines: ``(games, lines)``.
+Dropped = tuple[int, int]
+
+#: A game starts after a blank line, at a tag: where blocks are cut.
+_GAME_BREAK = b"\n\n["
+
+
+def _plain_games(buf: bytes, start: int, end: int) -> int:
+    """The number of games in ``buf[start:end]`` (whole games, cut at game starts) when they
+    are laid out as the Lichess dumps are: each game starts with an ``[Event`` line after a
+    blank line, and every blank line followed by a tag is such a start. ``-1`` for any other
+    layout (the caller then scans it line by line). The caller has checked that the buffer
+    holds no CR and no byte-order mark.
+
+    Two byte counts, each one C pass (this runs on every byte of a dump): for such a run,
+    :func:`scan_games` finds one game per ``[Event`` line.
+    """
+    if not buf.startswith(b"[Event ", start):
+        return -1
+    games = buf.count(b"\n[Event ", start, end) + 1
+    return games if buf.count(_GAME_BREAK, start, end) + 1 == games else -1
+
+
+def _lines_of(buf: bytes, start: int, end: int) -> list[bytes]:
+    parts = buf[start:end].split(b"\n")
+    if parts and not parts[-1]:
+        parts.pop()
+    return parts
+
+
+def _filter_block(buf: bytes, end: int, names: list[bytes]) -> Iterator[bytes | Dropped]:
+    """``buf[:end]`` (whole games) as lines for the scanner, except runs of games that hold
+    none of ``names`` anywhere (any case) and have the dumps' plain layout: those become
+    ``(games, lines)``."""
+    low = buf.lower()
+    plain = b"\r" not in buf and not (b"\xef" in buf and _BOM in buf)
+    pos = 0
+    while pos < end:
+        hits = [i for i in (low.find(n, pos, end) for n in names) if i >= 0]
+        if not hits:
+            start = stop = end
+        else:
+            hit = min(hits)
+            start = buf.rfind(_GAME_BREAK, pos, hit)
+            start = pos if start < 0 else start + 2
+            stop = buf.find(_GAME_BREAK, hit, end)
+            stop = end if stop < 0 else stop + 2
+        if start > pos:  # games without the names: dropped whole when plain
+            games = _plain_games(buf, pos, start) if plain else -1
+            if games >= 0:
+                yield games, buf.count(b"\n", pos, start)
+            else:
+                yield from _lines_of(buf, pos, start)
+        if stop > start:  # the game with a name in it, and any it could not be told from
+            yield from _lines_of(buf, start, stop)
+        pos = stop
+
+
+def filter_chunks(chunks: Iterable[bytes], players: Collection[str],
+                  carry_limit: int = 1 << 26) -> Iterator[bytes | Dropped]:
+    """Lines of a PGN byte stream for :func:`scan_games` with ``players``, cut from big chunks.
+
+    A dump holds a wanted game in thousands: walking its lines one by one in Python is what a
+    filter costs. Here each chunk is cut after its last blank line before a tag (a game start),
+    searched for the wanted names (any case), and every run of games without them is handed on
+    as one ``(games, lines)`` count when its layout is the dumps' plain one
+    (:func:`_plain_games`); everything else goes on as lines, so what is stored and counted is
+    what the line scanner gives. Names with ``"`` or ``\\`` (escaped in tags) turn the
+    shortcut off.
+    """
+    names = [p.strip().lower().encode("utf-8") for p in players]
+    if not names or any(not n or b'"' in n or b"\\" in n for n in names):
+        carry = b""
+        for chunk in chunks:
+            *whole, carry = (carry + chunk).split(b"\n")
+            yield from whole
+        if carry:
+            yield carry
+        return
+    carry = b""
+    for chunk in chunks:
+        buf = carry + chunk if carry else chunk
+        cut = buf.rfind(_GAME_BREAK)
+        if cut < 0:
+            if len(buf) > carry_limit:  # no game start in sight: pass whole lines on
+                cut = buf.rfind(b"\n")
+                yield from _lines_of(buf, 0, cut + 1)
+                buf = buf[cut + 1 :]
+            carry = buf
+            continue
+        yield from _filter_block(buf, cut + 2, names)
+        carry = buf[cut + 2 :]
+    if carry:
+        yield from _lines_of(carry, 0, len(carry))
+
+
 def scan_games(
-    lines: Iterable[bytes] | Iterable[str], players: Collection[str] | None = None
+    lines: Iterable[bytes] | Iterable[str] | Iterable[bytes | Dropped],
+    players: Collection[str] | None = None,
 ) -> Iterator[PGNGame | None]:
     """Cut a stream of PGN lines into games, lazily; with ``players``, drop other games early.
 
@@ -200,7 +299,9 @@ def scan_games(
 
     ``players``: names (any case). A game where neither ``White`` nor ``Black`` is one of them
     is decided from those two tag lines alone: its movetext is skipped, not decoded, and the
-    game yields ``None`` (so that a caller can count it and show progress).
+    game yields ``None`` (so that a caller can count it and show progress). ``lines`` may hold
+    ``(games, lines)`` counts of games already dropped (:func:`filter_chunks`): each yields
+    ``None`` too.
     """
     wanted = {p.strip().lower().encode("utf-8") for p in players} if players else None
     raw: list[bytes] = []  # the game's lines: tags first, then moves (not for dropped games)
@@ -212,7 +313,15 @@ def scan_games(
     black: bytes | None = None
     in_comment = False  # inside a {…} comment that goes on to the next line
     start = 0
-    for lineno, line in enumerate(_as_bytes(lines), 1):
+    lineno = 0
+    for line in _as_bytes(lines):
+        if isinstance(line, tuple):  # games dropped by filter_chunks
+            dropped, skipped_lines = line
+            lineno += skipped_lines
+            for _ in range(dropped):
+                yield None
+            continue
+        lineno += 1
         s = line.strip()
         if not s:
             if has_moves and keep:
@@ -518,7 +627,7 @@ def ends_with_result(movetext: str) -> bool:
 
 
 def read_pgn(
-    lines: Iterable[bytes] | Iterable[str],
+    lines: Iterable[bytes] | Iterable[str] | Iterable[bytes | Dropped],
     *,
     players: Collection[str] | None = None,
     log: ReadLog | None = None,
