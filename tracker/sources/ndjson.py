@@ -18,6 +18,9 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
+import msgspec
+from msgspec import UNSET, UnsetType
+
 from tracker.records import BLACK_WINS, DRAW, WHITE_WINS, GameRecord, Side, Source, ms_to_datetime
 from tracker.sources.files import (
     REPAIRED_ENCODING,
@@ -199,6 +202,156 @@ def record_from_json(obj: Mapping[str, Any], *, source: Source = "ndjson", raw: 
     )
 
 
+class _User(msgspec.Struct):
+    id: str | None = None
+    name: str | None = None
+    title: str | None = None
+
+
+class _Player(msgspec.Struct, forbid_unknown_fields=True):
+    """``players.white``/``black`` as the exports write it; another key sends the line to the
+    general path. UNSET tells a ``{}`` side (the AI, or an anonymous player) from one whose
+    fields are null."""
+
+    user: _User | UnsetType | None = UNSET
+    name: str | UnsetType | None = UNSET
+    rating: int | UnsetType | None = UNSET
+    ratingDiff: int | UnsetType | None = UNSET
+    provisional: bool | UnsetType | None = UNSET
+    aiLevel: int | UnsetType | None = UNSET
+    analysis: msgspec.Raw | UnsetType = UNSET
+    berserk: msgspec.Raw | UnsetType = UNSET
+    team: msgspec.Raw | UnsetType = UNSET
+
+
+class _Players(msgspec.Struct):
+    white: _Player | None = None
+    black: _Player | None = None
+
+
+class _Clock(msgspec.Struct):
+    initial: int | None = None
+    increment: int | None = None
+
+
+class _Opening(msgspec.Struct):
+    eco: str | None = None
+    name: str | None = None
+
+
+class _Game(msgspec.Struct):
+    """The fields of an export line the record reads, with the types the exports use."""
+
+    id: str
+    createdAt: int
+    lastMoveAt: int | None = None
+    rated: bool | None = None
+    variant: str | None = None
+    speed: str | None = None
+    perf: str | None = None
+    status: str | None = None
+    source: str | None = None
+    winner: str | None = None
+    moves: str | None = None
+    clock: _Clock | None = None
+    opening: _Opening | None = None
+    players: _Players | None = None
+    daysPerTurn: int | None = None
+    initialFen: str | None = None
+    tournament: str | None = None
+    swiss: str | None = None
+    arenaTour: msgspec.Raw | None = None
+    swissTour: msgspec.Raw | None = None
+
+
+_decode_game = msgspec.json.Decoder(_Game).decode
+_MIN_MS: Final = 10**11
+
+
+def _typed_side(p: _Player | None, game_source: str | None) -> Side:
+    """:func:`side_from_json` for a typed player (same result for the same JSON)."""
+    if p is None or (p.user is UNSET and p.name is UNSET and p.rating is UNSET
+                     and p.ratingDiff is UNSET and p.provisional is UNSET and p.aiLevel is UNSET
+                     and p.analysis is UNSET and p.berserk is UNSET and p.team is UNSET):
+        if game_source in _HUMAN_SOURCES:
+            return Side()
+        return Side(ai_level=UNKNOWN_AI_LEVEL)
+    user = p.user or _NO_USER
+    name = p.name or None
+    user_id = user.id or (user.name or "").lower() or None
+    return Side(
+        user_id=user_id.lower() if user_id else None,
+        name=user.name or name,
+        title=user.title or None,
+        rating=p.rating if p.rating.__class__ is int else None,
+        rating_diff=p.ratingDiff if p.ratingDiff.__class__ is int else None,
+        provisional=bool(p.provisional),
+        ai_level=p.aiLevel if p.aiLevel.__class__ is int else None,
+    )
+
+
+_NO_USER: Final = _User()
+
+
+def typed_record(line: str | bytes, raw: str, source: Source = "ndjson") -> GameRecord | None:
+    """The record of one export line through a typed decoder (msgspec) straight into the
+    fields it reads, or ``None`` when the line is not in the exports' usual shape (other
+    types, an old key form, bad JSON): then :func:`record_from_json` over ``json.loads``
+    decides, so the record (or the error) is always the one that path gives."""
+    try:
+        g = _decode_game(line)
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        return None
+    if not g.id or g.createdAt < _MIN_MS or (g.lastMoveAt is not None and g.lastMoveAt < _MIN_MS):
+        return None
+    variant = g.variant or "standard"
+    speed = g.speed or None
+    clock = g.clock
+    opening = g.opening
+    players = g.players
+    tournament: Any = g.tournament or g.swiss
+    if not tournament and (g.arenaTour is not None or g.swissTour is not None):
+        # an object since mid-2026: read as record_from_json reads it
+        tour = (json.loads(g.arenaTour) if g.arenaTour is not None else None) or (
+            json.loads(g.swissTour) if g.swissTour is not None else None) or {}
+        tournament = tour.get("id") if isinstance(tour, Mapping) else tour
+    winner = g.winner
+    status = g.status or None
+    return GameRecord(
+        id=g.id,
+        source=source,
+        created_at=_EPOCH + timedelta(milliseconds=g.createdAt),
+        last_move_at=(_EPOCH + timedelta(milliseconds=g.lastMoveAt)
+                      if g.lastMoveAt is not None else None),
+        rated=g.rated,
+        variant=variant,
+        speed=speed,
+        perf=g.perf or (speed if variant in ("standard", "fromPosition") else variant),
+        status=status,
+        result=(WHITE_WINS if winner == "white" else BLACK_WINS if winner == "black"
+                else None if status in UNFINISHED_STATUSES else DRAW),
+        plies=len(g.moves.split()) if g.moves is not None else None,
+        clock_initial=clock.initial if clock is not None else None,
+        clock_increment=clock.increment if clock is not None else None,
+        days_per_turn=g.daysPerTurn,
+        initial_fen=g.initialFen,
+        eco=opening.eco if opening is not None else None,
+        opening_name=opening.name if opening is not None else None,
+        tournament_id=str(tournament) if tournament else None,
+        white=_typed_side(players.white if players else None, g.source),
+        black=_typed_side(players.black if players else None, g.source),
+        raw=raw,
+    )
+
+
+def _record_of_line(line: str, source: Source) -> GameRecord:
+    """``json.loads`` and :func:`record_from_json`: every shape Lichess has produced."""
+    obj = json.loads(line)
+    if not isinstance(obj, dict):
+        raise RecordError("not a JSON object")
+    return record_from_json(obj, source=source, raw=line)
+
+
 def _json_default(value: Any) -> Any:
     if isinstance(value, datetime):
         return int(value.timestamp() * 1000)
@@ -256,10 +409,8 @@ def read_ndjson(
                 dropped += 1  # a game of others: not even parsed (its names are not in it)
                 continue
             try:
-                obj = json.loads(stripped)
-                if not isinstance(obj, dict):
-                    raise RecordError("not a JSON object")
-                record = record_from_json(obj, source=source, raw=stripped)
+                record = typed_record(stripped, stripped, source) or _record_of_line(
+                    stripped, source)
             except (ValueError, RecordError) as exc:  # JSONDecodeError is a ValueError
                 message = f"line {lineno}: {_reason(exc)}"
                 log.skip(SKIP_TRUNCATED, message)
