@@ -65,9 +65,10 @@ def import_in_child(path: Path, db: Path | str, *, repeat: int = 1, user: str | 
     """Import ``path`` into the SQLite file ``db`` (or a database URL) in a fresh process.
 
     ``repeat`` imports the same file that many times in a row (a re-import). Returns the
-    child's JSON: ``seconds`` (one per import, :func:`tracker.importing.import_file` only,
-    not the interpreter's start), ``read``/``new``/``unchanged`` of each, ``peak_mb`` (its
-    maximum resident set, :func:`peak_mb`) and ``base_mb`` (the same before importing).
+    child's JSON: ``seconds`` and ``cpu`` (one per import, :func:`tracker.importing.import_file`
+    only, not the interpreter's start; ``cpu`` is this process's CPU time),
+    ``read``/``new``/``unchanged`` of each, ``peak_mb`` (its maximum resident set,
+    :func:`peak_mb`) and ``base_mb`` (the same before importing).
     """
     cmd = [sys.executable, "-m", "benchmarks", "--child-import", str(path), str(db),
            "--repeat", str(repeat)]
@@ -109,11 +110,13 @@ def child_import(path: str, db: str, repeat: int, user: str | None) -> dict[str,
 
     base = peak_mb()
     store = Store(db)
-    out: dict[str, Any] = {"seconds": [], "read": [], "new": [], "unchanged": [], "status": []}
+    out: dict[str, Any] = {"seconds": [], "cpu": [], "read": [], "new": [], "unchanged": [],
+                           "status": []}
     for _ in range(repeat):
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         summary = import_file(path, store=store, user=user)
         out["seconds"].append(time.perf_counter() - started)
+        out["cpu"].append(time.process_time() - cpu)
         for key in ("read", "new", "unchanged", "status"):
             out[key].append(getattr(summary, key))
     store.close()

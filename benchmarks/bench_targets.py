@@ -60,6 +60,13 @@ def _speed(n: int, seconds: float) -> str:
     return f"{n / seconds:,.0f} games/s ({seconds:.2f} s)"
 
 
+def _cpu_note(cpu: Sequence[tuple[float, float]]) -> str:
+    """CPU seconds of ours and of the yardstick (medians) and their ratio: on a shared machine
+    less noisy than wall-clock time."""
+    ours, theirs = median([c[0] for c in cpu]), median([c[1] for c in cpu])
+    return f"CPU {ours:.2f} s vs {theirs:.2f} s = {theirs / ours:.2f}×"
+
+
 def _runs(n: int, quick_runs: int) -> int:
     return 1 if n > 100_000 else quick_runs
 
@@ -80,6 +87,7 @@ def ndjson_rows(sizes: Sequence[int], runs: int, res: Results) -> list[Row]:
         path = synth.ndjson_file(n)
         ours: list[float] = []
         naive: list[float] = []
+        cpu: list[tuple[float, float]] = []
         for i in range(_runs(n, runs)):
             db = synth.scratch(f"targets-naive-{n}.db")
             r = naive_import("ndjson", path, db)
@@ -92,6 +100,7 @@ def ndjson_rows(sizes: Sequence[int], runs: int, res: Results) -> list[Row]:
             if o["new"][0] != n:
                 raise RuntimeError(f"tracker stored {o['new'][0]:,} of {n:,} games")
             ours.append(o["seconds"][0])
+            cpu.append((o["cpu"][0], r["cpu"]))
             res.peak[n] = max(res.peak.get(n, 0.0), o["peak_mb"])
             if i == 0:
                 res.size[n] = db_bytes(db)
@@ -100,7 +109,7 @@ def ndjson_rows(sizes: Sequence[int], runs: int, res: Results) -> list[Row]:
         res.sqlite_import[n] = t
         rows.append(row(
             "NDJSON import → SQLite", n, _speed(n, t), f"≥ {NDJSON_TIMES_NAIVE}× naive",
-            y / t >= NDJSON_TIMES_NAIVE, f"median of {len(ours)}",
+            y / t >= NDJSON_TIMES_NAIVE, f"median of {len(ours)}; {_cpu_note(cpu)}",
             yardstick=f"naive json.loads: {_speed(n, y)}", ratio=f"{y / t:.2f}×",
         ))
     return rows
@@ -110,6 +119,7 @@ def pgn_rows(n: int, runs: int, peers_n: int) -> list[Row]:
     path = synth.pgn_file(n)
     ours: list[float] = []
     naive: list[float] = []
+    cpu: list[tuple[float, float]] = []
     for _ in range(runs):
         db = synth.scratch(f"targets-pgn-naive-{n}.db")
         r = naive_import("pgn", path, db)
@@ -122,11 +132,12 @@ def pgn_rows(n: int, runs: int, peers_n: int) -> list[Row]:
         if o["new"][0] != n:
             raise RuntimeError(f"tracker stored {o['new'][0]:,} of {n:,} PGN games")
         ours.append(o["seconds"][0])
+        cpu.append((o["cpu"][0], r["cpu"]))
         db.unlink()
     t, y = median(ours), median(naive)
     rows = [row(
         "PGN import → SQLite", n, _speed(n, t), f"≥ {PGN_TIMES_NAIVE}× naive",
-        y / t >= PGN_TIMES_NAIVE, f"median of {runs}",
+        y / t >= PGN_TIMES_NAIVE, f"median of {runs}; {_cpu_note(cpu)}",
         yardstick=f"naive python-chess read_headers: {_speed(n, y)}", ratio=f"{y / t:.2f}×",
     )]
     from benchmarks import bench_peers
@@ -153,15 +164,16 @@ def pgn_rows(n: int, runs: int, peers_n: int) -> list[Row]:
     return rows
 
 
-def zstd_seconds(path: Path) -> float:
-    """Plain streaming zstd decompression of ``path`` (1 MB reads), in this process."""
+def zstd_seconds(path: Path) -> tuple[float, float]:
+    """Plain streaming zstd decompression of ``path`` (1 MB reads), in this process: wall-clock
+    and CPU seconds."""
     import zstandard
 
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     with path.open("rb") as f, zstandard.ZstdDecompressor().stream_reader(f) as r:
         while r.read(1 << 20):
             pass
-    return time.perf_counter() - started
+    return time.perf_counter() - started, time.process_time() - cpu
 
 
 def dump_rows(sizes_mb: Sequence[tuple[int, bool]], runs: int) -> list[Row]:
@@ -174,10 +186,13 @@ def dump_rows(sizes_mb: Sequence[tuple[int, bool]], runs: int) -> list[Row]:
         plain: list[float] = []
         peak = 0.0
         kept = 0
+        cpu: list[tuple[float, float]] = []
         for _ in range(runs):
-            plain.append(float(_child("benchmarks.bench_targets", "zstd", str(dump))["seconds"]))
+            zr = _child("benchmarks.bench_targets", "zstd", str(dump))
+            plain.append(float(zr["seconds"]))
             r = bp._run_child(dump, [bp.NEEDLE])
             ours.append(float(r["seconds"]))  # type: ignore[arg-type]
+            cpu.append((float(r["cpu"]), float(zr["cpu"])))  # type: ignore[arg-type]
             peak = max(peak, float(r["peak_mb"]))  # type: ignore[arg-type]
             kept = int(r["new"])  # type: ignore[call-overload]
         t, z = median(ours), median(plain)
@@ -185,7 +200,7 @@ def dump_rows(sizes_mb: Sequence[tuple[int, bool]], runs: int) -> list[Row]:
         rows.append(row(
             f"dump filter ({kind})", f"{size / 1e6:,.0f} MB", f"{size / 1e6 / t:,.0f} MB/s",
             f"≥ {DUMP_SHARE_OF_ZSTD:.0%} of zstd", z / t >= DUMP_SHARE_OF_ZSTD,
-            f"{kept} games kept; median of {runs}",
+            f"{kept} games kept; median of {runs}; {_cpu_note(cpu)}",
             yardstick=f"zstd -d: {size / 1e6 / z:,.0f} MB/s", ratio=f"{z / t:.0%}",
         ))
         rows.append(row(f"peak memory, dump filter ({kind})", f"{size / 1e6:,.0f} MB",
@@ -200,10 +215,10 @@ def overview_child(db: str, player: str) -> dict[str, Any]:
     from tracker import api
     from tracker.store import queries
 
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     store = api.open_store(db)
     report = api.replay(player, PERF, db=store)
-    cold = time.perf_counter() - started
+    cold, cold_cpu = time.perf_counter() - started, time.process_time() - cpu
     cache: dict[Any, Any] = {}
 
     def key() -> Any:
@@ -220,8 +235,9 @@ def overview_child(db: str, player: str) -> dict[str, Any]:
     again = time.perf_counter()
     api.replay(player, PERF, db=store)
     rebuilt = time.perf_counter() - again
-    return {"cold": cold, "warm": median(warm), "rebuilt": rebuilt, "games": len(report.games),
-            "counted": report.counted, "periods": len(report.periods), "peak_mb": peak_mb()}
+    return {"cold": cold, "cold_cpu": cold_cpu, "warm": median(warm), "rebuilt": rebuilt,
+            "games": len(report.games), "counted": report.counted,
+            "periods": len(report.periods), "peak_mb": peak_mb()}
 
 
 def overview_rows(n: int, runs: int, res: Results, db: str | None = None,
@@ -250,7 +266,8 @@ def overview_rows(n: int, runs: int, res: Results, db: str | None = None,
     return [
         row("first Overview, cold (fresh process)", n, f"{cold * 1000:,.0f} ms",
             f"≤ {OVERVIEW_COLD_S * 1000:.0f} ms", cold <= OVERVIEW_COLD_S,
-            f"{what}; store opened + api.replay; median of {runs}"),
+            f"{what}; store opened + api.replay; median of {runs}; CPU "
+            f"{median([g['cold_cpu'] for g in got]) * 1000:,.0f} ms"),
         row("Overview again, nothing changed", n, f"{warm * 1000:,.1f} ms",
             f"≤ {OVERVIEW_WARM_S * 1000:.0f} ms", warm <= OVERVIEW_WARM_S,
             "database state + settings looked up, cached report reused; rebuilt without "
@@ -351,7 +368,8 @@ def run(quick: bool = False, cap: int = 1_000_000, runs: int = 3,
 def main(argv: Sequence[str]) -> int:
     kind, *args = argv
     if kind == "zstd":
-        print(json.dumps({"seconds": zstd_seconds(Path(args[0]))}))
+        seconds, cpu = zstd_seconds(Path(args[0]))
+        print(json.dumps({"seconds": seconds, "cpu": cpu}))
     elif kind == "overview":
         print(json.dumps(overview_child(*args)))
     else:
