@@ -275,6 +275,28 @@ def _poorer(rec: GameRecord, stored: tuple[str, str, int | None, str | None]) ->
     )
 
 
+def _pg_copy_upsert(conn: Connection, table: str, columns: Sequence[str], keys: Sequence[str],
+                    rows: list[tuple[Any, ...]]) -> None:
+    """PostgreSQL: ``COPY`` the rows into a temporary table shaped like ``table``, then one
+    ``INSERT … SELECT … ON CONFLICT (keys) DO UPDATE``: a batch in three statements instead of
+    one parameter set per row (100k games: 3.2× → see docs/performance.md of SQLite's time)."""
+    cols = ", ".join(columns)
+    tmp = f"tracker_upsert_{table}"
+    updates = ", ".join(f"{c} = excluded.{c}" for c in columns if c not in keys)
+    cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+    try:
+        cursor.execute(f"CREATE TEMP TABLE IF NOT EXISTS {tmp} "
+                       f"(LIKE {table} INCLUDING DEFAULTS) ON COMMIT DELETE ROWS")
+        with cursor.copy(f"COPY {tmp} ({cols}) FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row(row)
+        cursor.execute(f"INSERT INTO {table} ({cols}) SELECT {cols} FROM {tmp} "
+                       f"ON CONFLICT ({', '.join(keys)}) DO UPDATE SET {updates}")
+        cursor.execute(f"TRUNCATE {tmp}")  # a second batch in the same transaction
+    finally:
+        cursor.close()
+
+
 class Store:
     """A tracker database: open it with a URL or path, and it is migrated to the newest schema.
 
@@ -434,8 +456,11 @@ class Store:
             sql = _SQLITE_GAMES_UPSERT if table.name == "games" else _SQLITE_SIDES_UPSERT
             conn.exec_driver_sql(sql, rows)  # type: ignore[arg-type]
             return
-        stmt = self._insert(table)
         keys = [c.name for c in table.primary_key.columns]
+        if self.dialect == "postgresql":
+            _pg_copy_upsert(conn, table.name, columns, keys, rows)
+            return
+        stmt = self._insert(table)
         stmt = stmt.on_conflict_do_update(
             index_elements=keys,
             set_={c: stmt.excluded[c] for c in columns if c not in keys},
