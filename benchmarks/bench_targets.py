@@ -67,6 +67,14 @@ def _cpu_note(cpu: Sequence[tuple[float, float]]) -> str:
     return f"CPU {ours:.2f} s vs {theirs:.2f} s = {theirs / ours:.2f}×"
 
 
+def _children_cpu() -> float:
+    """CPU seconds (user + system) of this process's finished children so far."""
+    import resource
+
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
 def _runs(n: int, quick_runs: int) -> int:
     return 1 if n > 100_000 else quick_runs
 
@@ -145,9 +153,14 @@ def pgn_rows(n: int, runs: int, peers_n: int) -> list[Row]:
     peer = "chess-to-sqlite"
     error = bench_peers.install_peers().get(peer)
     pgn = synth.pgn_file(peers_n)
+    before = _children_cpu()
     ours_s, ours_rows, ours_err = bench_peers._time_tool("tracker", pgn, runs)
+    ours_cpu = (_children_cpu() - before) / runs
+    peer_cpu = 0.0
     if error is None:
+        before = _children_cpu()
         peer_s, peer_rows, error = bench_peers._time_tool(peer, pgn, 1)
+        peer_cpu = _children_cpu() - before
     if error or ours_err:
         rows.append(row(f"PGN import, whole command, vs {peer}", peers_n, "failed",
                         note=str(error or ours_err)))
@@ -158,7 +171,8 @@ def pgn_rows(n: int, runs: int, peers_n: int) -> list[Row]:
         f"≥ {PGN_TIMES_CHESS_TO_SQLITE}× {peer}",
         right and peer_s / ours_s >= PGN_TIMES_CHESS_TO_SQLITE,
         f"interpreter start included; {peer}: 1 run; rows stored "
-        f"{ours_rows:,} / {peer_rows:,} of {peers_n:,}",
+        f"{ours_rows:,} / {peer_rows:,} of {peers_n:,}; "
+        f"{_cpu_note([(ours_cpu, peer_cpu)])} (mean per run)",
         yardstick=f"{peer}: {_speed(peers_n, peer_s)}", ratio=f"{peer_s / ours_s:.1f}×",
     ))
     return rows
