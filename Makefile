@@ -1,12 +1,15 @@
 # tracker — the two commands of the README, and the rest.
-#   make demo   set up, import the bundled real Lichess history into SQLite, replay it, open the dashboard
-#   make test   set up and run the tests
+#   make demo   set up, import the bundled real Lichess history into SQLite, replay it, then serve
+#               the dashboard (open the URL it prints last; PORT=8600 make demo for another port)
+#   make test   set up and run the tests (installs Debian's chromium first, when root, for the
+#               dashboard's browser test; says so before it does)
 #   make bench  the performance targets against their yardsticks (ARGS=--quick: 10k games)
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 DEMO_DB ?= demo.db
+PORT    ?= 8501
 
 .PHONY: setup demo demo-cli test lint bench clean
 
@@ -20,13 +23,15 @@ $(STAMP): pyproject.toml
 setup: $(STAMP)
 
 demo: demo-cli
-	$(BIN)/tracker --db $(DEMO_DB) dashboard
+	@echo "Serving the dashboard on $(DEMO_DB) until Ctrl+C: open the URL below in your browser."
+	@$(BIN)/tracker --db $(DEMO_DB) dashboard --port $(PORT)
 
 demo-cli: $(STAMP)
 	$(BIN)/tracker --db $(DEMO_DB) demo
 
 # make test runs lint first, so CI (.ci/run → make test) fails on a lint, type or flow error too.
 test: lint
+	@echo "make test: checking for headless Chromium (the dashboard's browser test needs it)…"
 	@bash scripts/ensure-chromium.sh || true
 	$(BIN)/python -m pytest -q
 

@@ -156,6 +156,12 @@ def _dashboard(quick: bool, cap: int) -> list[Row]:
     return out
 
 
+def _cli(quick: bool, cap: int) -> list[Row]:
+    from benchmarks import bench_cli_startup
+
+    return bench_cli_startup.run()
+
+
 _MISSING = "its benchmark script is not in benchmarks/ (yet)"
 
 #: name → (benchmark, what it measures), in the order of the table.
@@ -171,6 +177,7 @@ BENCHES: dict[str, tuple[Callable[[bool, int], list[Row]], str]] = {
     "scale": (_scale, "replay report on the FIDE scale: --scale all vs one scale, 100k games"),
     "dashboard": (_dashboard, "dashboard pages (bench_dashboard)"),
     "memory": (_memory, "peak memory of an import, 100k and 1M games"),
+    "cli": (_cli, "start-up of tracker --help, calc and replay (new processes)"),
 }
 
 _COLUMNS = ("what", "size", "figure", "yardstick", "ratio", "target", "result", "note")

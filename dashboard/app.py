@@ -21,7 +21,7 @@ if str(HERE) not in sys.path:  # ``streamlit run`` adds it; AppTest and others m
 
 from sqlalchemy.exc import OperationalError  # noqa: E402
 
-from tracker.errors import TrackerError  # noqa: E402
+from tracker.api import TrackerError  # noqa: E402
 
 PAGES = HERE / "views"
 

@@ -1,8 +1,15 @@
 """Figure builders for the dashboard: report in, plotly figure out.
 
 Pure: no Streamlit, no database, nothing computed that the report does not already hold. The
-helpers that shape the report for a chart (:func:`fide_steps`, :func:`unrated_stretches`) are
-exposed so tests can pin them without drawing anything.
+helpers that shape the report for a chart (:func:`fide_steps`, :func:`unrated_stretches`,
+:func:`lichess_segments`, :func:`unpublished_marks`, :func:`rating_range`,
+:func:`performance_marks`) are exposed so tests can pin them without drawing anything.
+
+What the chart promises (each is a test): the y-axis fits the rating lines, so a performance
+rating of a month with few games (a 1-game month can give ±800) is drawn at the edge as a
+clipped marker with its value on hover instead of squashing the lines; the Lichess line breaks
+over a month or more without games; a single Lichess point is a marker; a rating computed but
+not published (a fall below 1400, a pool below 1400) is a labelled marker at its value.
 
 Times on the chart are naive datetimes that mean UTC: plotly.js has no time zones, and a rating
 period is a UTC calendar month (spec §4).
@@ -10,7 +17,7 @@ period is a UTC calendar month (spec §4).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Final
@@ -19,13 +26,14 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from tracker.replaying import PeriodRow, ReplayReport
+from tracker.api import LichessPoint, PeriodRow, ReplayReport
 
 LICHESS_COLOR: Final = "#4a7fc1"
 FIDE_COLOR: Final = "#d9480f"
 COUNTED_COLOR: Final = "#8a9bb0"
 LEFT_OUT_COLOR: Final = "#d8dee6"
 UNRATED_FILL: Final = "#9aa5b1"
+REAL_FIDE_COLORS: Final = {"standard": "#2b8a3e", "rapid": "#5c940d", "blitz": "#66a80f"}
 
 #: Trace names; tests and the browser check look for them.
 LICHESS_NAME: Final = "Lichess rating after each game"
@@ -35,11 +43,25 @@ UNRATED_NAME: Final = "Unrated (no FIDE-style rating)"
 COUNTED_NAME: Final = "Games counted"
 LEFT_OUT_NAME: Final = "Games left out"
 
+
+def real_fide_name(kind: str) -> str:
+    """The legend name of a real FIDE line: ``"Real FIDE rating (standard list)"``."""
+    return f"Real FIDE rating ({kind} list)"
+
 #: Bars are drawn across most of their month, centred on its middle.
 _BAR_WIDTH_MS: Final = 24 * 86_400_000
 _MID_MONTH: Final = timedelta(days=15, hours=12)
 
 STARTED_UNRATED: Final = "started unrated: no FIDE rating yet"
+
+#: The Lichess line breaks where two games are further apart than this (no games for a month).
+LINE_GAP: Final = timedelta(days=31)
+#: A performance rating over fewer games than this does not stretch the y-axis (FIDE needs 5
+#: games for an initial rating; one game gives a performance of opponent ± 800).
+MIN_PERFORMANCE_GAMES: Final = 5
+#: Room above and below the rating lines, as a share of their span (at least ``_MIN_PAD``).
+RANGE_PAD: Final = 0.05
+_MIN_PAD: Final = 15
 
 
 def month_start(period: str) -> datetime:
@@ -164,8 +186,145 @@ def unrated_stretches(periods: Sequence[PeriodRow], current_note: str | None = N
     return out
 
 
-def _naive_utc(points: Sequence[datetime]) -> np.ndarray:
-    return np.array([p.replace(tzinfo=None) for p in points], dtype="datetime64[ms]")
+@dataclass(frozen=True, slots=True)
+class UnpublishedMark:
+    """A rating the replay computed but did not publish: ``rating`` at ``at`` (the end of
+    ``period``), with ``label`` for people (``"fell to 1240, below 1400: not published"``)."""
+
+    at: datetime
+    period: str
+    rating: int
+    label: str
+
+    @property
+    def short(self) -> str:
+        """The label drawn beside the marker: ``"fell to 1240"``, ``"pool: 1246"``."""
+        return self.label.split(",", 1)[0].replace("pool gives", "pool:")
+
+
+def unpublished_marks(periods: Sequence[PeriodRow]) -> list[UnpublishedMark]:
+    """The ratings computed in a period that ended below 1400 and so were not published.
+
+    Read from :attr:`~tracker.fide.PeriodResult.unpublished` (the engine's number, never
+    recomputed here).
+    """
+    out: list[UnpublishedMark] = []
+    for row in periods:
+        r = row.result
+        value = getattr(r, "unpublished", None)
+        if value is None:
+            continue
+        fell = r.rating_before is not None
+        label = (f"fell to {value}, below 1400: not published" if fell
+                 else f"pool gives {value}, below 1400: not published")
+        out.append(UnpublishedMark(month_start(next_period(r.period)), r.period, value, label))
+    return out
+
+
+def lichess_segments(points: Sequence[LichessPoint], gap: timedelta = LINE_GAP
+                     ) -> tuple[list[datetime | None], list[int | None], list[LichessPoint]]:
+    """x and y of the Lichess line with a break (``None``) wherever two games are more than
+    ``gap`` apart, and the points left alone between two breaks (or the only point), which a
+    line cannot show: they are drawn as markers."""
+    xs: list[datetime | None] = []
+    ys: list[int | None] = []
+    alone: list[LichessPoint] = []
+    start = 0
+    for i, p in enumerate(points):
+        if i and p.at - points[i - 1].at > gap:
+            if i - start == 1:
+                alone.append(points[start])
+            xs.append(None)
+            ys.append(None)
+            start = i
+        xs.append(p.at)
+        ys.append(p.rating)
+    if points and len(points) - start == 1:
+        alone.append(points[start])
+    return xs, ys, alone
+
+
+#: A real FIDE list: ``{kind: [(month "YYYY-MM", rating in force), …]}`` (FIDE rating points).
+RealLines = Mapping[str, Sequence[tuple[str, int]]]
+
+
+def real_steps(months: Sequence[tuple[str, int]], start: str, end: datetime
+               ) -> tuple[list[datetime], list[int]]:
+    """x and y of a real FIDE step line within the chart: each month's rating from its first
+    day to the next month's, from ``start`` (``"YYYY-MM"``) to ``end``."""
+    xs: list[datetime] = []
+    ys: list[int] = []
+    for month, rating in months:
+        at = month_start(month)
+        if month < start or at >= end:
+            continue
+        xs += [at, month_start(next_period(month))]
+        ys += [rating, rating]
+    return xs, ys
+
+
+def rating_range(report: ReplayReport, real: RealLines | None = None
+                 ) -> tuple[float, float] | None:
+    """The y-axis range: the rating lines (Lichess, FIDE-style in force, unpublished marks) and
+    the performance ratings of months with at least :data:`MIN_PERFORMANCE_GAMES` games, with
+    :data:`RANGE_PAD` of room. ``None`` when there is nothing to draw."""
+    values = [p.rating for p in report.lichess]
+    for row in report.periods:
+        r = row.result
+        values += [x for x in (r.rating_before, r.rating_after) if x is not None]
+        if r.performance is not None and r.games >= MIN_PERFORMANCE_GAMES:
+            values.append(r.performance)
+    values += [m.rating for m in unpublished_marks(report.periods)]
+    if real and report.periods:
+        start, end = report.periods[0].period, chart_end(report.periods)
+        for months in real.values():
+            values += real_steps(months, start, end)[1]
+    if not values:
+        return None
+    low, high = min(values), max(values)
+    pad = max((high - low) * RANGE_PAD, _MIN_PAD)
+    return low - pad, high + pad
+
+
+@dataclass(frozen=True, slots=True)
+class PerformanceMark:
+    """One month's performance marker: drawn at ``y`` (the value, or the axis edge when the
+    value is off the range), ``clipped`` says which edge (``"above"``/``"below"``/``""``)."""
+
+    at: datetime
+    period: str
+    value: int
+    games: int
+    y: float
+    clipped: str
+
+
+def performance_marks(periods: Sequence[PeriodRow], y_range: tuple[float, float] | None
+                      ) -> list[PerformanceMark]:
+    """The performance markers, those off the y-range put at its edge (2 % inside it)."""
+    out: list[PerformanceMark] = []
+    for row in periods:
+        r = row.result
+        if r.performance is None:
+            continue
+        y: float = r.performance
+        clipped = ""
+        if y_range is not None:
+            low, high = y_range
+            inset = (high - low) * 0.02
+            if y > high:
+                y, clipped = high - inset, "above"
+            elif y < low:
+                y, clipped = low + inset, "below"
+        out.append(PerformanceMark(month_start(r.period) + _MID_MONTH, r.period,
+                                   r.performance, r.games, y, clipped))
+    return out
+
+
+def _naive_utc(points: Sequence[datetime | None]) -> np.ndarray:
+    """Times as naive UTC datetime64 (``None``, a line break, as NaT)."""
+    return np.array([None if p is None else p.replace(tzinfo=None) for p in points],
+                    dtype="datetime64[ms]")
 
 
 def _unrated_shape(stretch: UnratedStretch, end: datetime) -> dict[str, object]:
@@ -182,37 +341,84 @@ def _unrated_label(stretch: UnratedStretch, end: datetime) -> dict[str, object]:
             "font": {"size": 11, "color": "#52606d"}}
 
 
-def overview_figure(report: ReplayReport) -> go.Figure:
-    """One chart, one time axis: the Lichess rating after each game, the FIDE-style rating as
-    a step line by period with unrated stretches shaded and explained, the performance rating
-    per period as markers, and games per month as bars underneath."""
+def overview_figure(report: ReplayReport, real: RealLines | None = None) -> go.Figure:
+    """One chart, one time axis: the Lichess rating after each game (broken over gaps, single
+    points as markers), the FIDE-style rating as a step line by period with unrated stretches
+    shaded and explained and unpublished ratings marked, the performance rating per period as
+    markers (clipped at the edge when off the range), and games per month as bars underneath.
+    ``real``: the player's real FIDE lists (when a FIDE id is linked), each drawn as its own
+    labelled step line over the months of the chart.
+    """
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.76, 0.24],
                         vertical_spacing=0.04)
     periods = report.periods
+    y_range = rating_range(report, real)
     if report.lichess:
-        fig.add_trace(go.Scatter(
-            x=_naive_utc([p.at for p in report.lichess]),
-            y=np.array([p.rating for p in report.lichess], dtype=np.int32),
-            name=LICHESS_NAME, mode="lines", line={"color": LICHESS_COLOR, "width": 1.2},
-            hovertemplate="%{x|%Y-%m-%d %H:%M} UTC<br>Lichess %{y}<extra></extra>",
-        ), row=1, col=1)
+        xs, ys, alone = lichess_segments(report.lichess)
+        if len(alone) < len(report.lichess):
+            fig.add_trace(go.Scatter(
+                x=_naive_utc(xs), y=np.array(ys, dtype=float) if None in ys
+                else np.array(ys, dtype=np.int32),
+                name=LICHESS_NAME, mode="lines", connectgaps=False, legendgroup="lichess",
+                line={"color": LICHESS_COLOR, "width": 1.2},
+                hovertemplate="%{x|%Y-%m-%d %H:%M} UTC<br>Lichess %{y}<extra></extra>",
+            ), row=1, col=1)
+        if alone:  # a line cannot show a lone point: a marker does
+            fig.add_trace(go.Scatter(
+                x=_naive_utc([p.at for p in alone]), y=[p.rating for p in alone],
+                name=LICHESS_NAME, mode="markers", legendgroup="lichess",
+                showlegend=len(alone) == len(report.lichess),
+                marker={"color": LICHESS_COLOR, "size": 7, "symbol": "circle"},
+                hovertemplate="%{x|%Y-%m-%d %H:%M} UTC<br>Lichess %{y}<extra></extra>",
+            ), row=1, col=1)
     if periods:
-        xs, ys = fide_steps(periods)
+        steps_x, ys_f = fide_steps(periods)
+        xs_f: list[datetime | None] = list(steps_x)
+        hover = [None if y is None else f"FIDE-style {y}" for y in ys_f]
+        sizes = [0] * len(xs_f)
+        texts = [""] * len(xs_f)
+        places = ["bottom center"] * len(xs_f)
+        # Ratings computed but not published: a marker at the value, labelled, after a break;
+        # labels alternate below and above so that consecutive months do not overlap.
+        for i, mark in enumerate(unpublished_marks(periods)):
+            xs_f += [None, mark.at]
+            ys_f += [None, mark.rating]
+            hover += [None, f"{mark.period}: {mark.label}"]
+            sizes += [0, 9]
+            texts += ["", mark.short]
+            places += ["bottom center", "top center" if i % 2 else "bottom center"]
+        marked = any(sizes)
         fig.add_trace(go.Scatter(
-            x=xs, y=ys, name=FIDE_NAME, mode="lines", connectgaps=False,
-            line={"color": FIDE_COLOR, "width": 3},
-            hovertemplate="%{x|%Y-%m-%d}<br>FIDE-style %{y}<extra></extra>",
+            x=xs_f, y=ys_f, name=FIDE_NAME, mode="lines+markers+text" if marked else "lines",
+            connectgaps=False, line={"color": FIDE_COLOR, "width": 3},
+            customdata=hover, text=texts if marked else None, textposition=places,
+            textfont={"color": FIDE_COLOR, "size": 11},
+            marker={"size": sizes, "color": FIDE_COLOR, "symbol": "x-thin-open",
+                    "line": {"width": 2.5, "color": FIDE_COLOR}} if marked else None,
+            hovertemplate="%{x|%Y-%m-%d}<br>%{customdata}<extra></extra>",
         ), row=1, col=1)
-        rated = [r.result for r in periods if r.result.performance is not None]
+        for kind, months in (real or {}).items():
+            rx, ry = real_steps(months, periods[0].period, chart_end(periods))
+            if rx:
+                fig.add_trace(go.Scatter(
+                    x=rx, y=ry, name=real_fide_name(kind), mode="lines",
+                    line={"color": REAL_FIDE_COLORS.get(kind, "#2b8a3e"), "width": 2,
+                          "dash": "solid" if kind == "standard" else "dot"},
+                    hovertemplate=f"%{{x|%Y-%m}}<br>real FIDE {kind} %{{y}}<extra></extra>",
+                ), row=1, col=1)
+        marks = performance_marks(periods, y_range)
+        symbols = {"": "diamond-open", "above": "triangle-up", "below": "triangle-down"}
         fig.add_trace(go.Scatter(
-            x=[month_start(r.period) + _MID_MONTH for r in rated],
-            y=[r.performance for r in rated],
-            customdata=[[r.period, r.games] for r in rated],
+            x=[m.at for m in marks],
+            y=[m.value if not m.clipped else m.y for m in marks],
+            customdata=[[m.period, m.games, m.value,
+                         f" (off the scale {m.clipped}: drawn at the edge)" if m.clipped else ""]
+                        for m in marks],
             name=PERFORMANCE_NAME, mode="markers",
-            marker={"symbol": "diamond-open", "size": 8, "color": FIDE_COLOR,
-                    "line": {"width": 1.5}},
-            hovertemplate="%{customdata[0]}: performance %{y} in %{customdata[1]} counted "
-                          "games<extra></extra>",
+            marker={"symbol": [symbols[m.clipped] for m in marks], "size": 8,
+                    "color": FIDE_COLOR, "line": {"width": 1.5}},
+            hovertemplate="%{customdata[0]}: performance %{customdata[2]} in %{customdata[1]} "
+                          "counted games%{customdata[3]}<extra></extra>",
         ), row=1, col=1)
         stretches = unrated_stretches(periods, report.unrated_reason())
         end = chart_end(periods)
@@ -247,6 +453,7 @@ def overview_figure(report: ReplayReport) -> go.Figure:
         legend={"orientation": "h", "x": 0, "y": -0.07, "xanchor": "left", "yanchor": "top",
                 "traceorder": "normal"},
     )
-    fig.update_yaxes(title_text="rating points", row=1, col=1)
+    fig.update_yaxes(title_text="rating points", row=1, col=1,
+                     **({"range": list(y_range)} if y_range is not None else {}))
     fig.update_yaxes(title_text="games / month", row=2, col=1)
     return fig

@@ -1,6 +1,6 @@
 """What the pages share: the database, cached queries, the player and perf pickers, messages.
 
-Caching: every query is keyed on the database URL and :func:`tracker.store.queries.data_version`
+Caching: every query is keyed on the database URL and :func:`tracker.api.data_version`
 (a fingerprint that changes when an import lands), plus the player, the perf and the player's
 saved settings for a replay. Nothing is keyed on time, so a page shows new data as soon as an
 import lands and recomputes nothing otherwise.
@@ -15,12 +15,15 @@ import streamlit as st
 from plotly.graph_objects import Figure
 
 from tracker import api
-from tracker.config import database_url
-from tracker.errors import TrackerError
-from tracker.records import SPEEDS
-from tracker.replaying import NoGamesError, PlayerSettings, ReplayReport
-from tracker.store import queries
-from tracker.store.db import Store
+from tracker.api import (
+    SPEEDS,
+    NoGamesError,
+    PlayerSettings,
+    PlayerSummary,
+    ReplayReport,
+    Store,
+    TrackerError,
+)
 
 #: Reports and figures kept per process: a 50,000-game report holds its games in memory.
 MAX_REPORTS: Final = 4
@@ -37,7 +40,7 @@ SettingsKey = tuple[int | None, int | None, str | None, str | None, bool | None]
 def db_url() -> str:
     """The database the dashboard shows: ``$TRACKER_DB`` (set by ``tracker dashboard``).
     Never shown as is: it may hold a password (see :func:`db_label`)."""
-    return database_url(None)
+    return api.database_url(None)
 
 
 def db_label() -> str:
@@ -47,7 +50,7 @@ def db_label() -> str:
 
 @st.cache_resource(show_spinner=False)
 def _store(url: str) -> Store:
-    return Store(url)
+    return api.open_store(url)
 
 
 def store() -> Store:
@@ -62,15 +65,15 @@ def store() -> Store:
 
 def data_version() -> tuple[int, int]:
     """The database's fingerprint now (one cheap query per page run)."""
-    return queries.data_version(store())
+    return api.data_version(store())
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def _players(url: str, version: tuple[int, int]) -> list[queries.PlayerSummary]:
+def _players(url: str, version: tuple[int, int]) -> list[PlayerSummary]:
     return api.players(db=_store(url))
 
 
-def players() -> list[queries.PlayerSummary]:
+def players() -> list[PlayerSummary]:
     """Tracked players that have games, most games first."""
     found = _players(db_url(), data_version())
     return sorted((p for p in found if p.games), key=lambda p: (-p.games, p.id))
@@ -91,10 +94,32 @@ def _report(url: str, version: tuple[int, int], user_id: str, perf: str,
                       count_provisional=count_provisional)
 
 
+RealKey = tuple[tuple[str, tuple[tuple[str, int], ...]], ...]
+
+
 @st.cache_resource(show_spinner=False, max_entries=MAX_REPORTS)
 def _overview_figure(url: str, version: tuple[int, int], user_id: str, perf: str,
-                     settings: SettingsKey) -> Figure:
-    return charts.overview_figure(_report(url, version, user_id, perf, settings))
+                     settings: SettingsKey, real: RealKey = ()) -> Figure:
+    return charts.overview_figure(_report(url, version, user_id, perf, settings),
+                                  {kind: months for kind, months in real})
+
+
+#: The real FIDE list drawn beside a perf besides the standard one (the models estimate a
+#: standard rating; the matching rapid or blitz list is shown too).
+MATCHING_LIST: Final = {"rapid": "rapid", "blitz": "blitz", "bullet": "blitz"}
+
+
+def real_lines(user_id: str, perf: str) -> RealKey:
+    """The player's real FIDE lists for this perf, ``()`` when no FIDE id is linked: the
+    standard list, and the rapid or blitz list matching the perf. Read each run (a link does
+    not change the games, so it is not in the data version)."""
+    kinds = ["standard", *([MATCHING_LIST[perf]] if perf in MATCHING_LIST else [])]
+    out = []
+    for kind in kinds:
+        months = api.fide_ratings(user_id, kind, db=store())
+        if months:
+            out.append((kind, tuple((m.month, m.rating) for m in months)))
+    return tuple(out)
 
 
 def _key(user_id: str, perf: str) -> tuple[str, tuple[int, int], str, str, SettingsKey]:
@@ -116,8 +141,9 @@ def report(user_id: str, perf: str) -> ReplayReport:
 
 
 def overview_figure(user_id: str, perf: str) -> Figure:
-    """The Overview chart of that replay (cached with the report)."""
-    return _overview_figure(*_key(user_id, perf))
+    """The Overview chart of that replay (cached with the report), with the player's real
+    FIDE lists when a FIDE id is linked."""
+    return _overview_figure(*_key(user_id, perf), real_lines(user_id, perf))
 
 
 #: Query parameters: the stable keys (``?player=indexinator&perf=blitz``), never the labels.
@@ -131,13 +157,13 @@ _PICKED: Final = {"player": "_picked_player", "perf": "_picked_perf"}
 VARIANTS_ONLY: Final = "FIDE rates standard chess only: this player's games are all variants"
 
 
-def find_player(found: list[queries.PlayerSummary], name: str) -> queries.PlayerSummary | None:
+def find_player(found: list[PlayerSummary], name: str) -> PlayerSummary | None:
     """The player ``name`` designates: the user id or the display name, case-insensitively."""
     wanted = name.strip().lower()
     return next((p for p in found if p.id == wanted or p.username.lower() == wanted), None)
 
 
-def standard_perfs(player: queries.PlayerSummary) -> dict[str, int]:
+def standard_perfs(player: PlayerSummary) -> dict[str, int]:
     """The player's standard-chess perfs with games (most played first) and their counts.
 
     Variants (chess960, threeCheck…) are left out: FIDE counts standard chess only, so their
@@ -163,7 +189,7 @@ def _picker(label: str, options: list[str], key: str, format_func: Any) -> str:
                                 on_change=_remember, args=(key,))
 
 
-def pick_player_perf() -> tuple[queries.PlayerSummary, str]:
+def pick_player_perf() -> tuple[PlayerSummary, str]:
     """The player and perf pickers in the sidebar (remembered across pages and in the URL).
 
     Only players with games and only standard perfs with games are offered. The URL holds the
@@ -220,6 +246,18 @@ def _write_url(player: str, perf: str | None) -> None:
     elif _url_param(PERF_PARAM) != perf:
         st.query_params[PERF_PARAM] = perf
     st.session_state[_URL_WRITTEN] = (player, perf)
+
+
+#: Streamlit's table row height (pixels); tables are sized to their rows, so no empty or
+#: half-clipped row shows under a short table.
+ROW_HEIGHT: Final = 35
+MAX_TABLE_ROWS: Final = 20
+
+
+def table_height(rows: int) -> int:
+    """The height (pixels) that shows ``rows`` rows and the header exactly (up to 20 rows; a
+    longer table scrolls)."""
+    return ROW_HEIGHT * (min(max(rows, 1), MAX_TABLE_ROWS) + 1) + 3
 
 
 def signed(x: Any) -> str:

@@ -2,13 +2,17 @@
 
 Every function takes ``db=``: a SQLAlchemy URL, a file path, an open
 :class:`~tracker.store.db.Store`, or ``None`` for ``$TRACKER_DB`` / the default database.
+
+This module is the one boundary the views (the CLI and the dashboard) import: the types and
+presentation helpers they need are re-exported here. The layers below (SQLAlchemy, Alembic,
+berserk, the replay) are imported where a function first needs them, not when the API is
+imported, so ``tracker --help`` and ``tracker calc`` start at once.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
-import subprocess
-import sys
 from collections.abc import Sequence
 from dataclasses import asdict
 from datetime import date, datetime
@@ -16,65 +20,111 @@ from decimal import Decimal
 from fractions import Fraction
 from importlib import resources
 from pathlib import Path
-from typing import Any, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Any, Final, NotRequired, TypedDict
 
-from tracker import config, real_fide
-from tracker.errors import ArgumentError, TrackerError
-from tracker.fide import CHAPTERS as CHAPTERS
-from tracker.fide import DEFAULT_CHAPTER as DEFAULT_CHAPTER
-from tracker.fide import DEFAULT_EXPECTED as DEFAULT_EXPECTED
-from tracker.fide import DEFAULT_RULES as DEFAULT_RULES
-from tracker.fide import EXPECTED_METHODS as EXPECTED_METHODS
-from tracker.fide import RULES as RULES
-from tracker.fide import CalcResult, calculate, parse_score
-from tracker.fide.rules import is_chapter, is_method, is_rules
-from tracker.fide.scale import MODELS as SCALE_MODELS
-from tracker.fide.scale import Conversion as Conversion
-from tracker.fide.scale import ScaleModel as ScaleModel
-from tracker.fide.scale import convert as convert_rating
-from tracker.fide.scale import models_for
-from tracker.importing import ImportSummary, Progress
-from tracker.importing import import_file as _import_file
-from tracker.perfs import PerfError as PerfError
-from tracker.perfs import perf_key
-from tracker.presentation import GAME_KEYS as GAME_KEYS
-from tracker.presentation import PERIOD_KEYS as PERIOD_KEYS
-from tracker.presentation import SCALE_CSV_KEYS as SCALE_CSV_KEYS
-from tracker.presentation import band_json as band_json
-from tracker.presentation import conversion_json as conversion_json
-from tracker.presentation import dumps as dumps
-from tracker.presentation import excluded_text as excluded_text
-from tracker.presentation import game_row as game_row
-from tracker.presentation import period_json as period_json
-from tracker.presentation import periods_csv as periods_csv
-from tracker.presentation import points
-from tracker.presentation import shown as shown
-from tracker.real_fide import FideRefresh as FideRefresh
-from tracker.real_fide import NotLinkedError as NotLinkedError
-from tracker.report import GameDetail as GameDetail
-from tracker.report import NoGamesError as NoGamesError
-from tracker.report import PeriodRow as PeriodRow
-from tracker.report import RealLine, ReplayReport, build_report
-from tracker.report import ScaleError as ScaleError
-from tracker.report import scale_models as scale_models_for
-from tracker.settings import MAX_START_RATING as MAX_START_RATING
-from tracker.settings import MIN_START_RATING as MIN_START_RATING
-from tracker.settings import SCALES as SCALES
-from tracker.settings import PlayerSettings, get_settings, save_settings
-from tracker.settings import SettingsError as SettingsError
-from tracker.sources import lichess
-from tracker.sources.fide import LIST_KINDS
-from tracker.sources.fide import FideError as FideError
-from tracker.sources.fide import UnknownFideIdError as UnknownFideIdError
-from tracker.store import queries
-from tracker.store.db import DatabaseError, Store
-from tracker.store.fide import FideLink as FideLink
-from tracker.store.fide import RatingInForce as RatingInForce
+from tracker.errors import ArgumentError as ArgumentError
+from tracker.errors import DashboardError as DashboardError
+from tracker.errors import TrackerError as TrackerError
 
-Db = str | os.PathLike[str] | Store | None
+if TYPE_CHECKING:
+    from tracker.fide import CHAPTERS as CHAPTERS
+    from tracker.fide import DEFAULT_CHAPTER as DEFAULT_CHAPTER
+    from tracker.fide import DEFAULT_EXPECTED as DEFAULT_EXPECTED
+    from tracker.fide import DEFAULT_RULES as DEFAULT_RULES
+    from tracker.fide import EXPECTED_METHODS as EXPECTED_METHODS
+    from tracker.fide import RULES as RULES
+    from tracker.fide import CalcResult
+    from tracker.fide.rules import CAP_EXEMPT_FROM as CAP_EXEMPT_FROM
+    from tracker.fide.rules import MAX_K_TIMES_GAMES as MAX_K_TIMES_GAMES
+    from tracker.fide.scale import Conversion as Conversion
+    from tracker.fide.scale import ScaleModel as ScaleModel
+    from tracker.game_view import GameMoves as GameMoves
+    from tracker.importing import ImportSummary as ImportSummary
+    from tracker.importing import Progress as Progress
+    from tracker.launcher import dashboard as dashboard
+    from tracker.lichess_line import LichessPoint as LichessPoint
+    from tracker.perfs import PerfError as PerfError
+    from tracker.presentation import GAME_KEYS as GAME_KEYS
+    from tracker.presentation import PERIOD_KEYS as PERIOD_KEYS
+    from tracker.presentation import SCALE_CSV_KEYS as SCALE_CSV_KEYS
+    from tracker.presentation import band_json as band_json
+    from tracker.presentation import conversion_json as conversion_json
+    from tracker.presentation import dumps as dumps
+    from tracker.presentation import excluded_text as excluded_text
+    from tracker.presentation import game_row as game_row
+    from tracker.presentation import period_json as period_json
+    from tracker.presentation import periods_csv as periods_csv
+    from tracker.presentation import shown as shown
+    from tracker.real_fide import FideRefresh as FideRefresh
+    from tracker.real_fide import NotLinkedError as NotLinkedError
+    from tracker.records import SPEEDS as SPEEDS
+    from tracker.report import GameDetail as GameDetail
+    from tracker.report import NoGamesError as NoGamesError
+    from tracker.report import PeriodRow as PeriodRow
+    from tracker.report import RealLine as RealLine
+    from tracker.report import ReplayReport as ReplayReport
+    from tracker.report import ScaleError as ScaleError
+    from tracker.settings import MAX_START_RATING as MAX_START_RATING
+    from tracker.settings import MIN_START_RATING as MIN_START_RATING
+    from tracker.settings import SCALES as SCALES
+    from tracker.settings import START_SCALES as START_SCALES
+    from tracker.settings import PlayerSettings as PlayerSettings
+    from tracker.settings import SettingsError as SettingsError
+    from tracker.sources.fide import FideError as FideError
+    from tracker.sources.fide import UnknownFideIdError as UnknownFideIdError
+    from tracker.store.db import DatabaseError as DatabaseError
+    from tracker.store.db import Store as Store
+    from tracker.store.fide import FideLink as FideLink
+    from tracker.store.fide import RatingInForce as RatingInForce
+    from tracker.store.queries import PlayerSummary as PlayerSummary
 
-#: FIDE's rating lists: ``("standard", "rapid", "blitz")``.
-FIDE_LIST_KINDS = LIST_KINDS
+#: Names this module re-exports from the layers below, imported on first use (PEP 562).
+_LAZY: Final[dict[str, str]] = {
+    **dict.fromkeys(("CHAPTERS", "DEFAULT_CHAPTER", "DEFAULT_EXPECTED", "DEFAULT_RULES",
+                     "EXPECTED_METHODS", "RULES"), "tracker.fide"),
+    **dict.fromkeys(("Conversion", "ScaleModel"), "tracker.fide.scale"),
+    **dict.fromkeys(("CAP_EXEMPT_FROM", "MAX_K_TIMES_GAMES"), "tracker.fide.rules"),
+    **dict.fromkeys(("ImportSummary", "Progress"), "tracker.importing"),
+    "LichessPoint": "tracker.lichess_line",
+    "GameMoves": "tracker.game_view",
+    "PerfError": "tracker.perfs",
+    **dict.fromkeys(("GAME_KEYS", "PERIOD_KEYS", "SCALE_CSV_KEYS", "band_json",
+                     "conversion_json", "dumps", "excluded_text", "game_row", "period_json",
+                     "periods_csv", "shown"), "tracker.presentation"),
+    "SPEEDS": "tracker.records",
+    **dict.fromkeys(("GameDetail", "NoGamesError", "PeriodRow", "RealLine", "ReplayReport",
+                     "ScaleError"), "tracker.report"),
+    **dict.fromkeys(("MAX_START_RATING", "MIN_START_RATING", "PlayerSettings", "SCALES",
+                     "START_SCALES", "SettingsError"), "tracker.settings"),
+    **dict.fromkeys(("FideRefresh", "NotLinkedError"), "tracker.real_fide"),
+    **dict.fromkeys(("FideError", "UnknownFideIdError"), "tracker.sources.fide"),
+    "FIDE_LIST_KINDS": "tracker.sources.fide:LIST_KINDS",  # FIDE's lists: standard, rapid, blitz
+    **dict.fromkeys(("FideLink", "RatingInForce"), "tracker.store.fide"),
+    **dict.fromkeys(("DatabaseError", "Store"), "tracker.store.db"),
+    "PlayerSummary": "tracker.store.queries",
+    # The process launcher lives on the CLI side (tracker.launcher); kept here for old callers.
+    "dashboard": "tracker.launcher",
+}
+
+
+def __getattr__(name: str) -> Any:
+    where = _LAZY.get(name)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module, _, attr = where.partition(":")
+    value = getattr(importlib.import_module(module), attr or name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    Db: TypeAlias = str | os.PathLike[str] | Store | None
 
 #: The bundled demo history (see ``tracker/data/PROVENANCE.md``).
 DEMO_USER = "indexinator"
@@ -84,16 +134,18 @@ DEMO_FILE = "indexinator-2023-04_2025-10.ndjson.zst"
 def database_label(db: Db = None) -> str:
     """The database ``db`` designates (``$TRACKER_DB``, the default file), password hidden:
     what the CLI and the dashboard show."""
-    if isinstance(db, Store):
-        return config.shown_url(db.url)
-    return config.shown_url(config.database_url(os.fspath(db) if db is not None else None))
+    from tracker import config
+
+    return config.shown_url(database_url(db))
 
 
 def _sqlite_file(db: Db) -> tuple[Path, bool] | None:
     """The SQLite file ``db`` designates and whether it was named (``db`` or ``$TRACKER_DB``,
     not the default location); ``None`` for an open store, another backend or memory."""
-    if isinstance(db, Store):
-        return None
+    from tracker import config
+
+    if db is not None and not isinstance(db, str | os.PathLike):
+        return None  # an open Store
     named = db is not None or bool(os.environ.get(config.ENV_DB))
     url = config.database_url(os.fspath(db) if db is not None else None)
     if not url.startswith("sqlite:///") or url == "sqlite:///:memory:":
@@ -111,6 +163,8 @@ def open_store(db: Db = None, *, create: bool = False) -> Store:
     folder of a named path (``--db``, ``$TRACKER_DB``) is refused. Raises DatabaseError (one
     line).
     """
+    from tracker.store.db import Store
+
     if isinstance(db, Store):
         return db
     check_database(db, create=create)
@@ -125,12 +179,45 @@ def check_database(db: Db = None, *, create: bool = False) -> None:
     path, named = found
     if path.exists():
         return
+    from tracker.store.db import DatabaseError
+
     if not create:
         raise DatabaseError(f"no database at {path}: import games first (tracker import "
                             "USERNAME, or tracker import-file FILE)")
     if named and not path.parent.is_dir():
         raise DatabaseError(f"the folder {path.parent} does not exist: create it, or give "
                             "the database another place with --db")
+
+
+def database_url(db: Db = None) -> str:
+    """The SQLAlchemy URL ``db`` designates (``None``: ``$TRACKER_DB``, else ``tracker.db`` in
+    the user data folder), without opening it."""
+    if db is not None and not isinstance(db, str | os.PathLike):
+        return db.url
+    from tracker import config
+
+    return config.database_url(db)
+
+
+def database_place(db: Db = None) -> str:
+    """Where the database is, for a sentence: a SQLite file's path (``~`` for the home
+    folder), else :func:`database_label` (password hidden)."""
+    found = _sqlite_file(db)
+    if found is None:
+        return database_label(db)
+    path = found[0]
+    try:
+        return f"~/{path.relative_to(Path.home())}"
+    except ValueError:
+        return str(path)
+
+
+def data_version(db: Db = None) -> tuple[int, int]:
+    """A cheap fingerprint of the database's content: it changes when an import lands (the
+    dashboard keys its caches on it)."""
+    from tracker.store import queries
+
+    return queries.data_version(open_store(db))
 
 
 def import_file(
@@ -144,6 +231,9 @@ def import_file(
 
     Every input is checked before the database is opened, so a bad path changes nothing.
     """
+    from tracker.importing import import_file as _import_file
+    from tracker.store.db import Store
+
     if isinstance(db, Store):
         return _import_file(paths, store=db, user=user, progress=progress)
     check_database(db, create=True)
@@ -181,6 +271,10 @@ def import_user(
     Raises UnknownUserError (exit code 2) for an unknown or closed account, before the
     database is even opened.
     """
+    from tracker import config
+    from tracker.sources import lichess
+    from tracker.store.db import Store
+
     where = "the token given"
     if token is None:
         where = "the token file" if token_file is not None else "$LICHESS_TOKEN"
@@ -214,6 +308,9 @@ def _refresh_fide(summary: ImportSummary, db: Db, *, base_url: str | None, token
     is a warning on the summary, never a failed import."""
     if summary.status != "complete" or not summary.player:
         return
+    from tracker import config, real_fide
+    from tracker.sources import lichess
+
     store = open_store(db)
     try:
         real_fide.refresh_player(store, summary.player, base_url=config.base_url(base_url),
@@ -248,6 +345,9 @@ def fide_link(
     player with no games, UnknownFideIdError (exit 2: Lichess answered 404; nothing stored),
     FideError for any other fetch failure. One-line messages, never the token.
     """
+    from tracker import config, real_fide
+    from tracker.sources import lichess
+
     store = open_store(db)
     return real_fide.link_player(store, username, fide_id, base_url=config.base_url(base_url),
                                  session=lichess.make_session(token, timeout))
@@ -258,6 +358,8 @@ def fide_show(username: str, *, db: Db = None) -> FideLink:
     rating points), when linked and last fetched (ms UTC), and the lists ``{kind: [ListEntry
     (month "YYYY-MM", rating)]}`` oldest first. No network. Raises UnknownPlayerError,
     NotLinkedError."""
+    from tracker import real_fide
+
     return real_fide.show_player(open_store(db), username)
 
 
@@ -272,6 +374,8 @@ def fide_ratings(username: str, list_kind: str = "standard", *, db: Db = None,
     a list of its own carries the previous list's rating. ``[]`` when no FIDE id is linked.
     No network. Raises UnknownPlayerError, ArgumentError (unknown list or bad month).
     """
+    from tracker import real_fide
+
     return real_fide.ratings_in_force(open_store(db), username, list_kind, through=through)
 
 
@@ -280,6 +384,7 @@ def fide_json(link: FideLink) -> dict[str, Any]:
     points, ``null`` = none), ``linked_at``/``fetched_at`` (ISO 8601 UTC) and ``lists``
     ``{kind: [{"month": "YYYY-MM", "rating": int}, …]}`` oldest first."""
     from tracker.records import ms_to_datetime
+    from tracker.sources.fide import LIST_KINDS as FIDE_LIST_KINDS
 
     p = link.profile
     return {
@@ -305,6 +410,8 @@ def check_token(token: str, where: str = "the token") -> str:
     inside it (a two-line token file, a pasted newline) or characters no token has (spaces,
     control or non-ASCII characters, which an HTTP header cannot carry) raise TokenError (exit
     code 2) with a message that never holds the token; ``where`` says where it came from."""
+    from tracker.sources import lichess
+
     token = token.strip()
     if "\n" in token or "\r" in token:
         raise lichess.TokenError(f"the token has a line break: {_TOKEN_HELP} (check {where})")
@@ -314,8 +421,10 @@ def check_token(token: str, where: str = "the token") -> str:
     return token
 
 
-def players(*, db: Db = None) -> list[queries.PlayerSummary]:
+def players(*, db: Db = None) -> list[PlayerSummary]:
     """``tracker players``: tracked players with games per perf, most games first."""
+    from tracker.store import queries
+
     return queries.list_players(open_store(db))
 
 
@@ -327,75 +436,6 @@ def demo_file() -> Path:
 def demo(*, db: Db = None, progress: Progress | None = None) -> ImportSummary:
     """``tracker demo``: import the bundled history of ``indexinator`` (2,907 games)."""
     return import_file(demo_file(), db=db, user=DEMO_USER, progress=progress)
-
-
-def dashboard(*, db: Db = None, port: int = 8501, host: str = "127.0.0.1",
-              replace_process: bool = False) -> int:
-    """``tracker dashboard``: run the Streamlit app until it stops; returns its exit code.
-
-    ``replace_process``: the calling process becomes the Streamlit server (``exec``; what the
-    ``tracker dashboard`` command does), so a SIGTERM or SIGINT sent to it stops the server
-    itself and no server is left behind. Otherwise the server is a child process: a SIGTERM
-    (in the main thread) or Ctrl+C stops it before this returns.
-
-    Raises DashboardError (one line) when ``port`` is not 1-65535 or cannot be listened on at
-    ``host`` (in use, or an address not on this machine): checked before the banner, so a
-    busy port is not announced as the dashboard's URL.
-    """
-    import errno
-    import socket
-
-    from tracker.errors import DashboardError
-
-    if not 1 <= port <= 65535:
-        raise DashboardError(f"port must be between 1 and 65535, not {port}")
-    store = open_store(db, create=True)  # one line here if the database cannot be opened
-    try:  # bind as the server will (SO_REUSEADDR: a port in TIME_WAIT is free)
-        addresses = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM,
-                                       flags=socket.AI_PASSIVE)
-        for family, kind, proto, _, address in addresses:
-            with socket.socket(family, kind, proto) as probe:
-                probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-                if family == socket.AF_INET6:  # as tornado does: IPv4 is bound on its own
-                    probe.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
-                probe.bind(address)
-    except OSError as exc:
-        if exc.errno == errno.EADDRINUSE:
-            raise DashboardError(
-                f"port {port} is in use: pick another with --port") from None
-        raise DashboardError(f"cannot listen on {host}:{port}: "
-                             f"{exc.strerror or exc}") from None
-    app = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
-    if not app.is_file():
-        app = Path(__file__).resolve().parent / "_dashboard" / "app.py"
-    env = dict(os.environ, TRACKER_DB=store.url)
-    cmd = [
-        sys.executable, "-m", "streamlit", "run", str(app),
-        "--server.address", host, "--server.port", str(port),
-        "--server.headless", "true", "--browser.gatherUsageStats", "false",
-        "--client.toolbarMode", "minimal",
-    ]
-    print(f"tracker dashboard: http://{host}:{port}  (Ctrl+C to stop)", file=sys.stderr)
-    store.close()
-    if replace_process:
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os.execve(sys.executable, cmd, env)  # never returns: this process is the server now
-    import signal
-    import threading
-
-    def stop(_signum: int, _frame: object) -> None:
-        raise KeyboardInterrupt  # subprocess.call then stops the server and waits for it
-
-    in_main = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGTERM, stop) if in_main else None
-    try:
-        return subprocess.call(cmd, env=env)
-    except KeyboardInterrupt:
-        return 0
-    finally:
-        if in_main:
-            signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
 
 
 def replay(
@@ -434,6 +474,9 @@ def replay(
     ``report.to_json()`` is the ``--json`` contract. Raises UnknownPlayerError, NoGamesError,
     SettingsError, ScaleError (exit 2: a model that does not cover the perf), one line each.
     """
+    from tracker import real_fide
+    from tracker.report import build_report
+
     store = open_store(db)
     real_list = None
     if real is None and fide_list != "none":
@@ -448,6 +491,9 @@ def replay(
 def scale_models(perf: str | None = None) -> list[ScaleModel]:
     """The Lichess → FIDE scale models (every one, or those covering ``perf``), each with its
     key, name, source, year, data, perfs covered, fitted range, era and caveat."""
+    from tracker.fide.scale import MODELS as SCALE_MODELS
+    from tracker.fide.scale import models_for
+
     return list(SCALE_MODELS.values()) if perf is None else list(models_for(perf))
 
 
@@ -457,6 +503,12 @@ def convert(lichess: int, perf: str, scale: str = "all") -> dict[str, Conversion
     (``output``: the model's own number, rounded half away from zero; ``rating``: the FIDE
     rating on today's scale, ``None`` = unrated). Raises PerfError, ScaleError (exit 2), one
     line each."""
+    from tracker.fide.scale import convert as convert_rating
+    from tracker.perfs import perf_key
+    from tracker.report import ScaleError
+    from tracker.report import scale_models as scale_models_for
+    from tracker.settings import SCALES
+
     key = perf_key(perf)
     if scale == "lichess":
         raise ScaleError("convert needs a model: use a model key or all")
@@ -477,9 +529,9 @@ def calc(
     games: Sequence[tuple[int, Fraction | str | int]],
     *,
     cap_400: bool = True,
-    rules: str = DEFAULT_RULES,
-    expected: str = DEFAULT_EXPECTED,
-    chapter: str = DEFAULT_CHAPTER,
+    rules: str | None = None,
+    expected: str | None = None,
+    chapter: str | None = None,
 ) -> CalcResult:
     """``tracker calc``: the FIDE Elo calculator (no database).
 
@@ -487,9 +539,25 @@ def calc(
     (``"1"``, ``"0.5"``, ``"1/2"``, ``"="``). K is reduced by the 700 rule; the change is
     unrounded and ``new_rating`` rounded once, half away from zero. Ratings must be
     100–4000 rating points. ``chapter``: ``"standard"`` or ``"rapid-blitz"`` (FIDE's rapid &
-    blitz rules: no 2650 exemption, the 600-point rule in force). Raises ArgumentError (a
-    ValueError) with a one-line message.
+    blitz rules: no 2650 exemption, the 600-point rule in force). ``None`` for ``rules``,
+    ``expected`` or ``chapter``: the default. Raises ArgumentError (a ValueError) with a
+    one-line message.
     """
+    from tracker.fide import (
+        CHAPTERS,
+        DEFAULT_CHAPTER,
+        DEFAULT_EXPECTED,
+        DEFAULT_RULES,
+        EXPECTED_METHODS,
+        RULES,
+        calculate,
+        parse_score,
+    )
+    from tracker.fide.rules import is_chapter, is_method, is_rules
+
+    rules = DEFAULT_RULES if rules is None else rules
+    expected = DEFAULT_EXPECTED if expected is None else expected
+    chapter = DEFAULT_CHAPTER if chapter is None else chapter
     for r, who in ((rating, "your rating"), *((o, "an opponent's rating") for o, _ in games)):
         if not MIN_CALC_RATING <= int(r) <= MAX_CALC_RATING:
             raise ArgumentError(f"{who} {r} is out of range ({MIN_CALC_RATING}–{MAX_CALC_RATING})")
@@ -516,6 +584,9 @@ def settings(username: str, *, db: Db = None, **changes: object) -> PlayerSettin
     value of ``None`` resets that setting to the default. Raises SettingsError,
     UnknownPlayerError.
     """
+    from tracker.settings import get_settings, save_settings
+    from tracker.store import queries
+
     store = open_store(db)
     if not changes:
         return get_settings(store, queries.resolve_player(store, username))
@@ -549,6 +620,8 @@ def calc_json(result: CalcResult) -> CalcJson:
     the unrounded total change and the new rating rounded once. Under the rapid & blitz
     chapter, ``chapter`` is given and each game says whether it is ``rated`` (a game the
     600-point rule leaves out: expected ``null``, change 0)."""
+    from tracker.presentation import points, shown
+
     rapid_blitz = result.chapter == "rapid-blitz"
     games: list[CalcGameJson] = []
     for g in result.games:
@@ -574,7 +647,7 @@ def summary_dict(summary: ImportSummary) -> dict[str, Any]:
     return asdict(summary)
 
 
-def player_dict(p: queries.PlayerSummary) -> dict[str, Any]:
+def player_dict(p: PlayerSummary) -> dict[str, Any]:
     """A player summary as JSON-able data (dates as ``YYYY-MM-DD``, UTC)."""
     from tracker.records import ms_to_datetime
 
@@ -590,3 +663,29 @@ def player_dict(p: queries.PlayerSummary) -> dict[str, Any]:
             for x in p.perfs
         ],
     }
+
+
+def unrated_text(report: ReplayReport) -> str | None:
+    """Why the player has no FIDE-style rating now, said once and starting with "unrated":
+    ``"unrated: fell to 1361, below 1400"``, ``"unrated: pool of 63 games gives 1246, below
+    1400: not published"``; ``None`` when rated."""
+    reason = report.unrated_reason()
+    if reason is None:
+        return None
+    reason = reason.removesuffix(": unrated from next period")
+    return reason if reason.startswith("unrated") else f"unrated: {reason}"
+
+
+def game_moves(game_id: str, *, db: Db = None, orientation: str = "white") -> GameMoves:
+    """One stored game's moves (SAN) and final position, drawn by python-chess as SVG from
+    ``orientation``'s side (``"white"``/``"black"``), with its lichess.org link. Read from the
+    game's stored source text. Raises ArgumentError for an unknown game id."""
+    from tracker.game_view import game_moves as _game_moves
+    from tracker.store import queries
+
+    found = queries.game_source(open_store(db), game_id)
+    if found is None:
+        raise ArgumentError(f"no game {game_id!r} in the database")
+    raw, initial_fen, variant, source = found
+    return _game_moves(game_id, raw, source=source, variant=variant, initial_fen=initial_fen,
+                       orientation=orientation)

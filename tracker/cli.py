@@ -3,6 +3,13 @@
 Every command calls one API function and prints its result; no command holds logic of its own.
 Errors meant for the user (:class:`tracker.errors.TrackerError`) print as one line on stderr
 with a non-zero exit, never a traceback.
+
+Exit codes, one rule for every command: 0 done; 1 nothing done or only part of it (no games
+found, an import stopped early, an unknown player); 2 a usage error (a malformed or unknown
+option or value); 130 interrupted (Ctrl+C).
+
+Start-up is kept short: this module imports only :mod:`tracker.api`, typer and rich; the API
+loads the database and import layers when a command first needs them.
 """
 
 from __future__ import annotations
@@ -15,25 +22,34 @@ from collections.abc import Callable
 from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, get_args, get_origin
 
 import typer
-from rich import box
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 from rich.text import Text
 
 from tracker import api
-from tracker.api import dumps, period_json
-from tracker.errors import ArgumentError, Terminated, TrackerError
-from tracker.importing import ImportSummary
+from tracker.api import ArgumentError, TrackerError
+from tracker.errors import Terminated
+
+if TYPE_CHECKING:
+    from tracker.api import ImportSummary
 
 app = typer.Typer(
     name="tracker",
     help=(
         "Replay your Lichess games as FIDE rating periods: a hypothetical FIDE rating, month by "
-        "month, beside your real Lichess (Glicko-2) rating."
+        "month, beside your real Lichess (Glicko-2) rating.\n\n"
+        "Exit codes: 0 done; 1 nothing done or only part of it; 2 usage error."
+    ),
+    epilog=(
+        "\b\nExamples:\n"
+        "  tracker import-file lichess_me_2024-01-01.pgn --user me\n"
+        "  tracker import me\n"
+        "  tracker replay me --perf blitz\n"
+        "  tracker --db my.db dashboard\n"
+        "\n--db works before or after the command."
     ),
     no_args_is_help=True,
     add_completion=False,
@@ -86,12 +102,19 @@ def _main(
         typer.Option(
             "--db",
             help="Database: a SQLAlchemy URL (sqlite:///x.db, postgresql+psycopg://…) or a file "
-            "path. Default: $TRACKER_DB, else tracker.db in the user data folder.",
+            "path. Default: $TRACKER_DB, else tracker.db in the user data folder. Accepted "
+            "before or after the command.",
             metavar="URL",
         ),
     ] = None,
 ) -> None:
     state.db = db
+
+
+def examples(*lines: str) -> str:
+    """A command's help epilog: its examples, kept as written (``\\b`` stops click rewrapping)."""
+    title = "Example:" if len(lines) == 1 else "Examples:"
+    return "\b\n" + title + "\n" + "\n".join(f"  {line}" for line in lines)
 
 
 def _date(ms: int | None) -> str:
@@ -105,18 +128,19 @@ def _progress_bar(description: str, unit: str = "bytes") -> Any:
     from rich.progress import (
         BarColumn,
         DownloadColumn,
-        MofNCompleteColumn,
         Progress,
         TextColumn,
         TimeElapsedColumn,
         TimeRemainingColumn,
     )
 
-    amount = DownloadColumn() if unit == "bytes" else MofNCompleteColumn()
+    # Bytes for a file (the games read are counted beside them); for the Lichess API the
+    # games are the amount, so they are shown once.
+    amount = [DownloadColumn()] if unit == "bytes" else []
     progress = Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
-        amount,
+        *amount,
         TextColumn("{task.fields[games]:>8,} games"),
         TextColumn("{task.fields[rate]}"),
         TimeElapsedColumn(),
@@ -137,11 +161,14 @@ def _progress_bar(description: str, unit: str = "bytes") -> Any:
 
 
 def _run_import(description: str, unit: str, as_json: bool,
-                run: Callable[[Callable[[int, int, int | None], None]], ImportSummary]) -> None:
+                run: Callable[[Callable[[int, int, int | None], None]], ImportSummary],
+                nothing_is_1: bool = False) -> None:
     """Run an import with a progress bar, print its summary, exit as the summary says.
 
-    Exit code 0 for a complete import, 1 for a partial or failed one (run it again to resume),
-    130 when interrupted (Ctrl+C), 143 when stopped by SIGTERM, after saying what was kept.
+    Exit code 0 for a complete import, 1 for a partial or failed one (run it again to resume)
+    or, with ``nothing_is_1``, one that stored no game; 130 when interrupted (Ctrl+C), 143
+    when stopped by SIGTERM, after saying what was kept. The text summary says once where the
+    database is.
     """
     progress, callback = _progress_bar(description, unit=unit)
     try:
@@ -159,12 +186,17 @@ def _run_import(description: str, unit: str, as_json: bool,
     if as_json:
         out.print_json(json.dumps(api.summary_dict(summary)))
     else:
+        # Where the games went, once, on stderr: stdout stays the one summary line scripts read.
+        say(err, f"into {api.database_place(state.db)}")
         say(out, summary.line())
-    if summary.status != "complete":
+    if summary.status != "complete" or (nothing_is_1 and summary.stored == 0):
         raise typer.Exit(1)
 
 
-@app.command("import-file")
+@app.command("import-file", short_help="Import games from Lichess PGN or NDJSON files.",
+             epilog=examples(
+                 "tracker import-file lichess_me_2024-01-01.pgn --user me",
+                 "tracker import-file games.ndjson.zst"))
 def import_file_cmd(
     paths: Annotated[
         list[Path],
@@ -179,16 +211,24 @@ def import_file_cmd(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
-    """Import games from files (format recognised by content), incrementally: a game already
-    stored is updated, never duplicated. Prints a one-line summary: read, new, updated,
-    unchanged, skipped by reason. Exit code 1 when the file was cut or no game was found."""
+    """Import games from Lichess PGN or NDJSON files.
+
+    The format is recognised by content; importing again updates a stored game, never
+    duplicates it. Prints a one-line summary (read, new, updated, unchanged, skipped by
+    reason) and the database it went into. Exit code 1 when the file was cut or no game was
+    stored."""
     _run_import("importing", "bytes", as_json,
-                lambda cb: api.import_file(paths, db=state.db, user=user, progress=cb))
+                lambda cb: api.import_file(paths, db=state.db, user=user, progress=cb),
+                nothing_is_1=True)
 
 
-@app.command("import")
+@app.command("import", short_help="Import a player's games from the Lichess API.",
+             epilog=examples(
+                 "tracker import me",
+                 "tracker import me --perf blitz,rapid --since 2024-01-01"))
 def import_cmd(
-    username: Annotated[str, typer.Argument(help="The Lichess username.", show_default=False)],
+    username: Annotated[str, typer.Argument(help="The Lichess username.", show_default=False,
+                                            metavar="USERNAME")],
     perf: Annotated[
         str | None,
         typer.Option("--perf", help="Only these perfs, comma-separated (blitz,rapid). Lichess "
@@ -214,22 +254,27 @@ def import_cmd(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
-    """Import a player's games from the Lichess API. The first run reads them all; later runs
-    fetch only new games (and correspondence games that have ended since), resume what an
-    interrupted run left, and survive rate limits and broken downloads. Prints a one-line
-    summary; exit code 1 when the import stopped early (run it again to resume), 2 for an
-    unknown or closed account."""
+    """Import a player's games from the Lichess API.
+
+    The first run reads them all; later runs fetch only new games (and correspondence games
+    that have ended since), resume what an interrupted run left, and survive rate limits and
+    broken downloads. Prints a one-line summary and the database it went into; exit code 1
+    when the import stopped early (run it again to resume), 2 for an unknown or closed
+    account."""
     _run_import(f"importing {username}", "games", as_json,
                 lambda cb: api.import_user(username, db=state.db, perf=perf, since=since,
                                            full=full, base_url=base_url, token_file=token_file,
                                            progress=cb))
 
 
-@app.command("players")
+@app.command("players", short_help="List the tracked players and their games per perf.",
+             epilog=examples("tracker players --json"))
 def players_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
 ) -> None:
-    """List tracked players with their games per perf and first/last game dates (UTC)."""
+    """List the tracked players and their games per perf.
+
+    One row per perf with the number of games and the first and last game dates (UTC)."""
     players = api.players(db=state.db)
     if as_json:
         out.print_json(json.dumps([api.player_dict(p) for p in players]))
@@ -238,6 +283,8 @@ def players_cmd(
         out.print("No players yet: import games first (tracker import USERNAME, or "
                   "tracker import-file FILE).")
         return
+    from rich.table import Table
+
     table = Table("player", "perf", "games", "first game", "last game", title="Tracked players")
     for p in players:
         for i, perf in enumerate(p.perfs):
@@ -248,10 +295,10 @@ def players_cmd(
     out.print(table)
 
 
-Rules = typer.Option(help="FIDE rules version: fide-2025-10 (2650 exemption from the "
+Rules = typer.Option(help="FIDE rules version: fide-2025-10 (the default; 2650 exemption from the "
                      "400-point rule) or fide-2024-03.", metavar="VERSION")
-Expected = typer.Option(help="Expected score: table (FIDE table 8.1.2) or formula (logistic).",
-                        metavar="METHOD")
+Expected = typer.Option(help="Expected score: table (FIDE table 8.1.2, the default) or "
+                        "formula (logistic).", metavar="METHOD")
 Scale = typer.Option(help="Scale of the opponents' ratings: lichess (the raw numbers), a model "
                      "(lebowitz, mathtuition, chessdojo-2024: mapped to FIDE's scale first) or "
                      "all (every model covering the perf, as a band). Default: lichess.",
@@ -267,14 +314,19 @@ def _fmt(x: object, width: int = 0) -> str:
     return ("-" if x is None else str(x)).rjust(width)
 
 
-@app.command("replay")
+@app.command("replay", short_help="Replay a player's games as monthly FIDE rating periods.",
+             epilog=examples(
+                 "tracker replay me --perf blitz",
+                 "tracker replay me --perf rapid --start-rating 1850 --json"))
 def replay_cmd(
     username: Annotated[str, typer.Argument(help="Lichess username (any case).",
-                                            show_default=False)],
+                                            show_default=False, metavar="USERNAME")],
     perf: Annotated[str, typer.Option("--perf", help="Perf to replay: bullet, blitz, rapid, "
-                                      "classical, correspondence…", show_default=False)],
+                                      "classical, correspondence…", show_default=False,
+                                      metavar="PERF")],
     start_rating: Annotated[int | None, typer.Option(
-        help="Start from this FIDE rating (your real one). Default: start unrated.")] = None,
+        help="Start from this FIDE rating (your real one). Default: start unrated.",
+        metavar="RATING")] = None,
     birth_year: Annotated[int | None, typer.Option(
         help="Birth year, for the junior K 40.", metavar="YYYY")] = None,
     rules: Annotated[str | None, Rules] = None,
@@ -303,7 +355,7 @@ def replay_cmd(
         start_scale=start_scale, chapter=chapter, fide_list=fide_list,
     )
     if as_json:
-        print(dumps(report.to_json()))
+        print(api.dumps(report.to_json()))
         return
     s = report.settings
     start = f"from {s.start_rating}" if s.start_rating else "starting unrated"
@@ -313,6 +365,9 @@ def replay_cmd(
     say(out, f"{report.player} — {report.perf}: FIDE-style replay {start}, "
              f"{report.scale_label}, {chapter_name} chapter, rules {s.rules}, "
              f"expected {s.expected}")
+    from rich import box
+    from rich.table import Table
+
     band = report.scale == "all"
     real = bool(report.real)
     # A narrow terminal gets the numbers without the notes, in a table with no inner rules.
@@ -329,7 +384,7 @@ def replay_cmd(
         table.add_column("note", overflow="fold")
     for row in report.periods:
         r = row.result
-        j = period_json(row)
+        j = api.period_json(row)
         cells = [r.period, str(r.games), str(sum(row.excluded.values()) or ""),
                  _fmt(j["score"]), _fmt(j["expected_score"]), _fmt(r.k),
                  _fmt(r.rating_before), _fmt(j["change"]), _fmt(r.rating_after),
@@ -345,7 +400,7 @@ def replay_cmd(
         out.print("(notes per period: widen the terminal, or use --json / the dashboard)",
                   markup=False)
     now = report.current_rating
-    fide_now = str(now) if now is not None else f"unrated ({report.unrated_reason()})"
+    fide_now = str(now) if now is not None else api.unrated_text(report)
     if report.model is None:
         out.print(
             f"Now: FIDE-style {fide_now}"
@@ -372,28 +427,33 @@ def replay_cmd(
                      else "no overlap"), markup=False)
 
 
-@app.command("calc")
+@app.command("calc", short_help="FIDE Elo calculator: the rating change for a set of games.",
+             epilog=examples("tracker calc 1700:1 1600:0.5 1550:0 --rating 1500 --k 20"))
 def calc_cmd(
     games: Annotated[list[str], typer.Argument(
         help="Games as OPPONENT:SCORE, e.g. 1700:1 1600:0.5 1550:0 (score 1, 0.5, 1/2, = or 0).",
         metavar="OPP:SCORE...", show_default=False)],
-    rating: Annotated[int, typer.Option("--rating", help="Your rating.", show_default=False)],
+    rating: Annotated[int, typer.Option("--rating", help="Your rating.", show_default=False,
+                                        metavar="RATING")],
     k: Annotated[int, typer.Option("--k", help="Development coefficient K (40, 20, 10 or any).",
-                                   show_default=False)],
+                                   show_default=False, metavar="K")],
     no_400_rule: Annotated[bool, typer.Option(
         "--no-400-rule", help="Use the real rating difference beyond 400 points.")] = False,
-    rules: Annotated[str, Rules] = api.DEFAULT_RULES,
-    expected: Annotated[str, Expected] = api.DEFAULT_EXPECTED,
-    chapter: Annotated[str, typer.Option(
-        help="FIDE chapter: standard, or rapid-blitz (no 2650 exemption from the 400-point "
-        "rule; a game with a difference of 600 or more, one player above 2600, is not rated).",
-        metavar="CHAPTER")] = api.DEFAULT_CHAPTER,
+    rules: Annotated[str | None, Rules] = None,
+    expected: Annotated[str | None, Expected] = None,
+    chapter: Annotated[str | None, typer.Option(
+        help="FIDE chapter: standard (the default), or rapid-blitz (no 2650 exemption from the "
+        "400-point rule; a game with a difference of 600 or more, one player above 2600, is "
+        "not rated).", metavar="CHAPTER")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
-    """The FIDE Elo calculator: rating change for a set of games (no database needed).
+    """FIDE Elo calculator: the rating change for a set of games.
 
-    K is reduced by the 700 rule when K × games > 700; the change is shown unrounded and the
-    new rating rounded once, half away from zero.
+    No database needed. K is reduced by the 700 rule when K × games > 700; the change is shown
+    unrounded and the new rating rounded once, half away from zero. Precision: with --expected
+    table the expected score is FIDE's table value, exact in hundredths; with --expected
+    formula it is the logistic value, shown to 4 decimals (2 would pass 0.3599 off as the
+    table's 0.36). Rating changes are in hundredths of a point with either method.
     """
     pairs: list[tuple[int, str]] = []
     for item in games:
@@ -405,8 +465,10 @@ def calc_cmd(
                       chapter=chapter)
     data = api.calc_json(result)
     if as_json:
-        print(dumps(data))
+        print(api.dumps(data))
         return
+    from rich.table import Table
+
     table = Table("opponent", "score", "expected", "change")
     for g in data["games"]:
         table.add_row(str(g["opponent"]), str(g["score"]),
@@ -423,20 +485,25 @@ def calc_cmd(
               + (f" ({'; '.join(notes)})" if notes else ""), markup=False)
 
 
-@app.command("convert")
+@app.command("convert", short_help="Convert a Lichess rating to FIDE with the scale models.",
+             epilog=examples("tracker convert 1800 --perf blitz",
+                             "tracker convert 1800 --perf rapid --scale lebowitz --json"))
 def convert_cmd(
-    rating: Annotated[int, typer.Argument(help="A Lichess rating.", show_default=False)],
+    rating: Annotated[int, typer.Argument(help="A Lichess rating.", show_default=False,
+                                          metavar="RATING")],
     perf: Annotated[str, typer.Option("--perf", help="Its perf: bullet, blitz, rapid or "
                                       "classical.", show_default=False)],
     scale: Annotated[str, typer.Option(help="A model (lebowitz, mathtuition, chessdojo-2024) "
                                        "or all.", metavar="MODEL")] = "all",
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
-    """Convert a Lichess rating to an estimated FIDE rating with the published scale models
-    (pre-2024 models brought to today's FIDE scale). The models disagree: read them as a band."""
+    """Convert a Lichess rating to FIDE with the scale models.
+
+    The published models estimate a FIDE rating (pre-2024 models brought to today's FIDE
+    scale). The models disagree: read them as a band."""
     conversions = api.convert(rating, perf, scale)
     if as_json:
-        print(dumps(api.conversion_json(conversions)))
+        print(api.dumps(api.conversion_json(conversions)))
         return
     for key, c in conversions.items():
         fide = "unrated" if c.rating is None else str(c.rating)
@@ -444,11 +511,15 @@ def convert_cmd(
         say(out, f"{key}: Lichess {perf} {rating} → FIDE {fide}{raw}")
 
 
-@app.command("settings")
+@app.command("settings", short_help="Show or save a player's replay settings.",
+             epilog=examples(
+                 "tracker settings me",
+                 "tracker settings me --start-rating 1850 --birth-year 2008"))
 def settings_cmd(
-    username: Annotated[str, typer.Argument(help="Lichess username.", show_default=False)],
+    username: Annotated[str, typer.Argument(help="Lichess username.", show_default=False,
+                                            metavar="USERNAME")],
     start_rating: Annotated[int | None, typer.Option(
-        help="Start the replay from this FIDE rating.")] = None,
+        help="Start the replay from this FIDE rating.", metavar="RATING")] = None,
     unrated: Annotated[bool, typer.Option(
         "--unrated", help="Start the replay unrated (clears --start-rating).")] = False,
     birth_year: Annotated[int | None, typer.Option(help="Birth year (junior K 40).",
@@ -465,9 +536,10 @@ def settings_cmd(
         metavar="CHAPTER")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """Show or save a player's replay settings (shared by the CLI and the dashboard).
+    """Show or save a player's replay settings.
 
-    With no option it shows them (defaults where none is saved); each option given is saved.
+    Shared by the CLI and the dashboard. With no option it shows them (defaults where none is
+    saved); each option given is saved, and the command says so.
     """
     changes: dict[str, object] = {
         k: v for k, v in {"start_rating": start_rating, "birth_year": birth_year,
@@ -485,9 +557,10 @@ def settings_cmd(
     saved = api.settings(username, db=state.db, **changes)
     r = saved.resolved()
     if as_json:  # the values a replay uses: the saved ones, defaults where none is saved
-        print(dumps({**asdict(r), "chapter": saved.chapter or "by-perf"}))
+        print(api.dumps({**asdict(r), "chapter": saved.chapter or "by-perf"}))
         return
-    say(out, f"{username.lower()}: start "
+    said = "saved" if changes else "settings"
+    say(out, f"{said} for {username.lower()}: start "
              f"{'unrated' if r.start_rating is None else r.start_rating}"
              f", birth year {r.birth_year or '-'}, rules {r.rules}, expected {r.expected}, "
              f"count provisional {'yes' if r.count_provisional else 'no'}, scale {r.scale}, "
@@ -495,23 +568,35 @@ def settings_cmd(
              f"chapter {saved.chapter or 'by perf'}")
 
 
-@app.command("dashboard")
+@app.command("dashboard", short_help="Serve the dashboard in your browser (127.0.0.1:8501).",
+             epilog=examples("tracker --db demo.db dashboard --port 8600"))
 def dashboard_cmd(
-    port: Annotated[int, typer.Option(help="Port to serve on (1-65535); must be free.")] = 8501,
+    port: Annotated[int, typer.Option(help="Port to serve on (1-65535); must be free.",
+                                      metavar="PORT")] = 8501,
     host: Annotated[str, typer.Option(help="Address to listen on; 0.0.0.0 exposes the "
-                                      "dashboard to your network.")] = "127.0.0.1",
+                                      "dashboard to your network.",
+                                      metavar="ADDRESS")] = "127.0.0.1",
 ) -> None:
-    """Open the Streamlit dashboard on the database (127.0.0.1 only by default)."""
+    """Serve the dashboard in your browser (127.0.0.1:8501).
+
+    Runs the Streamlit app on the database until Ctrl+C; open the URL it prints. It listens
+    on 127.0.0.1 only unless --host says otherwise."""
+    from tracker import launcher
+
     # The process becomes the server: a SIGTERM or Ctrl+C sent to it stops the server itself.
-    raise typer.Exit(api.dashboard(db=state.db, port=port, host=host, replace_process=True))
+    raise typer.Exit(launcher.dashboard(db=state.db, port=port, host=host,
+                                        replace_process=True))
 
 
-@app.command("demo")
+@app.command("demo", short_help="Import, list and replay the bundled sample history.",
+             epilog=examples("tracker --db demo.db demo"))
 def demo_cmd(
     dashboard: Annotated[bool, typer.Option(help="Open the dashboard at the end.")] = False,
 ) -> None:
-    """Import the bundled real Lichess history (indexinator, 2,907 games), list it, and replay
-    its blitz games as FIDE rating periods."""
+    """Import, list and replay the bundled sample history.
+
+    The sample is a real Lichess history (indexinator, 2,907 games); its blitz games are
+    replayed as FIDE rating periods."""
     summary = api.demo(db=state.db)
     say(out, summary.line())
     players_cmd(as_json=False)
@@ -522,6 +607,8 @@ def demo_cmd(
 
 fide_app = typer.Typer(
     help="Your real FIDE rating beside the replay: link a FIDE id, show what is stored.",
+    short_help="Link your FIDE id; show the real FIDE ratings stored.",
+    epilog=examples("tracker fide link me 35009192", "tracker fide show me"),
     no_args_is_help=True,
     rich_markup_mode=None,
 )
@@ -538,6 +625,9 @@ def _print_fide(link: api.FideLink) -> None:
     about = ", ".join(x for x in (p.title, p.federation,
                                   f"born {p.birth_year}" if p.birth_year else None) if x)
     say(out, f"{link.player_id} → FIDE {p.fide_id} {p.name}" + (f" ({about})" if about else ""))
+    from rich import box
+    from rich.table import Table
+
     table = Table("list", "current", "months listed", "first list", "latest list",
                   box=box.SIMPLE_HEAD)
     for kind in api.FIDE_LIST_KINDS:
@@ -553,10 +643,11 @@ def _print_fide(link: api.FideLink) -> None:
               "points; a list month keeps its rating until the next one", markup=False)
 
 
-@fide_app.command("link")
+@fide_app.command("link", short_help="Link a FIDE id to a player and fetch its rating lists.",
+                  epilog=examples("tracker fide link me 35009192"))
 def fide_link_cmd(
     username: Annotated[str, typer.Argument(help="The tracked player (Lichess username).",
-                                            show_default=False)],
+                                            show_default=False, metavar="USERNAME")],
     fide_id: Annotated[str, typer.Argument(help="The player's FIDE id (ratings.fide.com).",
                                            show_default=False, metavar="FIDE_ID")],
     base_url: Annotated[
@@ -567,8 +658,10 @@ def fide_link_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print the stored link as JSON.")
                        ] = False,
 ) -> None:
-    """Link a FIDE id to a tracked player: fetch FIDE's profile and monthly rating lists
-    (standard, rapid, blitz) from Lichess and store them. Linking again refreshes; every
+    """Link a FIDE id to a player and fetch its rating lists.
+
+    Fetches FIDE's profile and monthly rating lists (standard, rapid, blitz) from Lichess and
+    stores them. Linking again refreshes; every
     complete `tracker import USER` refreshes too. Exit code 2 for an unknown FIDE id
     (nothing is stored)."""
     result = api.fide_link(username, fide_id, db=state.db, base_url=base_url)
@@ -583,19 +676,130 @@ def fide_link_cmd(
               markup=False)
 
 
-@fide_app.command("show")
+@fide_app.command("show", short_help="Show the FIDE profile and lists stored for a player.",
+                  epilog=examples("tracker fide show me --json"))
 def fide_show_cmd(
     username: Annotated[str, typer.Argument(help="The tracked player (Lichess username).",
-                                            show_default=False)],
+                                            show_default=False, metavar="USERNAME")],
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON (every list month).")
                        ] = False,
 ) -> None:
-    """Show the FIDE profile and rating lists stored for a player (no network)."""
+    """Show the FIDE profile and lists stored for a player.
+
+    No network: what the last link or import fetched."""
     link = api.fide_show(username, db=state.db)
     if as_json:
         print(api.dumps(api.fide_json(link)))
         return
     _print_fide(link)
+def db_anywhere(args: list[str]) -> list[str]:
+    """``args`` with every ``--db URL`` / ``--db=URL`` moved before the command, so the option
+    works in both places (``tracker import-file x.pgn --db other.db``). After ``--`` nothing
+    is moved."""
+    moved: list[str] = []
+    rest: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            rest.extend(args[i:])
+            break
+        if arg == "--db" and i + 1 < len(args):
+            moved += args[i:i + 2]
+            i += 2
+            continue
+        if arg.startswith("--db="):
+            moved.append(arg)
+        else:
+            rest.append(arg)
+        i += 1
+    return moved + rest
+
+
+def plain_help(command: Any) -> Any:
+    """Help written for people, not as the library's internals: arguments as ``FILE...`` and
+    ``USERNAME`` (not ``{FILE...}...`` or ``username <str>``), and no ``<int>`` type tags.
+
+    typer renders an argument's Python type and braces in the usage line; this sets, on each
+    argument object, the names people expect (as ``git``, ``gh`` or ``sqlite-utils`` show).
+    """
+    # ``command`` is typer's own (vendored) click Command or Group, hence Any.
+    for sub in getattr(command, "commands", {}).values():
+        plain_help(sub)
+    for param in command.params:
+        if getattr(param, "param_type_name", "") != "argument":
+            continue
+        name = (param.metavar or (param.name or "").upper()).removesuffix("...")
+        many = param.nargs != 1
+        label = name + ("..." if many else "")
+        usage = label if param.required else f"[{label}]"
+        # Instance attributes shadow typer's methods for this parameter only.
+        param._usage_display_name = lambda usage=usage: usage
+        param._rich_display_name = lambda label=label: label
+        param.display_type_rich = lambda ctx: None
+        param.display_type = lambda ctx: None
+    return command
+
+
+def _converter(annotation: Any) -> Callable[[Any], Any] | None:
+    """A direct conversion for a plain annotation (str, int, bool, Path, an optional or a list
+    of those), or ``None`` for anything else."""
+    if annotation in (str, bool, Path):
+        return annotation  # type: ignore[no-any-return]
+    if annotation is int:
+        def to_int(value: Any) -> int:
+            try:
+                return int(value)
+            except (TypeError, ValueError):
+                raise typer.BadParameter(f"{value!r} is not a whole number.") from None
+        return to_int
+    args = [a for a in get_args(annotation) if a is not type(None)]
+    if get_origin(annotation) is list and len(args) == 1:
+        item = _converter(args[0])
+        return None if item is None else (lambda values: [item(v) for v in values])
+    if type(None) in get_args(annotation) and len(args) == 1:
+        return _converter(args[0])
+    return None
+
+
+def fast_coercion(command: Any) -> Any:
+    """Convert plain option values directly instead of through pydantic.
+
+    typer (0.2x) builds a pydantic TypeAdapter for each parameter on first use: importing
+    pydantic and building the schemas costs ~0.15 s, half of ``tracker calc``'s start-up. Every
+    parameter here is a plain str, int, bool or Path (or an optional or list of one), which a
+    direct conversion handles the same way. Parameters of any other type, and typer versions
+    without this hook, are left as they are.
+    """
+    try:
+        from typer._coercion import RuntimeParam
+    except ImportError:  # another typer: nothing to do
+        return command
+
+    class Direct(RuntimeParam):
+        def __init__(self, base: Any, convert: Callable[[Any], Any]) -> None:
+            super().__init__(parameter_info=base.parameter_info, annotation=base.annotation)
+            object.__setattr__(self, "convert", convert)
+
+        def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
+            return self.convert(value)  # type: ignore[attr-defined]
+
+    def direct(param: Any) -> Any:
+        descriptor = getattr(param, "type_descriptor", None)
+        if descriptor is not None and getattr(param, "_runtime_param", 0) is None:
+            convert = _converter(descriptor.annotation)
+            if convert is not None and descriptor.file_annotation is None:
+                param._runtime_param = Direct(descriptor, convert)
+        return param
+
+    for sub in getattr(command, "commands", {}).values():
+        fast_coercion(sub)
+    for param in command.params:
+        direct(param)
+    # --help is made when the command runs, not listed in its params.
+    make_help = command.get_help_option
+    command.get_help_option = lambda ctx: direct(make_help(ctx))
+    return command
 
 
 def _terminate(_signum: int, _frame: object) -> None:
@@ -610,7 +814,8 @@ def main() -> None:
     """
     signal.signal(signal.SIGTERM, _terminate)
     try:
-        app()
+        command = fast_coercion(plain_help(typer.main.get_command(app)))
+        command.main(args=db_anywhere(sys.argv[1:]), prog_name="tracker")
     except TrackerError as exc:
         say(err, f"error: {exc}")
         sys.exit(exc.exit_code)

@@ -16,6 +16,8 @@ from tracker.records import SPEEDS, VARIANTS
 class PerfError(TrackerError, ValueError):
     """A perf that cannot be replayed: unknown, or a variant (FIDE rates standard chess only)."""
 
+    exit_code = 2  # a bad --perf: a usage error
+
 
 #: Perf keys by their lowercase spelling, so ``--perf Blitz`` and ``ultrabullet`` work.
 _PERF_KEYS: Final = {k.lower(): k for k in (*SPEEDS, *VARIANTS)}

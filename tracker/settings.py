@@ -61,6 +61,8 @@ def is_start_scale(value: object) -> TypeGuard[StartScale]:
 class SettingsError(TrackerError, ValueError):
     """A replay setting out of range (one-line message)."""
 
+    exit_code = 2  # a bad value given: a usage error
+
 
 @dataclass(frozen=True, slots=True)
 class PlayerSettings:

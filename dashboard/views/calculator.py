@@ -9,7 +9,7 @@ import streamlit as st
 import ui
 
 from tracker import api
-from tracker.fide.rules import CAP_EXEMPT_FROM, MAX_K_TIMES_GAMES, RULES
+from tracker.api import CAP_EXEMPT_FROM, MAX_K_TIMES_GAMES, RULES
 
 RESULTS = {"1": Fraction(1), "½": Fraction(1, 2), "0": Fraction(0)}
 RESULT_LABELS = {"1": "Win 1", "½": "Draw ½", "0": "Loss 0"}

@@ -6,9 +6,11 @@ import pandas as pd
 import streamlit as st
 import ui
 
-from tracker.replaying import GAME_KEYS, game_row, period_json
+from tracker import api
+from tracker.api import GAME_KEYS, game_row, period_json
 
 RESULTS = {1: "1", 0: "0"}
+OUTCOMES = {1: "Win", 0: "Loss"}
 
 player, perf = ui.pick_player_perf()
 report = ui.report(player.id, perf)
@@ -42,45 +44,79 @@ if r.rating_before is not None:
         f"**{ui.number(r.rating_after, 'unrated')}** from the next month.")
 else:
     st.markdown(f"Unrated this month: no PD or ΔR. {r.note}.")
-if r.rating_before is not None:
+if r.rating_before is not None and r.note != f"K {r.k}":  # a note that adds to the sentence
     st.caption(r.note)
 
 details = report.period_games(period)
-rows = [game_row(d) for d in details]
+pairs = [(d, game_row(d)) for d in details]
 if show == "counted":
-    rows = [g for g in rows if g["counted"]]
+    pairs = [(d, g) for d, g in pairs if g["counted"]]
 elif show == "left out":
-    rows = [g for g in rows if not g["counted"]]
+    pairs = [(d, g) for d, g in pairs if not g["counted"]]
+rows = [g for _, g in pairs]
 
-table = pd.DataFrame(rows, columns=list(GAME_KEYS))
+table = pd.DataFrame(rows, columns=[*GAME_KEYS, "outcome", "points"])
 if not table.empty:
     table["date"] = pd.to_datetime([g["date"] for g in rows], utc=True).tz_localize(None)
     table["result"] = [RESULTS.get(g["result"], "½") if g["result"] is not None else "—"
                        for g in rows]
+    table["outcome"] = [OUTCOMES.get(g["result"], "Draw") if g["result"] is not None
+                        else "unfinished" for g in rows]
     table["reason"] = table["reason"].fillna("counted")
+    # The rating points each game moved the rating: K × ΔR (the month's change is their sum,
+    # rounded once at the end of the month).
+    table["points"] = [None if g["delta"] is None or r.k is None else float(g["delta"] * r.k)
+                       for g in rows]
     for col in ("expected", "delta"):
         table[col] = [None if v is None else float(v) for v in table[col]]
     table["opponent_rating"] = table["opponent_rating"].astype("Int64")
 places = "%.2f" if report.settings.expected == "table" else "%.4f"
-st.dataframe(
+shown = ["date", "colour", "opponent", "opponent_rating", "outcome", "reason", "expected",
+         "delta", "points", "url"]
+picked = st.dataframe(
     table, hide_index=True, key="games_table", placeholder="",
-    column_order=[k for k in GAME_KEYS if k != "counted"],
-    height=min(36 * (len(table) + 1) + 3, 720),
+    column_order=shown, on_select="rerun", selection_mode="single-row",
+    row_height=ui.ROW_HEIGHT, height=ui.table_height(len(table)),
     column_config={
-        "date": st.column_config.DatetimeColumn("date (UTC)", format="YYYY-MM-DD HH:mm"),
-        "colour": st.column_config.TextColumn("colour"),
-        "opponent": st.column_config.TextColumn("opponent"),
+        "date": st.column_config.DatetimeColumn("Date (UTC)", format="YYYY-MM-DD HH:mm"),
+        "colour": st.column_config.TextColumn("Colour", width="small"),
+        "opponent": st.column_config.TextColumn("Opponent"),
         "opponent_rating": st.column_config.NumberColumn(
-            "opp. rating", format="%d", help="The opponent's Lichess rating at the game's start"),
-        "result": st.column_config.TextColumn("result", help="Your score: 1, ½ or 0"),
-        "reason": st.column_config.TextColumn("counted, or why not", width="medium"),
+            "Opp. rating", format="%d", width="small",
+            help="The opponent's Lichess rating at the game's start"),
+        "outcome": st.column_config.TextColumn(
+            "Result", width="small", help="From your side: Win (1), Draw (½), Loss (0)"),
+        "reason": st.column_config.TextColumn("Counted, or why not", width="medium"),
         "expected": st.column_config.NumberColumn(
-            "PD", format=places, help="Expected score (table 8.1.2 or the formula)"),
-        "delta": st.column_config.NumberColumn("ΔR", format=places.replace("%", "%+"),
-                                               help="score − PD"),
-        "url": st.column_config.LinkColumn("game", display_text="lichess.org ↗"),
+            "PD", format=places, width="small",
+            help="Expected score of the game (FIDE table 8.1.2 or the logistic formula)"),
+        "delta": st.column_config.NumberColumn(
+            "ΔR", format=places.replace("%", "%+"), width="small",
+            help="Score − PD: what the game did against expectation"),
+        "points": st.column_config.NumberColumn(
+            "K × ΔR", format="%+.2f", width="small",
+            help="Rating points this game moved your rating: K × ΔR. The month's change is "
+                 "their sum, rounded once."),
+        "url": st.column_config.LinkColumn("Game", display_text="lichess.org ↗"),
     },
 )
 st.caption(f"{len(rows)} of {len(details)} games of {period}. PD and ΔR are shown for counted "
            "games of a rated month; each game is ΔR = score − PD, and the month's change is "
-           "K × ΣΔR, rounded once.")
+           "K × ΣΔR, rounded once. Click a row to see the game.")
+
+selected = picked.selection.rows if picked is not None else []
+if selected and selected[0] < len(pairs):
+    chosen, shown_row = pairs[selected[0]]
+    game = chosen.selected.game
+    moves = api.game_moves(game.id, db=ui.store(), orientation=chosen.selected.color)
+    white, black = game.white, game.black
+    st.subheader(f"{white.name or white.user_id or '?'} ({white.rating or '?'}) – "
+                 f"{black.name or black.user_id or '?'} ({black.rating or '?'}), "
+                 f"{game.result or 'unfinished'}")
+    board, text = st.columns([2, 3])
+    board.image(moves.svg, caption=f"Final position (you played {chosen.selected.color})")
+    if moves.url:
+        text.link_button("Open on lichess.org", moves.url, icon=":material/open_in_new:")
+    if moves.problem:
+        text.warning(moves.problem)
+    text.markdown(moves.numbered or "_No moves stored._")

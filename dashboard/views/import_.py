@@ -11,9 +11,7 @@ import streamlit as st
 import ui
 
 from tracker import api
-from tracker.errors import TrackerError
-from tracker.importing import ImportSummary
-from tracker.records import SPEEDS
+from tracker.api import SPEEDS, ImportSummary, TrackerError
 
 #: Seconds between two progress-bar updates (each one is a message to the browser).
 PROGRESS_EVERY = 0.25
@@ -45,7 +43,6 @@ def show_summary(summary: ImportSummary) -> None:
         st.warning(line)
     else:
         st.error(line)
-    st.json(api.summary_dict(summary), expanded=False)
     if summary.player:
         st.session_state["player"] = summary.player
     st.page_link("views/overview.py", label="See the overview", icon=":material/show_chart:")
@@ -93,8 +90,10 @@ with from_lichess:
 with from_file:
     with st.form("import_file", clear_on_submit=True):
         files = st.file_uploader(
-            "Lichess PGN or NDJSON export (plain, .gz, .bz2 or .zst)", accept_multiple_files=True,
-            key="import_files")
+            "Lichess PGN or NDJSON export (plain, .gz, .bz2, .xz or .zst)",
+            accept_multiple_files=True, key="import_files",
+            help="The format is recognised from the content, not the name. The Lichess open "
+                 "database's monthly .pgn.zst files work too (with a name below).")
         user = st.text_input(
             "Whose history is this? (optional)", key="import_user",
             help="Only this player's games are kept. Empty: the player in most games.")

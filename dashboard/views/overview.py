@@ -6,6 +6,8 @@ import charts
 import streamlit as st
 import ui
 
+from tracker import api
+
 player, perf = ui.pick_player_perf()
 report = ui.report(player.id, perf)
 
@@ -18,8 +20,10 @@ lichess.metric("Lichess rating now", ui.number(report.current_lichess),
 fide.metric("FIDE-style rating now", ui.number(fide_now, "unrated"),
             help="The rating in force for the next period, from FIDE's rules replayed month "
                  "by month on these games.")
-if fide_now is None:
-    fide.caption(f"Unrated: {report.unrated_reason()}")
+unrated = api.unrated_text(report)
+if unrated is not None:  # the metric says "unrated"; the caption says why, once
+    why = unrated.removeprefix("unrated: ")
+    fide.caption(why[:1].upper() + why[1:])
 counted.metric("Games counted", f"{report.counted:,}",
                help="Games that count for FIDE's method (rated, finished, standard chess, "
                     "against a rated human opponent).")

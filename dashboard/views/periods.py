@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 import ui
 
-from tracker.replaying import PERIOD_KEYS, dumps, excluded_text, period_json, periods_csv
+from tracker.api import PERIOD_KEYS, dumps, excluded_text, period_json, periods_csv
 
 player, perf = ui.pick_player_perf()
 report = ui.report(player.id, perf)
@@ -37,30 +37,54 @@ table = pd.DataFrame(rows, columns=[*PERIOD_KEYS, "note"])
 for col in ("games", "k", "rating_before", "rating_after", "performance", "lichess_rating"):
     table[col] = table[col].astype("Int64")
 
-st.dataframe(
+picked = st.dataframe(
     table, hide_index=True, key="periods_table", placeholder="—",
-    height=min(36 * (len(table) + 1) + 3, 720),
+    row_height=ui.ROW_HEIGHT, height=ui.table_height(len(table)),
+    on_select="rerun", selection_mode="single-row",
     column_config={
-        "period": st.column_config.TextColumn("period", help="Calendar month, UTC"),
-        "games": st.column_config.NumberColumn("games", help="Games counted"),
+        "period": st.column_config.TextColumn(
+            "Month", width=70, help="The rating period: a calendar month, UTC"),
+        "games": st.column_config.NumberColumn(
+            "Games", width=55, help="Games counted in the month"),
         "excluded": st.column_config.TextColumn(
-            "excluded", help="Games of the month left out, by reason", width="medium"),
-        "score": st.column_config.NumberColumn("score", help="Points scored in counted games"),
+            "Left out", width=110,
+            help="Games of the month that do not count, by reason (hover or click the row "
+                 "for all of them)"),
+        "score": st.column_config.NumberColumn(
+            "Score", width=55, help="Points scored in the counted games (win 1, draw ½)"),
         "expected_score": st.column_config.NumberColumn(
-            "expected_score", format="%.2f", help="Σ PD: the expected score (empty = unrated)"),
-        "k": st.column_config.NumberColumn("k", help="K after the 700 rule"),
-        "rating_before": st.column_config.NumberColumn("rating_before", format="%d"),
+            "Expected", format="%.2f", width=70,
+            help="Σ PD: the expected score of the counted games against the rating in force "
+                 "(empty while unrated)"),
+        "k": st.column_config.NumberColumn(
+            "K", width=40, help="Development coefficient K after the 700 rule"),
+        "rating_before": st.column_config.NumberColumn(
+            "Before", format="%d", width=60,
+            help="FIDE-style rating in force during the month (rating points; empty = "
+                 "unrated)"),
         "change": st.column_config.NumberColumn(
-            "change", format="%+.2f", help="K × Σ(score − PD), before rounding"),
+            "Change", format="%+.2f", width=70,
+            help="K × Σ(score − PD) in rating points, before the one rounding"),
         "rating_after": st.column_config.NumberColumn(
-            "rating_after", format="%d", help="In force from the next month"),
+            "After", format="%d", width=60,
+            help="FIDE-style rating in force from the next month (empty = unrated)"),
         "performance": st.column_config.NumberColumn(
-            "performance", format="%d", help="Performance rating Rp = Ra + dp(p)"),
+            "Perf.", format="%d", width=60,
+            help="Performance rating of the month, Rp = Ra + dp(p) (rating points)"),
         "lichess_rating": st.column_config.NumberColumn(
-            "lichess_rating", format="%d", help="Lichess rating after the month's last game"),
-        "note": st.column_config.TextColumn("note", width="large"),
+            "Lichess", format="%d", width=65,
+            help="Your Lichess rating after the month's last game (Glicko-2, Lichess's "
+                 "scale)"),
+        "note": st.column_config.TextColumn(
+            "What happened", width="large",
+            help="The engine's sentence for the month (click the row to read it in full)"),
     },
 )
+selected = picked.selection.rows if picked is not None else []
+if selected and selected[0] < len(rows):
+    chosen = rows[selected[0]]
+    st.markdown(f"**{chosen['period']}** — {chosen['note']}"
+                + (f"  \nLeft out: {chosen['excluded']}" if chosen["excluded"] else ""))
 
 buttons = st.container(horizontal=True)
 stem = f"{report.user_id}-{perf}-periods"
@@ -71,4 +95,6 @@ buttons.download_button("Download JSON", dumps(report.to_json()).encode("utf-8")
                       file_name=f"{stem}.json", mime="application/json", key="periods_json",
                       on_click="ignore")
 st.caption(f"The CSV has the keys of `tracker replay {report.user_id} --perf {perf} --json` as "
-           "columns; `excluded` is written as `reason: games; …`.")
+           "columns (`period`, `games`, `excluded`, `score`, `expected_score`, `k`, "
+           "`rating_before`, `change`, `rating_after`, `performance`, `lichess_rating`); "
+           "`excluded` is written as `reason: games; …`. Click a row to read its note.")

@@ -9,8 +9,13 @@ import streamlit as st
 import ui
 
 from tracker import api
-from tracker.fide.rules import EXPECTED_METHODS, RULES
-from tracker.replaying import MAX_START_RATING, MIN_START_RATING, SettingsError
+from tracker.api import (
+    EXPECTED_METHODS,
+    MAX_START_RATING,
+    MIN_START_RATING,
+    RULES,
+    SettingsError,
+)
 
 player, _perf = ui.pick_player_perf()
 saved = api.settings(player.id, db=ui.store())
@@ -64,3 +69,38 @@ if submitted:
             f"year {r.birth_year or '—'}, rules {r.rules}, expected {r.expected}, provisional "
             f"opponents {'counted' if r.count_provisional else 'left out'}. The other pages "
             "now replay with these settings.")
+
+st.subheader("Real FIDE rating")
+st.caption("Link your FIDE id to draw your real FIDE rating beside the replay (the standard "
+           "list, and the rapid or blitz list matching the perf). FIDE's lists are fetched "
+           "from Lichess; `tracker import` refreshes them, as does `tracker fide link`.")
+try:
+    link = api.fide_show(player.id, db=ui.store())
+except api.NotLinkedError:
+    link = None
+if link is not None:
+    p = link.profile
+    current = ", ".join(f"{kind} {p.rating(kind)}" for kind in api.FIDE_LIST_KINDS
+                        if p.rating(kind) is not None)
+    st.markdown(f"Linked to FIDE **{p.fide_id}** — {p.name}"
+                + (f" ({p.federation})" if p.federation else "")
+                + (f": {current}" if current else ""))
+with st.form(f"fide_{player.id}"):
+    fide_id = st.text_input("FIDE id", value=str(link.profile.fide_id) if link else "",
+                            key=f"fide_id_{player.id}",
+                            help="The number on your ratings.fide.com profile, e.g. 35009192")
+    linked = st.form_submit_button("Link and fetch" if link is None else "Link again (refresh)")
+if linked:
+    if not fide_id.strip():
+        st.warning("Type a FIDE id first.")
+    else:
+        try:
+            with st.spinner("Fetching FIDE's lists from Lichess…"):
+                result = api.fide_link(player.id, fide_id.strip(), db=ui.store())
+        except api.TrackerError as exc:
+            st.error(str(exc))
+        else:
+            c = result.counts
+            st.success(f"Linked {player.username} to FIDE {result.link.profile.fide_id} "
+                       f"{result.link.profile.name}: list months {c.new} new, {c.updated} "
+                       f"updated, {c.unchanged} unchanged. The Overview draws the real line.")

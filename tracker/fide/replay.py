@@ -149,6 +149,9 @@ class PeriodResult:
       (5 needed)"``, ``"initial rating 1922 published"``, ``"fell to 1391, below 1400: unrated
       from next period"``, ``"first period scored zero: ignored"``, ``"K 40 (fewer than 30
       games); 700 rule: K 35 for 20 games"``.
+    - ``unpublished``: the rating the period computed but did not publish because it is below
+      1400 (a fall: ``rating_before + round(change)``; an unrated pool's rating), else
+      ``None``. Charts draw it; it is never in force.
     """
 
     period: str
@@ -164,6 +167,7 @@ class PeriodResult:
     note: str
     next_k: int | None = None
     not_rated: int = 0
+    unpublished: int | None = None
 
 
 def _games(n: int) -> str:
@@ -290,6 +294,7 @@ def _unrated_row(
     note: str,
     performance: int | None = None,
     rating_after: int | None = None,
+    unpublished: int | None = None,
 ) -> PeriodResult:
     # While unrated there is no K, no expected score and no change; only a pool.
     return PeriodResult(
@@ -304,6 +309,7 @@ def _unrated_row(
         performance=performance,
         games_total=games_total,
         note=note,
+        unpublished=unpublished,
     )
 
 
@@ -428,6 +434,7 @@ class _Replayer:
             performance=performance_rating(opponents_sum, n, halves),
             games_total=self.games_rated,
             note=note,
+            unpublished=new if after is None else None,
         )
 
     def _sum_hundredths(self, own: int, opponents: list[int], capped: bool) -> int:
@@ -500,6 +507,7 @@ class _Replayer:
         pool_games = self._pool_games()
         games_total = self.games_rated + pool_games
         after: int | None = None
+        unpublished: int | None = None
         if pool_games < POOL_MIN_GAMES:
             note = f"unrated: {_games(pool_games)} in pool ({POOL_MIN_GAMES} needed)"
         else:
@@ -510,6 +518,7 @@ class _Replayer:
             )
             ru = min(raw, INITIAL_RATING_CAP)
             if ru < RATING_FLOOR:
+                unpublished = ru
                 note = (
                     f"unrated: pool of {_games(pool_games)} gives {ru},"
                     f" below {RATING_FLOOR}: not published"
@@ -532,6 +541,7 @@ class _Replayer:
             note=note + dropped_note,
             performance=performance,
             rating_after=after,
+            unpublished=unpublished,
         )
 
 

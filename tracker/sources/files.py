@@ -323,11 +323,20 @@ def sniff_format(head: bytes) -> Format | None:
 def not_a_game_file_reason(head: bytes) -> str:
     """Why a file whose format :func:`sniff_format` could not tell is not a game file."""
     text = head.lstrip(_UTF8_BOM).lstrip()
-    if text.startswith((b"{", b"[")):
-        if _first_line(text) in (b"{", b"["):
-            return "a pretty-printed JSON document, not a game export (NDJSON has one game a line)"
+    line = _first_line(text)
+    if line in (b"{", b"["):
+        return "a pretty-printed JSON document, not a game export (NDJSON has one game a line)"
+    if text.startswith(b"{") or (text.startswith(b"[") and _is_json(line)):
         return "JSON, but not Lichess games (a profile, rating history or other API answer?)"
-    return "not a PGN or NDJSON game file"
+    return "not a PGN or NDJSON game file"  # a "[section]" line: TOML or INI, not JSON
+
+
+def _is_json(line: bytes) -> bool:
+    try:
+        json.loads(line)
+    except ValueError:
+        return False
+    return True
 
 
 def is_study_export(head: bytes) -> bool:

@@ -283,3 +283,16 @@ def data_version(store: Store) -> tuple[int, int]:
         games = s.execute(select(func.count()).select_from(Game)).scalar_one()
         run = s.execute(select(func.max(ImportRun.finished_at_ms))).scalar_one()
     return games, run or 0
+
+
+def game_source(store: Store, game_id: str) -> tuple[str, str | None, str, str] | None:
+    """One game's source text, for showing its moves: ``(raw, initial_fen, variant, source)``,
+    or ``None`` when no game has that id."""
+    with store.engine.connect() as conn:
+        row = conn.execute(
+            select(Game.raw, Game.initial_fen, Game.variant, Game.source)
+            .where(Game.id == game_id)
+        ).first()
+    if row is None:
+        return None
+    return decompress_raw(row[0]), row[1], row[2], row[3]

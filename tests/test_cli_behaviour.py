@@ -1,0 +1,158 @@
+"""The CLI as people meet it: one exit-code rule for every command, ``--db`` before or after
+the command, help without library internals, messages that say what happened."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import CMRADE, INDEXINATOR
+from tracker import cli
+
+#: 0 done; 1 nothing done or only part of it; 2 a usage error.
+DONE, NOTHING, USAGE = 0, 1, 2
+
+
+def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "tracker.cli", *args], capture_output=True,
+                          text=True, timeout=120, cwd=cwd,
+                          env={**os.environ, "NO_COLOR": "1", "COLUMNS": "100"})
+
+
+@pytest.fixture(scope="module")
+def cmrade_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    db = tmp_path_factory.mktemp("cli") / "cmrade.db"
+    done = run("--db", str(db), "import-file", str(CMRADE), "--user", "cmrade")
+    assert done.returncode == DONE, done.stderr
+    return db
+
+
+@pytest.fixture
+def own_db(cmrade_db: Path, tmp_path: Path) -> Path:
+    """A copy of the cmrade database a test may write to."""
+    return Path(shutil.copy(cmrade_db, tmp_path / "own.db"))
+
+
+# --- exit codes, one rule for every command ---------------------------------------------------
+
+@pytest.mark.parametrize(("args", "code"), [
+    (("import-file", str(CMRADE), "--user", "cmrade"), DONE),  # again: all unchanged
+    (("import-file", str(CMRADE), "--user", "nobody"), NOTHING),  # nothing stored
+    (("import-file", "no-such-file.pgn"), NOTHING),
+    (("import-file",), USAGE),
+    (("import-file", str(CMRADE), "--colour", "white"), USAGE),
+    (("import", "cmrade", "--since", "yesterday"), USAGE),
+    (("import", "cmrade", "--perf", "blits"), USAGE),
+    (("players",), DONE),
+    (("players", "--bogus"), USAGE),
+    (("replay", "cmrade", "--perf", "bullet"), DONE),
+    (("replay", "nobody", "--perf", "bullet"), NOTHING),
+    (("replay", "cmrade", "--perf", "ultraBullet"), NOTHING),  # no games in that perf
+    (("replay", "cmrade", "--perf", "blits"), USAGE),
+    (("replay", "cmrade"), USAGE),  # --perf missing
+    (("calc", "1700:1", "--rating", "1500", "--k", "20"), DONE),
+    (("calc", "1700", "--rating", "1500", "--k", "20"), USAGE),
+    (("calc", "1700:1", "--rating", "1500"), USAGE),
+    (("settings", "cmrade"), DONE),
+    (("settings", "cmrade", "--rules", "fide-1999"), USAGE),
+    (("settings", "cmrade", "--start-rating", "99999"), USAGE),
+    (("settings", "nobody"), NOTHING),
+    (("dashboard", "--port", "http"), USAGE),
+    (("no-such-command",), USAGE),
+])
+def test_exit_codes_follow_one_rule(own_db: Path, args: tuple[str, ...], code: int) -> None:
+    done = run("--db", str(own_db), *args)
+    assert done.returncode == code, (done.stdout, done.stderr)
+    assert "Traceback" not in done.stderr
+    if code != DONE:
+        assert done.stderr.strip(), "a failure says why"
+
+
+def test_import_of_nothing_says_why_and_where(own_db: Path) -> None:
+    done = run("--db", str(own_db), "import-file", str(CMRADE), "--user", "nobody")
+    assert "no games of 'nobody'" in done.stderr
+    assert f"into {own_db}" in done.stderr
+    assert done.stdout.startswith("nobody: read 474, new 0") and done.stdout.count("\n") == 1
+
+
+# --- --db before or after the command ---------------------------------------------------------
+
+def test_db_is_accepted_after_the_command(own_db: Path, tmp_path: Path) -> None:
+    before = run("--db", str(own_db), "players", "--json")
+    after = run("players", "--json", "--db", str(own_db), cwd=tmp_path)
+    after_eq = run("players", f"--db={own_db}", "--json", cwd=tmp_path)
+    assert before.returncode == after.returncode == after_eq.returncode == DONE, after.stderr
+    assert '"cmrade"' in before.stdout
+    assert before.stdout == after.stdout == after_eq.stdout
+
+
+def test_db_anywhere_moves_only_the_db_option() -> None:
+    assert cli.db_anywhere(["import-file", "x.pgn", "--db", "o.db", "--user", "me"]) == [
+        "--db", "o.db", "import-file", "x.pgn", "--user", "me"]
+    assert cli.db_anywhere(["replay", "me", "--db=o.db", "--perf", "blitz"]) == [
+        "--db=o.db", "replay", "me", "--perf", "blitz"]
+    assert cli.db_anywhere(["import-file", "--", "--db"]) == ["import-file", "--", "--db"]
+
+
+# --- help for people ------------------------------------------------------------------------
+
+COMMANDS = ("import-file", "import", "players", "replay", "calc", "settings", "dashboard",
+            "demo", "fide")
+
+
+def test_top_level_help_lists_full_summaries() -> None:
+    done = run("--help")
+    assert done.returncode == DONE
+    for name in COMMANDS:
+        line = next(x for x in done.stdout.splitlines() if x.strip().startswith(name + " "))
+        assert line.rstrip().endswith("."), line  # a whole sentence, not cut with "..."
+        assert "..." not in line
+    assert "Examples:" in done.stdout
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_command_help_has_no_library_internals_and_an_example(name: str) -> None:
+    done = run(name, "--help")
+    assert done.returncode == DONE
+    text = done.stdout
+    assert not re.search(r"<(str|int|list\[Path\]|bool|path)>|\{[A-Za-z.]+\}", text), text
+    assert "Example" in text
+    assert re.search(rf"tracker (--db \S+ )?{name}\b", text.split("Example", 1)[1]), text
+
+
+def test_arguments_are_named_as_people_write_them() -> None:
+    assert "Usage: tracker import-file [OPTIONS] FILE..." in run("import-file", "--help").stdout
+    assert "Usage: tracker replay [OPTIONS] USERNAME" in run("replay", "--help").stdout
+
+
+# --- messages --------------------------------------------------------------------------------
+
+def test_settings_say_saved_when_they_save(own_db: Path) -> None:
+    saved = run("--db", str(own_db), "settings", "cmrade", "--start-rating", "1850")
+    assert saved.returncode == DONE, saved.stderr
+    assert saved.stdout.startswith("saved for cmrade: start 1850")
+    shown = run("--db", str(own_db), "settings", "cmrade")
+    assert shown.stdout.startswith("settings for cmrade: start 1850")
+
+
+def test_a_toml_file_is_not_called_json(tmp_path: Path) -> None:
+    toml = tmp_path / "pyproject.toml"
+    toml.write_text('[project]\nname = "x"\n\n[tool.ruff]\nline-length = 100\n')
+    done = run("--db", str(tmp_path / "t.db"), "import-file", str(toml))
+    assert done.returncode == NOTHING
+    assert done.stderr == f"error: {toml}: not a PGN or NDJSON game file\n"
+
+
+def test_calc_formula_precision_is_documented() -> None:
+    text = run("calc", "--help").stdout
+    assert "4 decimals" in text and "hundredths" in text
+
+
+def test_the_sample_is_where_conftest_says() -> None:
+    assert INDEXINATOR.is_file()

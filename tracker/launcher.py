@@ -1,0 +1,102 @@
+"""``tracker dashboard``: start the Streamlit app on a database (a process launcher).
+
+This is the CLI's side of the dashboard: it checks the port, opens the database through
+:mod:`tracker.api` (so a database that cannot be opened is one line, before anything starts),
+then runs ``streamlit run dashboard/app.py`` with ``$TRACKER_DB`` set to that database.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+from tracker import api
+from tracker.errors import DashboardError
+
+
+def app_path() -> Path:
+    """The dashboard's ``app.py``: ``dashboard/`` in a source checkout, ``tracker/_dashboard/``
+    in an installed wheel."""
+    here = Path(__file__).resolve().parent
+    app = here.parent / "dashboard" / "app.py"
+    return app if app.is_file() else here / "_dashboard" / "app.py"
+
+
+def check_port(host: str, port: int) -> None:
+    """Raise DashboardError (one line) unless ``port`` is 1-65535 and free at ``host``.
+
+    Binds as the server will (SO_REUSEADDR: a port in TIME_WAIT is free), so a busy port is
+    refused before any banner announces it.
+    """
+    if not 1 <= port <= 65535:
+        raise DashboardError(f"port must be between 1 and 65535, not {port}")
+    try:
+        addresses = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM,
+                                       flags=socket.AI_PASSIVE)
+        for family, kind, proto, _, address in addresses:
+            with socket.socket(family, kind, proto) as probe:
+                probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                if family == socket.AF_INET6:  # as tornado does: IPv4 is bound on its own
+                    probe.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+                probe.bind(address)
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            raise DashboardError(f"port {port} is in use: pick another with --port") from None
+        raise DashboardError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+
+
+def dashboard(*, db: api.Db = None, port: int = 8501, host: str = "127.0.0.1",
+              replace_process: bool = False) -> int:
+    """Run the Streamlit app until it stops; returns its exit code.
+
+    ``replace_process``: the calling process becomes the Streamlit server (``exec``; what the
+    ``tracker dashboard`` command does), so a SIGTERM or SIGINT sent to it stops the server
+    itself and no server is left behind. Otherwise the server is a child process: a SIGTERM
+    (in the main thread) or Ctrl+C stops it before this returns.
+
+    Raises DashboardError (one line) when ``port`` is not 1-65535 or cannot be listened on at
+    ``host`` (in use, or an address not on this machine): checked before the banner, so a
+    busy port is not announced as the dashboard's URL. A database that cannot be opened is
+    one line too (DatabaseError), before anything starts.
+    """
+    if not 1 <= port <= 65535:
+        raise DashboardError(f"port must be between 1 and 65535, not {port}")
+    store = api.open_store(db, create=True)  # one line here if the database cannot be opened
+    url = store.url
+    check_port(host, port)
+    cmd = [
+        sys.executable, "-m", "streamlit", "run", str(app_path()),
+        "--server.address", host, "--server.port", str(port),
+        "--server.headless", "true", "--browser.gatherUsageStats", "false",
+        "--client.toolbarMode", "minimal",
+        # Streamlit's own "You can now view … URL: …" then ends the output, with the URL last;
+        # its info-level server log line would come after our banner and before it.
+        "--logger.level", "warning",
+    ]
+    env = dict(os.environ, TRACKER_DB=url)
+    print(f"tracker dashboard: http://{host}:{port}  (Ctrl+C to stop)", file=sys.stderr)
+    if store is not db:
+        store.close()
+    if replace_process:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.execve(sys.executable, cmd, env)  # never returns: this process is the server now
+
+    def stop(_signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt  # subprocess.call then stops the server and waits for it
+
+    in_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, stop) if in_main else None
+    try:
+        return subprocess.call(cmd, env=env)
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        if in_main:
+            signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
