@@ -41,7 +41,6 @@ if TYPE_CHECKING:
     from tracker.game_view import GameMoves as GameMoves
     from tracker.importing import ImportSummary as ImportSummary
     from tracker.importing import Progress as Progress
-    from tracker.launcher import dashboard as dashboard
     from tracker.lichess_line import LichessPoint as LichessPoint
     from tracker.perfs import PerfError as PerfError
     from tracker.presentation import GAME_KEYS as GAME_KEYS
@@ -102,7 +101,8 @@ _LAZY: Final[dict[str, str]] = {
     **dict.fromkeys(("FideLink", "RatingInForce"), "tracker.store.fide"),
     **dict.fromkeys(("DatabaseError", "Store"), "tracker.store.db"),
     "PlayerSummary": "tracker.store.queries",
-    # The process launcher lives on the CLI side (tracker.launcher); kept here for old callers.
+    # ``api.dashboard``: the process launcher now lives on the CLI side (tracker.launcher);
+    # resolved by name on first use for callers of the old path, never imported by the api.
     "dashboard": "tracker.launcher",
 }
 
