@@ -50,7 +50,7 @@ def db_label() -> str:
 
 @st.cache_resource(show_spinner=False)
 def _store(url: str) -> Store:
-    return api.open_store(url)
+    return api.open_store(url, create=True)  # the dashboard creates it, as imports do
 
 
 def store() -> Store:
