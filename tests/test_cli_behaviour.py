@@ -156,3 +156,17 @@ def test_calc_formula_precision_is_documented() -> None:
 
 def test_the_sample_is_where_conftest_says() -> None:
     assert INDEXINATOR.is_file()
+
+
+def test_a_many_player_file_without_user_tracks_nobody_and_says_how(tmp_path: Path) -> None:
+    from tests.conftest import DB2013, SINGLE
+
+    db = tmp_path / "dump.db"
+    done = run("--db", str(db), "import-file", str(DB2013))
+    assert done.returncode == DONE, done.stderr
+    assert done.stdout.startswith("games: read 50, new 50,")
+    assert "50 games of 48 players; tracked: none — use --user NAME" in done.stdout
+    assert "No players yet" in run("--db", str(db), "players").stdout
+    # One player's file: the player is tracked and named as Lichess writes the name.
+    single = run("--db", str(db), "import-file", str(SINGLE))
+    assert single.stdout.startswith("Lance5500: read 1, new 1,")

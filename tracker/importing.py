@@ -51,6 +51,9 @@ class ImportSummary:
     ``status`` is ``complete``, ``partial`` (stopped early; what was read is kept) or
     ``failed``; ``skipped`` maps a reason to a count of games not imported, ``repaired`` a
     reason to a count of games imported after a repair; ``seconds`` is wall-clock time.
+    ``player`` is the tracked player's user id and ``player_name`` their name as Lichess writes
+    it; ``players``: the players met in the games (counted when no player was named and none
+    is in most of them: a dump of many players' games, not one player's history).
     """
 
     run_id: int
@@ -67,6 +70,8 @@ class ImportSummary:
     warnings: list[str] = field(default_factory=list)
     seconds: float = 0.0
     repaired: dict[str, int] = field(default_factory=dict)
+    player_name: str | None = None
+    players: int = 0
 
     @property
     def stored(self) -> int:
@@ -77,7 +82,7 @@ class ImportSummary:
         skipped = sum(self.skipped.values())
         reasons = ", ".join(f"{n} {r}" for r, n in sorted(self.skipped.items()))
         text = (
-            f"{self.player or 'games'}: read {self.read}, new {self.new}, "
+            f"{self.player_name or self.player or 'games'}: read {self.read}, new {self.new}, "
             f"updated {self.updated}, unchanged {self.unchanged}, skipped {skipped}"
         )
         if reasons:
@@ -223,14 +228,25 @@ class ImportRecorder:
                     raise
                 self._buffer = []  # the store refuses them: the run ends without them
                 message = f"{message}; the last {self.batch_size} games were not stored ({exc})"
+        games = self.counts.new + self.counts.updated + self.counts.unchanged
+        many = 0
         if self.player is None and self.players:
-            self.player = self.players.most_common(1)[0][0]
+            top, in_games = self.players.most_common(1)[0]
+            if 2 * in_games >= games:  # one player's history: they are in most of its games
+                self.player = top
+            else:  # a dump of many players' games: nobody is tracked unless named
+                many = len(self.players)
+                tracked = (f"{games} games of {many} players; tracked: none — use --user NAME"
+                           f" (e.g. --user {self.names.get(top, top)})")
+                message = f"{message}; {tracked}" if message else tracked
         # Track the named players who have games here (a misspelt name creates nobody).
         for uid in dict.fromkeys([self.player, *self.also]):
             if uid is not None and self.players.get(uid):
                 self.store.ensure_player(uid, self.names.get(uid))
         s = self.summary
         s.player = self.player
+        s.player_name = self.names.get(self.player) if self.player else None
+        s.players = many
         s.status = status
         s.message = message
         s.read = self.read
