@@ -131,6 +131,7 @@ def test_game_moves_of_a_pgn_game(tmp_path: Path) -> None:
 
 
 def test_an_unknown_game_is_one_line(tmp_path: Path) -> None:
+    api.open_store(tmp_path / "t.db", create=True).close()
     with pytest.raises(api.ArgumentError, match="no game 'nope' in the database"):
         api.game_moves("nope", db=tmp_path / "t.db")
 
