@@ -37,11 +37,56 @@ REAL_FIDE_COLORS: Final = {"standard": "#2b8a3e", "rapid": "#5c940d", "blitz": "
 
 #: Trace names; tests and the browser check look for them.
 LICHESS_NAME: Final = "Lichess rating after each game"
-FIDE_NAME: Final = "FIDE-style rating in force"
+FIDE_NAME: Final = "FIDE-style rating in force (Lichess scale)"
+BAND_NAME: Final = "Band of the models (lowest–highest)"
+LICHESS_SCALE: Final = "Lichess scale"
 PERFORMANCE_NAME: Final = "Performance rating of the month"
 UNRATED_NAME: Final = "Unrated (no FIDE-style rating)"
 COUNTED_NAME: Final = "Games counted"
 LEFT_OUT_NAME: Final = "Games left out"
+
+
+def fide_name(scale_label: str = LICHESS_SCALE) -> str:
+    """The FIDE-style line's legend name, with the scale its figures are on:
+    ``"FIDE-style rating in force (FIDE scale (lebowitz))"``."""
+    return f"FIDE-style rating in force ({scale_label})"
+
+
+def median_name(scale_label: str) -> str:
+    """The legend name of the models' median line (``--scale all``)."""
+    return f"FIDE-style median of the models ({scale_label})"
+
+
+def scale_label(report: ReplayReport) -> str:
+    """The scale the report's FIDE-style figures are on (``"Lichess scale"`` when the report
+    has no scale)."""
+    return str(getattr(report, "scale_label", LICHESS_SCALE))
+
+
+def band_steps(periods: Sequence[PeriodRow], end: datetime
+               ) -> tuple[list[datetime], list[float | None], list[float | None],
+                          list[float | None]] | None:
+    """x and the models' lowest, median and highest rating in force (``--scale all``), as step
+    lines: each period's band is in force from the next month to the one after; ``None``
+    while no model rates the player. ``None`` when the report has no band."""
+    bands = [(row.period, getattr(row, "band", None)) for row in periods]
+    if not any(b is not None for _, b in bands):
+        return None
+    xs: list[datetime] = []
+    lows: list[float | None] = []
+    mids: list[float | None] = []
+    highs: list[float | None] = []
+    for i, (period, band) in enumerate(bands):
+        start = month_start(next_period(period))
+        stop = month_start(next_period(bands[i + 1][0])) if i + 1 < len(bands) else end
+        low = None if band is None or band.min is None else float(band.min)
+        mid = None if band is None or band.median is None else float(band.median)
+        high = None if band is None or band.max is None else float(band.max)
+        xs += [start, stop]
+        lows += [low, low]
+        mids += [mid, mid]
+        highs += [high, high]
+    return xs, lows, mids, highs
 
 
 def real_fide_name(kind: str) -> str:
@@ -275,6 +320,10 @@ def rating_range(report: ReplayReport, real: RealLines | None = None
         if r.performance is not None and r.games >= MIN_PERFORMANCE_GAMES:
             values.append(r.performance)
     values += [m.rating for m in unpublished_marks(report.periods)]
+    if report.periods:
+        band = band_steps(report.periods, chart_end(report.periods))
+        if band is not None:
+            values += [int(v) for v in (*band[1], *band[3]) if v is not None]
     if real and report.periods:
         start, end = report.periods[0].period, chart_end(report.periods)
         for months in real.values():
@@ -389,7 +438,8 @@ def overview_figure(report: ReplayReport, real: RealLines | None = None) -> go.F
             places += ["bottom center", "top center" if i % 2 else "bottom center"]
         marked = any(sizes)
         fig.add_trace(go.Scatter(
-            x=xs_f, y=ys_f, name=FIDE_NAME, mode="lines+markers+text" if marked else "lines",
+            x=xs_f, y=ys_f, name=fide_name(scale_label(report)),
+            mode="lines+markers+text" if marked else "lines",
             connectgaps=False, line={"color": FIDE_COLOR, "width": 3},
             customdata=hover, text=texts if marked else None, textposition=places,
             textfont={"color": FIDE_COLOR, "size": 11},
@@ -397,6 +447,26 @@ def overview_figure(report: ReplayReport, real: RealLines | None = None) -> go.F
                     "line": {"width": 2.5, "color": FIDE_COLOR}} if marked else None,
             hovertemplate="%{x|%Y-%m-%d}<br>%{customdata}<extra></extra>",
         ), row=1, col=1)
+        band = band_steps(periods, chart_end(periods))
+        if band is not None:  # --scale all: the models' band, shaded, and their median
+            bx, lows, medians, highs = band
+            label = scale_label(report)
+            fig.add_trace(go.Scatter(
+                x=bx, y=lows, name=BAND_NAME, mode="lines", connectgaps=False,
+                legendgroup="band", showlegend=False, line={"width": 0, "color": FIDE_COLOR},
+                hovertemplate="%{x|%Y-%m}<br>lowest model %{y}<extra></extra>",
+            ), row=1, col=1)
+            fig.add_trace(go.Scatter(
+                x=bx, y=highs, name=BAND_NAME, mode="lines", connectgaps=False,
+                legendgroup="band", fill="tonexty", fillcolor="rgba(217, 72, 15, 0.15)",
+                line={"width": 0, "color": FIDE_COLOR},
+                hovertemplate="%{x|%Y-%m}<br>highest model %{y}<extra></extra>",
+            ), row=1, col=1)
+            fig.add_trace(go.Scatter(
+                x=bx, y=medians, name=median_name(label), mode="lines", connectgaps=False,
+                line={"color": FIDE_COLOR, "width": 2, "dash": "dash"},
+                hovertemplate="%{x|%Y-%m}<br>median of the models %{y}<extra></extra>",
+            ), row=1, col=1)
         for kind, months in (real or {}).items():
             rx, ry = real_steps(months, periods[0].period, chart_end(periods))
             if rx:
