@@ -103,7 +103,7 @@ def test_db_anywhere_moves_only_the_db_option() -> None:
 # --- help for people ------------------------------------------------------------------------
 
 COMMANDS = ("import-file", "import", "players", "replay", "calc", "settings", "dashboard",
-            "demo", "fide")
+            "demo", "fide", "convert")
 
 
 def test_top_level_help_lists_full_summaries() -> None:
