@@ -492,7 +492,7 @@ def convert_cmd(
     rating: Annotated[int, typer.Argument(help="A Lichess rating.", show_default=False,
                                           metavar="RATING")],
     perf: Annotated[str, typer.Option("--perf", help="Its perf: bullet, blitz, rapid or "
-                                      "classical.", show_default=False)],
+                                      "classical.", show_default=False, metavar="PERF")],
     scale: Annotated[str, typer.Option(help="A model (lebowitz, mathtuition, chessdojo-2024) "
                                        "or all.", metavar="MODEL")] = "all",
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
