@@ -63,6 +63,15 @@ def scale_label(report: ReplayReport) -> str:
     return str(getattr(report, "scale_label", LICHESS_SCALE))
 
 
+def line_label(report: ReplayReport) -> str:
+    """The scale of the FIDE-style step line: with every model, the line is the first
+    model's (the others are in the band), so it names that model."""
+    model = getattr(report, "model", None)
+    if getattr(report, "scale", None) == "all" and model is not None:
+        return f"FIDE scale ({model.key})"
+    return scale_label(report)
+
+
 def band_steps(periods: Sequence[PeriodRow], end: datetime
                ) -> tuple[list[datetime], list[float | None], list[float | None],
                           list[float | None]] | None:
@@ -438,7 +447,7 @@ def overview_figure(report: ReplayReport, real: RealLines | None = None) -> go.F
             places += ["bottom center", "top center" if i % 2 else "bottom center"]
         marked = any(sizes)
         fig.add_trace(go.Scatter(
-            x=xs_f, y=ys_f, name=fide_name(scale_label(report)),
+            x=xs_f, y=ys_f, name=fide_name(line_label(report)),
             mode="lines+markers+text" if marked else "lines",
             connectgaps=False, line={"color": FIDE_COLOR, "width": 3},
             customdata=hover, text=texts if marked else None, textposition=places,

@@ -34,7 +34,8 @@ SCALES_NOTE: Final = (
     "rating is FIDE's method applied to the same games. A Lichess 1500 is not a FIDE 1500."
 )
 
-SettingsKey = tuple[int | None, int | None, str | None, str | None, bool | None]
+SettingsKey = tuple[int | None, int | None, str | None, str | None, bool | None, str | None,
+                    str | None]
 
 
 def db_url() -> str:
@@ -82,26 +83,31 @@ def players() -> list[PlayerSummary]:
 def settings_key(user_id: str) -> SettingsKey:
     """A player's saved settings as a hashable key (part of every replay cache key)."""
     s: PlayerSettings = api.settings(user_id, db=store())
-    return (s.start_rating, s.birth_year, s.rules, s.expected, s.count_provisional)
-
-
-@st.cache_resource(show_spinner=False, max_entries=MAX_REPORTS)
-def _report(url: str, version: tuple[int, int], user_id: str, perf: str,
-            settings: SettingsKey) -> ReplayReport:
-    start_rating, birth_year, rules, expected, count_provisional = settings
-    return api.replay(user_id, perf, db=_store(url), start_rating=start_rating,
-                      birth_year=birth_year, rules=rules, expected=expected,
-                      count_provisional=count_provisional)
+    return (s.start_rating, s.birth_year, s.rules, s.expected, s.count_provisional,
+            s.start_scale, s.chapter)
 
 
 RealKey = tuple[tuple[str, tuple[tuple[str, int], ...]], ...]
 
 
 @st.cache_resource(show_spinner=False, max_entries=MAX_REPORTS)
+def _report(url: str, version: tuple[int, int], user_id: str, perf: str,
+            settings: SettingsKey, scale: str, real: RealKey) -> ReplayReport:
+    # ``real`` is in the key because the replay compares with the stored FIDE list, which a
+    # link changes without changing the games.
+    start_rating, birth_year, rules, expected, count_provisional, start_scale, chapter = settings
+    return api.replay(user_id, perf, db=_store(url), start_rating=start_rating,
+                      birth_year=birth_year, rules=rules, expected=expected,
+                      count_provisional=count_provisional, scale=scale,
+                      start_scale=start_scale, chapter=chapter)
+
+
+@st.cache_resource(show_spinner=False, max_entries=MAX_REPORTS)
 def _overview_figure(url: str, version: tuple[int, int], user_id: str, perf: str,
-                     settings: SettingsKey, real: RealKey = ()) -> Figure:
-    return charts.overview_figure(_report(url, version, user_id, perf, settings),
-                                  {kind: months for kind, months in real})
+                     settings: SettingsKey, scale: str, real: RealKey) -> Figure:
+    return charts.overview_figure(
+        _report(url, version, user_id, perf, settings, scale, real),
+        {kind: months for kind, months in real})
 
 
 #: The real FIDE list drawn beside a perf besides the standard one (the models estimate a
@@ -122,8 +128,10 @@ def real_lines(user_id: str, perf: str) -> RealKey:
     return tuple(out)
 
 
-def _key(user_id: str, perf: str) -> tuple[str, tuple[int, int], str, str, SettingsKey]:
-    return db_url(), data_version(), user_id, perf, settings_key(user_id)
+def _key(user_id: str, perf: str
+         ) -> tuple[str, tuple[int, int], str, str, SettingsKey, str, RealKey]:
+    return (db_url(), data_version(), user_id, perf, settings_key(user_id),
+            current_scale(perf), real_lines(user_id, perf))
 
 
 def report(user_id: str, perf: str) -> ReplayReport:
@@ -143,12 +151,67 @@ def report(user_id: str, perf: str) -> ReplayReport:
 def overview_figure(user_id: str, perf: str) -> Figure:
     """The Overview chart of that replay (cached with the report), with the player's real
     FIDE lists when a FIDE id is linked."""
-    return _overview_figure(*_key(user_id, perf), real_lines(user_id, perf))
+    return _overview_figure(*_key(user_id, perf))
 
 
 #: Query parameters: the stable keys (``?player=indexinator&perf=blitz``), never the labels.
 PLAYER_PARAM: Final = "player"
 PERF_PARAM: Final = "perf"
+SCALE_PARAM: Final = "scale"
+#: The scale pick, kept outside the widget (a widget's own state does not survive a page
+#: switch); with the URL it was read from, so a typed URL wins over the remembered pick.
+_SCALE_PICKED: Final = "_picked_scale"
+_SCALE_URL_SEEN: Final = "_scale_url_seen"
+LICHESS_SCALE: Final = "lichess"
+ALL_MODELS: Final = "all"
+
+
+def scale_options(perf: str) -> dict[str, str]:
+    """The scales a replay of ``perf`` can use, key → label: the Lichess numbers, each model
+    covering the perf, and all of them (their median and band)."""
+    models = api.scale_models(perf)
+    out = {LICHESS_SCALE: "Lichess scale (the raw numbers)"}
+    out.update({m.key: f"FIDE scale: {m.name}" for m in models})
+    if models:
+        out[ALL_MODELS] = "FIDE scale: all models (median and band)"
+    return out
+
+
+def pick_scale(user_id: str, perf: str) -> str:
+    """The scale picker in the sidebar, kept in the URL (``?scale=lebowitz``): a URL not
+    seen before sets it; else the pick of this session; else the player's saved default."""
+    options = scale_options(perf)
+    url = _url_param(SCALE_PARAM)
+    if url is not None and url != st.session_state.get(_SCALE_URL_SEEN):
+        st.session_state[_SCALE_URL_SEEN] = url
+        if url.lower() in options:
+            st.session_state[_SCALE_PICKED] = url.lower()
+        else:
+            st.sidebar.warning(f"{url!r} is not a scale for {perf}: use one of "
+                               f"{', '.join(options)}.")
+    if st.session_state.get(_SCALE_PICKED) not in options:
+        saved = api.settings(user_id, db=store()).resolved().scale
+        st.session_state[_SCALE_PICKED] = saved if saved in options else LICHESS_SCALE
+    st.session_state["scale"] = st.session_state[_SCALE_PICKED]
+    picked = str(st.sidebar.selectbox(
+        "Scale", list(options), key="scale", format_func=options.__getitem__,
+        on_change=lambda: st.session_state.__setitem__(_SCALE_PICKED,
+                                                       st.session_state["scale"]),
+        help="The scale of the opponents' ratings the replay uses: Lichess's own numbers, or "
+             "mapped to FIDE's scale by a published model (all: every model, as a band)."))
+    # The default scale stays out of the URL, so ?player=…&perf=… is the plain link.
+    if picked == LICHESS_SCALE:
+        st.query_params.pop(SCALE_PARAM, None)
+    elif _url_param(SCALE_PARAM) != picked:
+        st.query_params[SCALE_PARAM] = picked
+        st.session_state[_SCALE_URL_SEEN] = picked
+    return picked
+
+
+def current_scale(perf: str) -> str:
+    """The scale picked on this page (see :func:`pick_scale`), the Lichess scale if none."""
+    picked = st.session_state.get(_SCALE_PICKED, LICHESS_SCALE)
+    return picked if picked in scale_options(perf) else LICHESS_SCALE
 #: The (player, perf) this session last wrote to the URL: a different URL was typed or
 #: bookmarked, so it wins over the pickers' remembered values.
 _URL_WRITTEN: Final = "_url_written"
@@ -234,6 +297,7 @@ def pick_player_perf() -> tuple[PlayerSummary, str]:
     perf = _picker("Perf", list(perfs), "perf",
                    lambda p: f"{p} — {perfs[p]:,} game{'s' * (perfs[p] != 1)}")
     _write_url(player.id, perf)
+    pick_scale(player.id, perf)
     return player, perf
 
 

@@ -4,6 +4,7 @@ correspondence y-range fits the rating lines, cmrade's bullet line is broken ove
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -11,6 +12,7 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -41,20 +43,18 @@ FIGURE = """(() => {
 })()"""
 
 
-@pytest.fixture(scope="module")
-def fixtures_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+@contextlib.contextmanager
+def running_dashboard(db: Path) -> Iterator[str]:
+    """``tracker --db DB dashboard --port FREE`` running; yields its URL, stops it after."""
     if chromium_path() is None:
         pytest.skip("chromium is not installed: run `bash scripts/ensure-chromium.sh` (as root)")
-    tmp = tmp_path_factory.mktemp("chart-browser")
-    db = tmp / "fixtures.db"
-    api.import_file(CMRADE, db=db, user="cmrade")
-    api.import_file(SINGLE, db=db, user="Lance5500")
     port = free_port()
-    log = tmp / "dashboard.log"
+    log = db.parent / f"dashboard-{port}.log"
     with log.open("w") as out:
         proc = subprocess.Popen(
             [sys.executable, "-m", "tracker.cli", "--db", str(db), "dashboard", "--port",
-             str(port)], stdout=out, stderr=subprocess.STDOUT, start_new_session=True, cwd=tmp)
+             str(port)], stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+            cwd=db.parent)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
@@ -76,6 +76,17 @@ def fixtures_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+
+
+@pytest.fixture(scope="module")
+def fixtures_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    if chromium_path() is None:
+        pytest.skip("chromium is not installed: run `bash scripts/ensure-chromium.sh` (as root)")
+    db = tmp_path_factory.mktemp("chart-browser") / "fixtures.db"
+    api.import_file(CMRADE, db=db, user="cmrade")
+    api.import_file(SINGLE, db=db, user="Lance5500")
+    with running_dashboard(db) as url:
+        yield url
 
 
 def overview(url: str, player: str, perf: str, shot: str) -> dict[str, object]:

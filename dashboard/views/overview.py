@@ -18,8 +18,9 @@ lichess, fide, counted, k = st.columns(4)
 lichess.metric("Lichess rating now", ui.number(report.current_lichess),
                help="Lichess's own number after the last rated game (Glicko-2).")
 fide.metric("FIDE-style rating now", ui.number(fide_now, "unrated"),
-            help="The rating in force for the next period, from FIDE's rules replayed month "
-                 "by month on these games.")
+            help=f"The rating in force for the next period, from FIDE's rules replayed month "
+                 f"by month on these games, on the {report.scale_label}.")
+fide.caption(f"on the {report.scale_label}")
 unrated = api.unrated_text(report)
 if unrated is not None:  # the metric says "unrated"; the caption says why, once
     why = unrated.removeprefix("unrated: ")
@@ -33,7 +34,18 @@ k.metric("K next period", ui.number(k_next),
               "(K × games in the month ≤ 700).")
 if k_next is None:
     k.caption("no K while unrated: the next games go to the initial-rating pool")
-st.caption(ui.SCALES_NOTE)
+if report.scale == ui.LICHESS_SCALE:
+    st.caption(ui.SCALES_NOTE)
+else:
+    st.caption(f"The FIDE-style figures are on the {report.scale_label}: every opponent's "
+               "Lichess rating is mapped to FIDE's scale by the model before FIDE's rules "
+               "run. The Lichess line stays Lichess's own number."
+               + (" With all models, the line is their median and the shade their band."
+                  if report.scale == ui.ALL_MODELS else ""))
+if report.real and report.mean_abs_gap is not None:
+    st.caption(f"Against your real FIDE rating ({report.real_list} list): mean gap "
+               f"{float(report.mean_abs_gap):.0f} points (hypothetical − real, where both "
+               "exist).")
 
 st.plotly_chart(ui.overview_figure(player.id, perf), key="overview_chart",
                 config={"displaylogo": False})

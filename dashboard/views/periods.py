@@ -12,6 +12,7 @@ player, perf = ui.pick_player_perf()
 report = ui.report(player.id, perf)
 
 st.header(f"Rating periods — {report.player}, {perf}")
+st.caption(f"FIDE-style figures on the {report.scale_label}.")
 st.caption("One row per calendar month (UTC) with games of this perf. The rating in force "
            "during a month is *before*; the change, K × Σ(score − expected), is rounded once "
            "and gives *after*, in force from the next month. Empty = unrated.")
@@ -32,8 +33,16 @@ for row in report.periods:
         "expected_score": _number(j["expected_score"]),
         "change": _number(j["change"]),
         "note": row.result.note,
+        **({"band_min": row.band.min, "band_median": _number(row.band.median),
+            "band_max": row.band.max} if row.band is not None else {}),
+        **({"fide_real": row.fide_real, "gap": row.gap} if report.real else {}),
     })
-table = pd.DataFrame(rows, columns=[*PERIOD_KEYS, "note"])
+extra = [*(("band_min", "band_median", "band_max") if report.scale == ui.ALL_MODELS else ()),
+         *(("fide_real", "gap") if report.real else ())]
+table = pd.DataFrame(rows, columns=[*PERIOD_KEYS, "note", *extra])
+for col in ("band_min", "band_max", "fide_real", "gap"):
+    if col in table:
+        table[col] = table[col].astype("Int64")
 for col in ("games", "k", "rating_before", "rating_after", "performance", "lichess_rating"):
     table[col] = table[col].astype("Int64")
 
@@ -41,6 +50,7 @@ picked = st.dataframe(
     table, hide_index=True, key="periods_table", placeholder="—",
     row_height=ui.ROW_HEIGHT, height=ui.table_height(len(table)),
     on_select="rerun", selection_mode="single-row",
+    column_order=[*PERIOD_KEYS, *extra, "note"],
     column_config={
         "period": st.column_config.TextColumn(
             "Month", width=70, help="The rating period: a calendar month, UTC"),
@@ -75,6 +85,21 @@ picked = st.dataframe(
             "Lichess", format="%d", width=65,
             help="Your Lichess rating after the month's last game (Glicko-2, Lichess's "
                  "scale)"),
+        "band_min": st.column_config.NumberColumn(
+            "Lowest", format="%d", width=60,
+            help="The lowest rating after the month among the models (FIDE scale)"),
+        "band_median": st.column_config.NumberColumn(
+            "Median", format="%.1f", width=65,
+            help="The median of the models' ratings after the month (FIDE scale)"),
+        "band_max": st.column_config.NumberColumn(
+            "Highest", format="%d", width=60,
+            help="The highest rating after the month among the models (FIDE scale)"),
+        "fide_real": st.column_config.NumberColumn(
+            "Real FIDE", format="%d", width=70,
+            help="Your real FIDE rating in force from the next month (the linked list)"),
+        "gap": st.column_config.NumberColumn(
+            "Gap", format="%+d", width=55,
+            help="Hypothetical − real: the FIDE-style rating after the month minus the real one"),
         "note": st.column_config.TextColumn(
             "What happened", width="large",
             help="The engine's sentence for the month (click the row to read it in full)"),

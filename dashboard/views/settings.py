@@ -50,7 +50,31 @@ with st.form(f"settings_{player.id}"):
     provisional = st.checkbox(
         "Count games against provisional opponents (rating deviation ≥ 110)",
         value=resolved.count_provisional, key=f"set_prov_{player.id}")
+    scales = {"lichess": "Lichess scale (the raw numbers)",
+              **{m.key: f"FIDE scale: {m.name}" for m in api.scale_models()},
+              "all": "FIDE scale: all models (median and band)"}
+    scale = st.selectbox(
+        "Default scale", list(scales), format_func=scales.__getitem__,
+        index=list(scales).index(resolved.scale) if resolved.scale in scales else 0,
+        key=f"set_scale_{player.id}",
+        help="The scale the pages open on (the sidebar picks another for a visit). A model "
+             "that does not cover a perf falls back to the Lichess scale there.")
+    start_scale = st.radio(
+        "The start rating is", ["fide", "lichess"], horizontal=True,
+        index=0 if resolved.start_scale == "fide" else 1, key=f"set_start_scale_{player.id}",
+        format_func=lambda x: "a real FIDE rating" if x == "fide" else "a Lichess rating")
+    chapters = {"": "by perf (classical and correspondence: standard; rapid, blitz, bullet: "
+                    "rapid & blitz)", "standard": "standard", "rapid-blitz": "rapid & blitz"}
+    chapter = st.selectbox(
+        "FIDE chapter", list(chapters), format_func=chapters.__getitem__,
+        index=list(chapters).index(saved.chapter or ""), key=f"set_chapter_{player.id}",
+        help="FIDE rates standard games under its standard chapter and rapid and blitz games "
+             "under the rapid & blitz chapter (no 2650 exemption; the 600-point rule).")
     submitted = st.form_submit_button("Save", type="primary")
+
+def saved_chapter(settings: api.PlayerSettings) -> str:
+    return settings.chapter or "by perf"
+
 
 if submitted:
     try:
@@ -59,6 +83,7 @@ if submitted:
             start_rating=int(start_rating) if start == "rating" else None,
             birth_year=int(birth_year) if birth_year is not None else None,
             rules=rules, expected=expected, count_provisional=bool(provisional),
+            scale=scale, start_scale=start_scale, chapter=chapter or None,
         )
     except SettingsError as exc:
         st.error(str(exc))
@@ -67,8 +92,8 @@ if submitted:
         st.success(
             f"Saved: start {'unrated' if r.start_rating is None else r.start_rating}, birth "
             f"year {r.birth_year or '—'}, rules {r.rules}, expected {r.expected}, provisional "
-            f"opponents {'counted' if r.count_provisional else 'left out'}. The other pages "
-            "now replay with these settings.")
+            f"opponents {'counted' if r.count_provisional else 'left out'}, scale {r.scale}, "
+            f"chapter {saved_chapter(new)}. The other pages now replay with these settings.")
 
 st.subheader("Real FIDE rating")
 st.caption("Link your FIDE id to draw your real FIDE rating beside the replay (the standard "

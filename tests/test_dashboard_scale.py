@@ -1,0 +1,110 @@
+"""The dashboard on the FIDE scale: the scale picker (kept in the URL), the models' median and
+band, the real FIDE line when a FIDE id is linked, each labelled with its scale; Settings saves
+the default scale and chapter; the Periods table carries the band and the real rating.
+AppTest for the pages; a browser test for what plotly draws (screenshot in test-artifacts/)."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from dashboard import charts
+from tests.browser import Browser
+from tests.lichess_server import LichessServer
+from tests.test_dashboard import assert_clean, chart_traces, open_app, texts
+from tests.test_dashboard_browser import ARTIFACTS, BAD_TEXT, CHART_READY
+from tracker import api
+
+FIDE_ID = "35009192"  # the real answers the local Lichess serves (a GM: standard 2761 in 2026)
+
+
+@pytest.fixture
+def linked_db(indexinator_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+              ) -> Iterator[Path]:
+    """A copy of the sample with indexinator linked to a FIDE id (fetched from the local
+    Lichess-compatible server)."""
+    path = tmp_path / "linked.db"
+    with sqlite3.connect(indexinator_db) as src, sqlite3.connect(path) as dst:
+        src.backup(dst)
+    with LichessServer() as server:
+        api.fide_link("indexinator", FIDE_ID, db=path, base_url=server.url)
+    yield path
+
+
+def test_scale_all_draws_median_band_and_the_real_line(linked_db: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    at = open_app(linked_db, monkeypatch, query={"player": "indexinator", "perf": "blitz",
+                                                 "scale": "all"})
+    assert_clean(at)
+    report = api.replay("indexinator", "blitz", db=linked_db, scale="all")
+    traces = chart_traces(at)
+    label = report.scale_label
+    assert charts.LICHESS_NAME in traces
+    assert charts.median_name(label) in traces
+    assert charts.BAND_NAME in traces
+    assert charts.real_fide_name("standard") in traces
+    assert report.model is not None  # the first model's line, labelled with that model
+    assert charts.fide_name(f"FIDE scale ({report.model.key})") in traces
+    assert list(at.query_params.get("scale", [])) in (["all"], ["a", "l", "l"])
+    assert f"on the {label}" in [c.value for c in at.caption]
+    assert "Against your real FIDE rating (standard list): mean gap" in texts(at)
+
+
+def test_the_default_scale_keeps_the_plain_url_and_the_lichess_label(
+        linked_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    at = open_app(linked_db, monkeypatch)
+    assert_clean(at)
+    assert "scale" not in at.query_params
+    traces = chart_traces(at)
+    assert charts.fide_name("Lichess scale") == charts.FIDE_NAME
+    assert charts.FIDE_NAME in traces
+
+
+def test_settings_save_the_default_scale_and_chapter(linked_db: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    at = open_app(linked_db, monkeypatch, "views/settings.py")
+    assert_clean(at)
+    at.selectbox(key="set_scale_indexinator").set_value("lebowitz")
+    at.selectbox(key="set_chapter_indexinator").set_value("standard")
+    at.button[0].click().run()
+    assert_clean(at)
+    saved = api.settings("indexinator", db=linked_db)
+    assert (saved.scale, saved.chapter) == ("lebowitz", "standard")
+
+
+def test_periods_carry_the_band_and_the_real_rating(linked_db: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    at = open_app(linked_db, monkeypatch, "views/periods.py",
+                  query={"player": "indexinator", "perf": "blitz", "scale": "all"})
+    assert_clean(at)
+    table = at.dataframe[0].value
+    for col in ("band_min", "band_median", "band_max", "fide_real", "gap"):
+        assert col in table.columns
+    rated = table.dropna(subset=["band_min", "band_max"])
+    assert len(rated) and (rated["band_min"] <= rated["band_median"]).all()
+    assert (rated["band_median"] <= rated["band_max"]).all()
+
+
+@pytest.mark.browser
+def test_browser_overview_scale_all_with_a_linked_fide_id(
+        linked_db: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Issue 12's check: four labelled series (Lichess, median, band, real FIDE), no error."""
+    from tests.test_dashboard_browser_charts import running_dashboard
+
+    with running_dashboard(linked_db) as url, Browser(1400, 1250) as browser:
+        browser.goto(f"{url}/?player=indexinator&perf=blitz&scale=all")
+        assert browser.wait_for(CHART_READY, timeout=90), "the Overview never rendered"
+        time.sleep(0.8)
+        browser.screenshot(ARTIFACTS / "overview-scale-all-fide.png")
+        text = browser.evaluate("document.body.innerText")
+        legend = browser.evaluate("[...document.querySelectorAll('.js-plotly-plot "
+                                  ".legendtext')].map(e => e.textContent)")
+    assert not [bad for bad in BAD_TEXT if bad in text], text
+    label = api.replay("indexinator", "blitz", db=linked_db, scale="all").scale_label
+    for name in (charts.LICHESS_NAME, charts.median_name(label), charts.BAND_NAME,
+                 charts.real_fide_name("standard")):
+        assert name in legend, (name, legend)
