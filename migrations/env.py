@@ -1,6 +1,6 @@
 """Alembic environment for tracker.
 
-Used two ways: by :func:`tracker.store.db.migrate`, which hands over an open connection in
+Used two ways: by :func:`tracker.store.engine.migrate`, which hands over an open connection in
 ``config.attributes["connection"]`` (every database is upgraded when it is opened), and by the
 ``alembic`` command for developers (``alembic -x db=URL revision --autogenerate -m "..."``),
 where the URL comes from ``-x db=…``, ``$TRACKER_DB`` or the default database.
@@ -34,7 +34,7 @@ def run_migrations_online() -> None:
         _run(connection)
         return
     from tracker.config import database_url
-    from tracker.store.db import create_db_engine
+    from tracker.store.engine import create_db_engine
 
     url = context.get_x_argument(as_dictionary=True).get("db")
     engine = create_db_engine(database_url(url))

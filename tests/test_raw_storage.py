@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import zlib
 
-from tracker.store.db import compress_raw, decompress_raw
+from tracker.codec import compress_raw, decompress_raw
 
 
 def test_raw_text_round_trips_through_compression() -> None:

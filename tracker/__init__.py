@@ -15,9 +15,10 @@ from __future__ import annotations
 
 from typing import Any
 
-__version__ = "0.1.0"
+from tracker._version import __version__
 
 __all__ = [
+    "__version__",
     "calc",
     "dashboard",
     "demo",

@@ -11,7 +11,7 @@ from typing import Final
 
 import platformdirs
 
-from tracker import __version__
+from tracker._version import __version__
 
 APP_NAME: Final = "tracker"
 PROJECT_URL: Final = "https://github.com/tracker-chess/tracker"

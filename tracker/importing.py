@@ -8,7 +8,7 @@ was new, updated, unchanged or skipped (by reason), and records the run as ``com
 
 from __future__ import annotations
 
-import hashlib
+import logging
 import os
 import re
 import signal
@@ -21,6 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
+from sqlalchemy.exc import SQLAlchemyError
+
+from tracker.codec import raw_digest
 from tracker.errors import Terminated
 from tracker.records import GameRecord
 from tracker.sources.files import (  # the skip reasons are re-exported from here
@@ -33,8 +36,13 @@ from tracker.sources.files import (  # the skip reasons are re-exported from her
     open_input,
 )
 from tracker.sources.ndjson import read_ndjson
-from tracker.sources.pgn import StudyError, filter_chunks, read_pgn
-from tracker.store.db import BATCH_SIZE, Store, StoredGame, WriteCounts, now_ms
+from tracker.sources.pgn import filter_chunks, read_pgn
+from tracker.store.db import Store
+from tracker.store.engine import DatabaseError
+from tracker.store.games import BATCH_SIZE, StoredGame, WriteCounts
+from tracker.utc import now_ms
+
+LOG = logging.getLogger(__name__)
 
 #: ``progress(games_read, units_done, units_total)``; units are bytes for files, games for the
 #: API (``units_total`` may be ``None`` when unknown).
@@ -285,8 +293,9 @@ class ImportRecorder:
                 exc.summary = self.summary  # type: ignore[attr-defined]  # for the CLI's last line
             else:
                 self.finish("failed", f"{type(exc).__name__}: {exc}")
-        except Exception:
-            pass
+        except (DatabaseError, SQLAlchemyError, OSError):
+            # The store itself failed: the error leaving the block is the one to report.
+            LOG.exception("could not record the end of import run %s", self.run_id)
 
 
 def import_file(
@@ -375,8 +384,6 @@ def _import_one(f: InputFile, recorder: ImportRecorder, users: Sequence[str],
     try:
         for rec in records:
             recorder.add(rec)
-    except StudyError as exc:  # not raised by the readers any more; kept for safety
-        raise InputError(f"{f.path}: {exc}") from None
     finally:  # counted even when the import is interrupted
         for reason, n in log.skipped.items():
             recorder.skip(reason, n)
@@ -440,7 +447,7 @@ def _screen_chunk(buf: list[bytes], recorder: ImportRecorder, wanted: set[str],
         if digest is None or seen[gid] > 1:  # new, or repeated here: the last copy wins
             continue
         text = buf[i].strip()
-        if text.endswith(b"}") and hashlib.blake2b(text, digest_size=8).hexdigest() == digest:
+        if text.endswith(b"}") and raw_digest(text) == digest:
             same[i] = gid
     games = recorder.store.stored_games(list(same.values())) if same else {}
     for i, line in enumerate(buf):

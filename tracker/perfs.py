@@ -1,7 +1,7 @@
 """The perfs a replay accepts: Lichess perf keys, spelled in any case.
 
-The vocabulary itself (:data:`~tracker.records.SPEEDS`, :data:`~tracker.records.VARIANTS`)
-is the records'; this module only says which of those keys a FIDE replay takes and turns a
+The vocabulary itself (:data:`~tracker.records.PERFS`: the speeds, then the variants) is the
+records'; this module only says which of those keys a FIDE replay takes and turns a
 user's spelling into the key.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Final
 
 from tracker.errors import TrackerError
-from tracker.records import SPEEDS, VARIANTS
+from tracker.records import PERFS, SPEEDS
 
 
 class PerfError(TrackerError, ValueError):
@@ -20,7 +20,7 @@ class PerfError(TrackerError, ValueError):
 
 
 #: Perf keys by their lowercase spelling, so ``--perf Blitz`` and ``ultrabullet`` work.
-_PERF_KEYS: Final = {k.lower(): k for k in (*SPEEDS, *VARIANTS)}
+_PERF_KEYS: Final = {k.lower(): k for k in PERFS}
 
 
 def perf_key(perf: str) -> str:

@@ -12,8 +12,13 @@ naive time accepted. Ratings are Lichess Glicko-2 ratings in rating points, as i
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, Final, Literal
+
+# The time helpers, re-exported: records are where most callers meet them.
+from tracker.utc import datetime_to_ms as datetime_to_ms
+from tracker.utc import month_of as month_of
+from tracker.utc import ms_to_datetime as ms_to_datetime
 
 Source = Literal["api", "ndjson", "pgn"]
 Color = Literal["white", "black"]
@@ -41,6 +46,14 @@ VARIANTS: Final = (
 
 #: Lichess speed keys, fastest first.
 SPEEDS: Final = ("ultraBullet", "bullet", "blitz", "rapid", "classical", "correspondence")
+
+#: The perf keys of variants: the variant key, for every variant but standard chess (whose
+#: perf is its speed, also from a set-up position).
+VARIANT_PERFS: Final = tuple(v for v in VARIANTS if v not in ("standard", "fromPosition"))
+
+#: Every Lichess perf key (the ``perf`` of a record, the ``perfType`` of the game export):
+#: the speeds of standard chess, then the variants.
+PERFS: Final = (*SPEEDS, *VARIANT_PERFS)
 
 
 class SideChecks:
@@ -150,39 +163,3 @@ class GameRecord(GameSides):
     def ended_at(self) -> datetime:
         """The game's end where known, else its start (the moment that picks its rating period)."""
         return self.last_move_at or self.created_at
-
-
-
-def ms_to_datetime(ms: object) -> datetime:
-    """Milliseconds since the epoch (UTC) → aware UTC datetime.
-
-    Raises ValueError for a value below 10**11, which is seconds, not milliseconds (a
-    timestamp in seconds read as milliseconds lands in 1970).
-    """
-    if isinstance(ms, bool) or not isinstance(ms, int):
-        if isinstance(ms, float) and ms.is_integer():
-            ms = int(ms)
-        else:
-            raise ValueError(f"timestamp must be integer milliseconds, got {ms!r}")
-    if 0 <= ms < 10**11:
-        raise ValueError(f"timestamp {ms} looks like seconds, not milliseconds since the epoch")
-    return datetime.fromtimestamp(ms / 1000, tz=UTC).replace(
-        microsecond=(ms % 1000) * 1000
-    )
-
-
-def datetime_to_ms(dt: datetime) -> int:
-    """Aware datetime → integer milliseconds since the epoch, UTC.
-
-    Raises ValueError for a naive datetime (its time zone would be the host's, a classic bug).
-    """
-    if dt.tzinfo is None or dt.utcoffset() is None:
-        raise ValueError("naive datetime: give an aware datetime (UTC)")
-    delta = dt - datetime(1970, 1, 1, tzinfo=UTC)
-    return (delta.days * 86_400 + delta.seconds) * 1000 + delta.microseconds // 1000
-
-
-def month_of(dt: datetime) -> str:
-    """The UTC calendar month of an aware datetime, as ``"YYYY-MM"`` (a FIDE rating period)."""
-    u = dt.astimezone(UTC)
-    return f"{u.year:04d}-{u.month:02d}"

@@ -13,18 +13,15 @@ on first use, by :class:`LazySelected`.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any, overload
 
 from tracker.records import GameSides, SideChecks
 from tracker.selection import Selected
+from tracker.utc import datetime_to_ms, utc_from_ms
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-
-
-def utc(ms: int) -> datetime:
-    """Stored milliseconds → aware UTC datetime (as :func:`tracker.records.ms_to_datetime`)."""
-    return _EPOCH + timedelta(milliseconds=ms)
+#: Stored milliseconds → aware UTC datetime (the store's values are checked on the way in).
+utc = utc_from_ms
 
 
 class SideView(SideChecks):
@@ -94,8 +91,8 @@ class MonthOf:
         d = utc(ms)
         start = datetime(d.year, d.month, 1, tzinfo=UTC)
         end = datetime(d.year + (d.month == 12), d.month % 12 + 1, 1, tzinfo=UTC)
-        self._lo = (start - _EPOCH) // timedelta(milliseconds=1)
-        self._hi = (end - _EPOCH) // timedelta(milliseconds=1)
+        self._lo = datetime_to_ms(start)
+        self._hi = datetime_to_ms(end)
         self._label = f"{d.year:04d}-{d.month:02d}"
         return self._label
 

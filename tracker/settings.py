@@ -27,9 +27,8 @@ from tracker.fide import (
 from tracker.fide.replay import RATING_FLOOR
 from tracker.fide.rules import CHAPTERS, is_chapter, is_method, is_rules
 from tracker.fide.scale import MODELS
-from tracker.store import queries
+from tracker.store import players, queries
 from tracker.store.db import Store
-from tracker.store.models import Player
 
 #: The lowest FIDE rating a user may give as a start rating: FIDE publishes none below the
 #: rating floor (§7.1.4, ``docs/rules.md`` §6), so this *is* the floor.
@@ -180,14 +179,11 @@ def _saved_method(value: str | None) -> ExpectedMethod | None:
 
 def get_settings(store: Store, username: str) -> PlayerSettings:
     """The saved settings of a player (all ``None`` if the player has none saved)."""
-    with store.session() as s:
-        p = s.get(Player, username.lower())
-        if p is None:
-            return PlayerSettings()
-        return PlayerSettings(p.start_rating, p.birth_year, _saved_rules(p.rules),
-                              _saved_method(p.expected), p.count_provisional, p.scale,
-                              p.start_scale if is_start_scale(p.start_scale) else None,
-                              p.chapter if is_chapter(p.chapter) else None)
+    row = players.get_settings_row(store, username)
+    return PlayerSettings(row.start_rating, row.birth_year, _saved_rules(row.rules),
+                          _saved_method(row.expected), row.count_provisional, row.scale,
+                          row.start_scale if is_start_scale(row.start_scale) else None,
+                          row.chapter if is_chapter(row.chapter) else None)
 
 
 def save_settings(store: Store, username: str, **changes: Any) -> PlayerSettings:
@@ -200,10 +196,7 @@ def save_settings(store: Store, username: str, **changes: Any) -> PlayerSettings
     merged = {k: getattr(get_settings(store, uid), k) for k in SETTING_NAMES}
     merged.update(changes)
     settings = validate_settings(PlayerSettings(**merged))
-    store.ensure_player(uid)
-    with store.session() as s:
-        p = s.get(Player, uid)
-        assert p is not None
-        for k in SETTING_NAMES:
-            setattr(p, k, getattr(settings, k))
+    players.save_settings_row(store, uid, players.SettingsRow(
+        settings.start_rating, settings.birth_year, settings.rules, settings.expected,
+        settings.count_provisional, settings.scale, settings.start_scale, settings.chapter))
     return settings

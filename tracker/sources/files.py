@@ -29,6 +29,7 @@ from typing import BinaryIO, Final, Literal
 
 import zstandard
 
+from tracker.codec import compression_of
 from tracker.errors import TrackerError
 
 Format = Literal["pgn", "ndjson"]
@@ -42,10 +43,6 @@ SKIP_CUT_GAME: Final = "cut game at the end of the file"
 SKIP_NOT_PLAYER: Final = "not the player's game"
 REPAIRED_ENCODING: Final = "not UTF-8, read as cp1252"
 
-_GZIP = b"\x1f\x8b"
-_BZIP2 = b"BZh"
-_ZSTD = b"\x28\xb5\x2f\xfd"
-_XZ = b"\xfd7zXZ\x00"
 _UTF8_BOM = codecs.BOM_UTF8
 _UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 _SNIFF_BYTES = 64 * 1024
@@ -131,20 +128,6 @@ class InputFile:
                 f"{self.path.name}: the {self.compression} data ends early or is damaged "
                 f"({error}); the games before that point were read"
             )
-
-    def lines(self) -> Iterator[str]:
-        """Decoded lines (``\\n`` kept): UTF-8, or cp1252/latin-1 for a line that is not."""
-        warned = False
-        for lineno, raw in enumerate(self.byte_lines(), 1):
-            try:
-                yield raw.decode("utf-8")
-            except UnicodeDecodeError:
-                if not warned:
-                    warned = True
-                    self.warnings.append(
-                        f"{self.path.name}: line {lineno} is not UTF-8; read as cp1252/latin-1"
-                    )
-                yield decode_fallback(raw)
 
     @property
     def bytes_read(self) -> int:
@@ -277,14 +260,16 @@ class _Utf16ToUtf8(io.RawIOBase):
 
 
 def _decompressor(head: bytes) -> tuple[str | None, Callable[[BinaryIO], BinaryIO]]:
-    if head.startswith(_GZIP):
-        return "gzip", lambda f: gzip.GzipFile(fileobj=f)  # type: ignore[return-value]
-    if head.startswith(_BZIP2):
-        return "bzip2", lambda f: bz2.BZ2File(f)  # type: ignore[return-value]
-    if head.startswith(_ZSTD):
-        return "zstd", lambda f: _ZstdStream(f)  # type: ignore[return-value]
-    if head.startswith(_XZ):
-        return "xz", lambda f: lzma.LZMAFile(f)  # type: ignore[return-value]
+    """The compression of a file starting with ``head`` and how to read it decompressed."""
+    compression = compression_of(head)
+    if compression == "gzip":
+        return compression, lambda f: gzip.GzipFile(fileobj=f)  # type: ignore[return-value]
+    if compression == "bzip2":
+        return compression, lambda f: bz2.BZ2File(f)  # type: ignore[return-value]
+    if compression == "zstd":
+        return compression, lambda f: _ZstdStream(f)  # type: ignore[return-value]
+    if compression == "xz":
+        return compression, lambda f: lzma.LZMAFile(f)  # type: ignore[return-value]
     return None, lambda f: f
 
 

@@ -46,9 +46,9 @@ from tracker import config
 from tracker.config import USER_AGENT
 from tracker.errors import Terminated, TrackerError
 from tracker.importing import SKIP_UNREADABLE, ImportRecorder, ImportSummary, Progress
-from tracker.records import datetime_to_ms
+from tracker.records import PERFS
 from tracker.sources.ndjson import RecordError, record_from_json
-from tracker.store.db import Store, now_ms
+from tracker.store.db import Store
 from tracker.store.queries import player_perfs
 from tracker.store.sync import (
     Cursor,
@@ -57,6 +57,7 @@ from tracker.store.sync import (
     replace_rating_history,
     save_cursor,
 )
+from tracker.utc import MIN_EPOCH_MS, datetime_to_ms, now_ms
 
 LOG = logging.getLogger(__name__)
 
@@ -79,14 +80,6 @@ SEARCH_INDEX_LAG_MS: Final = 10 * 60 * 1000
 #: The correspondence pass re-reads games that ended this long before the last sync (the
 #: search index's lag, and clocks that disagree), deduplicated by id.
 CORRESPONDENCE_OVERLAP_MS: Final = DAY_MS
-#: Below this a timestamp is seconds, not milliseconds (10**11 ms is March 1973).
-MIN_EPOCH_MS: Final = 10**11
-
-#: Lichess perf keys (the ``perfType`` values of the game export).
-PERFS: Final = (
-    "ultraBullet", "bullet", "blitz", "rapid", "classical", "correspondence", "chess960",
-    "crazyhouse", "antichess", "atomic", "horde", "kingOfTheHill", "racingKings", "threeCheck",
-)
 #: Rating-history series names whose perf key is not the camel-cased name.
 _HISTORY_NAMES: Final = {"puzzles": "puzzle"}
 #: Lichess usernames: 2-30 letters, digits, ``_`` or ``-``.
@@ -483,12 +476,9 @@ class GameFetcher:
         self.max_retries = max_retries
         self.seen: set[str] = set()
         self.ongoing_seen: set[str] = set()
-        self.duplicates = 0
-        self.attempts = 0
         self.result = SegmentResult()
 
     def _open(self, seg: Segment, until: int | None) -> Iterator[dict[str, Any]]:
-        self.attempts += 1
         LOG.info("GET /api/games/user/%s since=%s until=%s perfType=%s", self.username,
                  seg.since_ms, until, seg.perf_type)
         return iter(self.client.client.games.export_by_player(
@@ -581,7 +571,6 @@ class GameFetcher:
                     on_ongoing(obj)
             return False
         if gid in self.seen:
-            self.duplicates += 1
             return False
         if isinstance(gid, str):
             self.seen.add(gid)

@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any, Final
 
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from tracker.records import BLACK_WINS, DRAW, WHITE_WINS, GameRecord, Side, Source, ms_to_datetime
+from tracker.records import BLACK_WINS, DRAW, WHITE_WINS, GameRecord, Side, Source
 from tracker.sources.files import (
     REPAIRED_ENCODING,
     SKIP_NOT_PLAYER,
@@ -29,6 +29,7 @@ from tracker.sources.files import (
     ReadLog,
     decode_fallback,
 )
+from tracker.utc import MIN_EPOCH_MS, ms_to_datetime, utc_from_ms
 
 #: Statuses of games that ended without a result (Lichess exports only finished games, but
 #: ``noStart``, ``aborted`` and ``unknownFinish`` can still show up in old data).
@@ -45,7 +46,6 @@ _HUMAN_SOURCES = frozenset({"lobby", "friend", "pool", "arena", "swiss", "simul"
 PROGRESS_EVERY = 1000
 
 _BOM = b"\xef\xbb\xbf"
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 class RecordError(ValueError):
@@ -53,8 +53,8 @@ class RecordError(ValueError):
 
 
 def _time(value: Any, field: str) -> datetime:
-    if value.__class__ is int and value >= 10**11:  # the usual case, ms; checks as below
-        return _EPOCH + timedelta(milliseconds=value)
+    if value.__class__ is int and value >= MIN_EPOCH_MS:  # the usual case, ms; checks as below
+        return utc_from_ms(value)
     if isinstance(value, datetime):
         if value.tzinfo is None:
             return value.replace(tzinfo=UTC)  # berserk's are aware; be safe with older ones
@@ -320,9 +320,8 @@ def typed_record(line: str | bytes, raw: str, source: Source = "ndjson") -> Game
     return GameRecord(
         id=g.id,
         source=source,
-        created_at=_EPOCH + timedelta(milliseconds=g.createdAt),
-        last_move_at=(_EPOCH + timedelta(milliseconds=g.lastMoveAt)
-                      if g.lastMoveAt is not None else None),
+        created_at=utc_from_ms(g.createdAt),
+        last_move_at=utc_from_ms(g.lastMoveAt) if g.lastMoveAt is not None else None,
         rated=g.rated,
         variant=variant,
         speed=speed,

@@ -66,7 +66,7 @@ class Game(Base):
     opening_name: Mapped[str | None] = mapped_column(Text)
     tournament_id: Mapped[str | None] = mapped_column(String(64))
     #: The source text of the game (NDJSON line or PGN), UTF-8, zstd-compressed (zlib in older
-    #: databases; :func:`tracker.store.db.decompress_raw` reads both).
+    #: databases; :func:`tracker.codec.decompress_raw` reads both).
     raw: Mapped[bytes] = mapped_column(LargeBinary)
     #: A digest of the raw text: an unchanged re-import is detected without decompressing.
     digest: Mapped[str] = mapped_column(String(16))

@@ -1,8 +1,8 @@
 """The API importer's state in the store: sync cursors and the Lichess rating-history series.
 
 A :class:`~tracker.store.models.SyncCursor` row says how far the games of one player (for one
-perf filter) are known to be stored; :mod:`tracker.sources.lichess` decides what the values
-mean and when they move. Times are milliseconds since the epoch, UTC.
+perf filter) are known to be stored; :mod:`tracker.sources.lichess.sync` decides what the
+values mean and when they move. Times are milliseconds since the epoch, UTC.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from datetime import date
 
 from sqlalchemy import delete, func, select
 
-from tracker.store.db import Store
+from tracker.store.engine import Database
 from tracker.store.models import Game, GameSide, RatingHistoryPoint, SyncCursor
 
 
@@ -26,18 +26,18 @@ class Cursor:
     last_sync_at_ms: int | None = None
 
 
-def load_cursor(store: Store, player_id: str, perf_filter: str = "") -> Cursor | None:
+def load_cursor(db: Database, player_id: str, perf_filter: str = "") -> Cursor | None:
     """The cursor of ``player_id`` for ``perf_filter`` (``""``: all perfs), or ``None``."""
-    with store.session() as s:
+    with db.session() as s:
         row = s.get(SyncCursor, (player_id.lower(), perf_filter))
         if row is None:
             return None
         return Cursor(row.newest_created_at_ms, row.resume_until_ms, row.last_sync_at_ms)
 
 
-def save_cursor(store: Store, player_id: str, perf_filter: str, cursor: Cursor) -> None:
+def save_cursor(db: Database, player_id: str, perf_filter: str, cursor: Cursor) -> None:
     """Create or replace the cursor (the player must exist: ``Store.ensure_player``)."""
-    with store.session() as s:
+    with db.session() as s:
         row = s.get(SyncCursor, (player_id.lower(), perf_filter))
         if row is None:
             row = SyncCursor(player_id=player_id.lower(), perf_filter=perf_filter)
@@ -47,7 +47,7 @@ def save_cursor(store: Store, player_id: str, perf_filter: str, cursor: Cursor) 
         row.last_sync_at_ms = cursor.last_sync_at_ms
 
 
-def newest_game_ms(store: Store, player_id: str, perfs: Sequence[str] = (), *,
+def newest_game_ms(db: Database, player_id: str, perfs: Sequence[str] = (), *,
                    by_last_move: bool = False) -> int | None:
     """``createdAt`` (or ``lastMoveAt`` with ``by_last_move``) of the player's newest stored
     game, among ``perfs`` when given; ``None`` when there is none."""
@@ -59,12 +59,12 @@ def newest_game_ms(store: Store, player_id: str, perfs: Sequence[str] = (), *,
     )
     if perfs:
         stmt = stmt.where(Game.perf.in_(list(perfs)))
-    with store.session() as s:
+    with db.session() as s:
         return s.execute(stmt).scalar_one_or_none()
 
 
 def replace_rating_history(
-    store: Store, player_id: str, series: Mapping[str, Sequence[tuple[date, int]]]
+    db: Database, player_id: str, series: Mapping[str, Sequence[tuple[date, int]]]
 ) -> int:
     """Store the player's Lichess rating history, one series per perf, in one transaction.
 
@@ -74,7 +74,7 @@ def replace_rating_history(
     """
     pid = player_id.lower()
     points = 0
-    with store.session() as s:
+    with db.session() as s:
         for perf, pts in series.items():
             s.execute(
                 delete(RatingHistoryPoint).where(
@@ -88,3 +88,19 @@ def replace_rating_history(
             )
             points += len(by_day)
     return points
+
+
+def rating_history(db: Database, user_id: str, perf: str) -> list[tuple[date, int]]:
+    """The stored Lichess rating-history series of a perf: (UTC day, rating), oldest first."""
+    with db.session() as s:
+        return [
+            (d, r)
+            for d, r in s.execute(
+                select(RatingHistoryPoint.day, RatingHistoryPoint.rating)
+                .where(
+                    RatingHistoryPoint.player_id == user_id.lower(),
+                    RatingHistoryPoint.perf == perf,
+                )
+                .order_by(RatingHistoryPoint.day)
+            )
+        ]

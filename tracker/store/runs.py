@@ -1,0 +1,92 @@
+"""Import runs in the store: one row per import, what it read, stored and skipped, how it ended.
+
+Times are milliseconds since the epoch, UTC.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import func, select
+
+from tracker.store.engine import Database, DatabaseError
+from tracker.store.models import Game, ImportRun
+from tracker.utc import now_ms
+
+
+@dataclass(frozen=True, slots=True)
+class RunInfo:
+    """An import run as stored (times in ms since the epoch, UTC)."""
+
+    id: int
+    source: str
+    target: str
+    player_id: str | None
+    started_at_ms: int
+    finished_at_ms: int | None
+    status: str
+    read: int
+    new: int
+    updated: int
+    unchanged: int
+    skipped: dict[str, int]
+    message: str | None
+    repaired: dict[str, int] = field(default_factory=dict)  # reason -> games imported repaired
+
+
+def start_run(db: Database, source: str, target: str, player_id: str | None = None) -> int:
+    """Record an import run as ``running``; returns its id."""
+    with db.session() as session:
+        run = ImportRun(
+            source=source,
+            target=target,
+            player_id=player_id,
+            started_at_ms=now_ms(),
+            status="running",
+            read=0,
+            new=0,
+            updated=0,
+            unchanged=0,
+            skipped={},
+            repaired={},
+        )
+        session.add(run)
+        session.flush()
+        return run.id
+
+
+def update_run(db: Database, run_id: int, **fields: Any) -> None:
+    """Set fields of an import run (counts, status, message, player_id, finished_at_ms)."""
+    with db.session() as session:
+        run = session.get(ImportRun, run_id)
+        if run is None:
+            raise DatabaseError(f"import run {run_id} does not exist")
+        for key, value in fields.items():
+            setattr(run, key, value)
+
+
+def import_runs(db: Database, limit: int = 20) -> list[RunInfo]:
+    """The most recent import runs, newest first."""
+    with db.session() as s:
+        runs = s.scalars(select(ImportRun).order_by(ImportRun.id.desc()).limit(limit)).all()
+        return [
+            RunInfo(
+                r.id, r.source, r.target, r.player_id, r.started_at_ms, r.finished_at_ms,
+                r.status, r.read, r.new, r.updated, r.unchanged, dict(r.skipped or {}), r.message,
+                dict(r.repaired or {}),
+            )
+            for r in runs
+        ]
+
+
+def data_version(db: Database) -> tuple[int, int]:
+    """A cheap fingerprint of the database state: (games, newest import run's end, ms).
+
+    It changes whenever an import lands, so caches keyed on it are invalidated by imports and
+    by nothing else.
+    """
+    with db.session() as s:
+        games = s.execute(select(func.count()).select_from(Game)).scalar_one()
+        run = s.execute(select(func.max(ImportRun.finished_at_ms))).scalar_one()
+    return games, run or 0
