@@ -27,7 +27,8 @@ from tracker import api
 from tracker import cli as cli_module
 from tracker.config import USER_AGENT
 from tracker.importing import import_file
-from tracker.sources import lichess as lichess_source
+from tracker.importing import lichess as lichess_source
+from tracker.importing.lichess import import_user
 from tracker.sources.lichess import (
     GameFetcher,
     ImportArgumentError,
@@ -39,14 +40,13 @@ from tracker.sources.lichess import (
     UnknownUserError,
     advance_cursor,
     epoch_ms,
-    import_user,
     make_session,
     month_window,
     parse_perfs,
     parse_rating_history,
-    perf_key,
     plan_sync,
 )
+from tracker.sources.lichess import series_perf_key as perf_key
 from tracker.store import queries
 from tracker.store.db import Store
 from tracker.store.sync import Cursor, load_cursor

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import INDEXINATOR
-from tracker import importing
+from tracker.importing import files as importing
 from tracker.importing import import_file
 from tracker.store import queries
 from tracker.store.db import Store

@@ -231,15 +231,13 @@ def import_file(
 
     Every input is checked before the database is opened, so a bad path changes nothing.
     """
-    from tracker.importing import import_file as _import_file
-    from tracker.store.db import Store
+    from tracker.importing import import_inputs
+    from tracker.sources.files import open_inputs
 
-    if isinstance(db, Store):
-        return _import_file(paths, store=db, user=user, progress=progress)
     check_database(db, create=True)
-    return _import_file(
-        paths, db=os.fspath(db) if db is not None else None, user=user, progress=progress
-    )
+    inputs = open_inputs(paths)
+    return import_inputs(inputs, store=open_store(db, create=True), user=user,
+                         progress=progress)
 
 
 def import_user(
@@ -266,14 +264,14 @@ def import_user(
     URL: ``base_url`` > ``$LICHESS_BASE_URL`` > ``https://lichess.org``. ``retry_wait_429``:
     seconds to wait after an HTTP 429; ``retry_wait``: first pause before resuming a broken
     stream; ``timeout``: (connect, read) seconds; ``max_retries``: attempts in a row without a
-    new game before stopping as partial. See :func:`tracker.sources.lichess.import_user`.
+    new game before stopping as partial. See :mod:`tracker.importing.lichess`.
 
     Raises UnknownUserError (exit code 2) for an unknown or closed account, before the
     database is even opened.
     """
     from tracker import config
-    from tracker.sources import lichess
-    from tracker.store.db import Store
+    from tracker.importing import lichess as importing_lichess
+    from tracker.sources.lichess import TokenError
 
     where = "the token given"
     if token is None:
@@ -281,45 +279,40 @@ def import_user(
         try:
             token = config.token(token_file)
         except OSError as exc:
-            raise lichess.TokenError(
+            raise TokenError(
                 f"cannot read the token file {token_file}: {exc.strerror or exc}"
             ) from None
         except UnicodeDecodeError:
-            raise lichess.TokenError(
+            raise TokenError(
                 f"the token file {token_file} is not text: {_TOKEN_HELP}") from None
     if token is not None:
         token = check_token(token, where)
     check_database(db, create=True)
-    summary = lichess.import_user(
-        username,
-        store=db if isinstance(db, Store) else None,
-        db=os.fspath(db) if db is not None and not isinstance(db, Store) else None,
-        perf=perf, since=since, full=full, base_url=base_url, token=token, progress=progress,
+    job = importing_lichess.connect(  # the account is checked before the database is opened
+        username, perf=perf, since=since, full=full, base_url=base_url, token=token,
         retry_wait_429=retry_wait_429, retry_wait=retry_wait, timeout=timeout,
         max_retries=max_retries,
     )
-    _refresh_fide(summary, db, base_url=base_url, token=token, timeout=timeout)
+    store = open_store(db, create=True)
+    summary = importing_lichess.run_import(job, store=store, progress=progress)
+    _refresh_fide(summary, store, base_url=base_url, token=token, timeout=timeout)
     return summary
 
 
-def _refresh_fide(summary: ImportSummary, db: Db, *, base_url: str | None, token: str | None,
-                  timeout: tuple[float, float]) -> None:
+def _refresh_fide(summary: ImportSummary, store: Store, *, base_url: str | None,
+                  token: str | None, timeout: tuple[float, float]) -> None:
     """After a complete import, refresh the player's linked FIDE rating (if any); a failure
     is a warning on the summary, never a failed import."""
     if summary.status != "complete" or not summary.player:
         return
     from tracker import config, real_fide
-    from tracker.sources import lichess
+    from tracker.sources.lichess import make_session
 
-    store = open_store(db)
     try:
         real_fide.refresh_player(store, summary.player, base_url=config.base_url(base_url),
-                                 session_factory=lambda: lichess.make_session(token, timeout))
+                                 session_factory=lambda: make_session(token, timeout))
     except TrackerError as exc:
         summary.warnings.append(f"FIDE rating not refreshed: {exc}")
-    finally:
-        if store is not db:
-            store.close()
 
 
 def fide_link(

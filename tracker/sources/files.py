@@ -22,10 +22,10 @@ import lzma
 import os
 import re
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, Final, Literal
+from typing import Any, BinaryIO, Final, Literal, Protocol
 
 import zstandard
 
@@ -156,11 +156,19 @@ def decode_fallback(raw: bytes) -> str:
         return raw.decode("latin-1")
 
 
+class _Chunked(Protocol):
+    """A decompressing reader: ``read1`` gives what is decompressed, up to ``size`` bytes."""
+
+    def read1(self, size: int = -1, /) -> bytes: ...
+
+    def close(self) -> None: ...
+
+
 class _Tolerant(io.RawIOBase):
     """A decompressed stream that ends, instead of raising, where the compressed data is cut
     or damaged; :attr:`error` keeps why. What was decompressed before the break is kept."""
 
-    def __init__(self, inner: BinaryIO) -> None:
+    def __init__(self, inner: _Chunked) -> None:
         self._inner = inner
         self.error: str | None = None
 
@@ -237,7 +245,7 @@ class _Utf16ToUtf8(io.RawIOBase):
     """A UTF-16 text stream re-encoded as UTF-8 bytes, read lazily (constant memory)."""
 
     def __init__(self, binary: BinaryIO) -> None:
-        self._text = io.TextIOWrapper(binary, encoding="utf-16", newline="")  # type: ignore[arg-type]
+        self._text = io.TextIOWrapper(binary, encoding="utf-16", newline="")
         self._pending = b""
 
     def readable(self) -> bool:
@@ -259,18 +267,18 @@ class _Utf16ToUtf8(io.RawIOBase):
         super().close()
 
 
-def _decompressor(head: bytes) -> tuple[str | None, Callable[[BinaryIO], BinaryIO]]:
+def _decompressor(head: bytes) -> tuple[str | None, Callable[[BinaryIO], _Chunked] | None]:
     """The compression of a file starting with ``head`` and how to read it decompressed."""
     compression = compression_of(head)
     if compression == "gzip":
-        return compression, lambda f: gzip.GzipFile(fileobj=f)  # type: ignore[return-value]
+        return compression, lambda f: gzip.GzipFile(fileobj=f)
     if compression == "bzip2":
-        return compression, lambda f: bz2.BZ2File(f)  # type: ignore[return-value]
+        return compression, lambda f: bz2.BZ2File(f)
     if compression == "zstd":
-        return compression, lambda f: _ZstdStream(f)  # type: ignore[return-value]
+        return compression, lambda f: _ZstdStream(f)
     if compression == "xz":
-        return compression, lambda f: lzma.LZMAFile(f)  # type: ignore[return-value]
-    return None, lambda f: f
+        return compression, lambda f: lzma.LZMAFile(f)
+    return None, None
 
 
 _PGN_TAG = re.compile(rb"\[[A-Za-z0-9][A-Za-z0-9_+#=:-]*[ \t]+\"")
@@ -362,9 +370,9 @@ def open_input(path: str | os.PathLike[str]) -> InputFile:
     try:
         compression, wrap = _decompressor(raw.read(6))
         raw.seek(0)
-        stream = _Tolerant(wrap(raw)) if compression else None
-        binary = stream if stream is not None else raw
-        buffered = io.BufferedReader(binary, buffer_size=_BUFFER_BYTES)  # type: ignore[arg-type]
+        stream = _Tolerant(wrap(raw)) if wrap is not None else None
+        binary: io.RawIOBase | BinaryIO = stream if stream is not None else raw
+        buffered: io.BufferedReader[Any] = io.BufferedReader(binary, buffer_size=_BUFFER_BYTES)
         head = buffered.peek(_SNIFF_BYTES)[:_SNIFF_BYTES]
         if head.startswith(_UTF16_BOMS):
             buffered = io.BufferedReader(_Utf16ToUtf8(buffered), buffer_size=_BUFFER_BYTES)
@@ -387,4 +395,27 @@ def open_input(path: str | os.PathLike[str]) -> InputFile:
         if not head.strip(b"\xef\xbb\xbf \r\n\t"):
             raise InputError(f"{p}: the file is empty")
         raise InputError(f"{p}: {not_a_game_file_reason(head)}")
-    return InputFile(p, fmt, compression, size, raw, buffered, _stream=stream)  # type: ignore[arg-type]
+    return InputFile(p, fmt, compression, size, raw, buffered, _stream=stream)
+
+
+def open_inputs(
+    paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+) -> list[InputFile]:
+    """Open one file or several with :func:`open_input`, every one checked before any is read.
+
+    Raises InputError (one line) for no file at all and for the first file that cannot be
+    imported; the files opened before it are closed.
+    """
+    if isinstance(paths, str | os.PathLike):
+        paths = [paths]
+    if not paths:
+        raise InputError("no file given")
+    inputs: list[InputFile] = []
+    try:
+        for p in paths:
+            inputs.append(open_input(p))
+    except InputError:
+        for f in inputs:
+            f.close()
+        raise
+    return inputs

@@ -14,10 +14,10 @@ from typing import Any
 
 from tracker.records import GameRecord
 from tracker.store import games, players, runs
-from tracker.store.engine import Database, DatabaseError
+from tracker.store.engine import Database, DatabaseError, alembic_config
 from tracker.store.games import StoredGame, WriteCounts
 
-__all__ = ["DatabaseError", "Store"]
+__all__ = ["DatabaseError", "Store", "alembic_config"]
 
 
 class Store(Database):

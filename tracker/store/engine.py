@@ -213,7 +213,7 @@ class Database:
         other backends the dialect's upsert.
         """
         if self.is_sqlite:
-            conn.exec_driver_sql(sqlite_sql, rows)  # type: ignore[arg-type]  # positional rows
+            conn.exec_driver_sql(sqlite_sql, rows)
             return
         stmt = self.insert(table)
         keys = [c.name for c in table.primary_key.columns]
@@ -242,7 +242,6 @@ class Database:
             cursor = dbapi.cursor()
             try:
                 cursor.execute(str(compiled), args)
-                rows: list[tuple[Any, ...]] = cursor.fetchall()
-                return rows
+                return list(cursor.fetchall())
             finally:
                 cursor.close()

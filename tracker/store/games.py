@@ -292,11 +292,13 @@ def player_games(
     with db.engine.connect() as conn:
         for row in conn.execute(stmt):
             gid, source, created, last, *rest = row[:_N_GAME]
-            yield GameRecord(
+            record = GameRecord(
                 gid, source, utc_from_ms(created), _side(row[_WHITE]), _side(row[_BLACK]),
                 utc_from_ms(last) if last is not None else None, *rest,
-                raw=decompress_raw(row[_RAW]) if with_raw else "",
             )
+            if with_raw:
+                record = dataclasses.replace(record, raw=decompress_raw(row[_RAW]))
+            yield record
 
 
 def replay_rows(db: Database, user_id: str, perf: str) -> list[tuple[Any, ...]]:

@@ -94,6 +94,7 @@ def list_players(db: Database) -> list[PlayerSummary]:
         ).all()
     perfs: dict[str, list[PerfSummary]] = {}
     for uid, perf, n, first, last in rows:
+        assert uid is not None  # the rows are of tracked players' ids
         perfs.setdefault(uid, []).append(PerfSummary(perf or "unknown", n, first, last))
     out = []
     for pid, username in players:

@@ -8,22 +8,13 @@ values mean and when they move. Times are milliseconds since the epoch, UTC.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from datetime import date
 
 from sqlalchemy import delete, func, select
 
+from tracker.sources.lichess.sync import Cursor
 from tracker.store.engine import Database
 from tracker.store.models import Game, GameSide, RatingHistoryPoint, SyncCursor
-
-
-@dataclass(frozen=True, slots=True)
-class Cursor:
-    """A sync cursor's values (see :class:`~tracker.store.models.SyncCursor`), in ms UTC."""
-
-    newest_ms: int | None = None
-    resume_until_ms: int | None = None
-    last_sync_at_ms: int | None = None
 
 
 def load_cursor(db: Database, player_id: str, perf_filter: str = "") -> Cursor | None:

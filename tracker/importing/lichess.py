@@ -1,0 +1,250 @@
+"""Import from the Lichess API: a player's games → the store, incrementally, as one run.
+
+Two steps, so that nothing is written for a bad argument or an unknown account:
+
+1. :func:`connect`: check the arguments, make the HTTP client, look the account up
+   (UnknownUserError, TokenError before the database is even opened);
+2. :func:`run_import`: into an open store, with the sync cursor of the player and perf filter
+   (:func:`~tracker.sources.lichess.sync.plan_sync` says what to download,
+   :func:`~tracker.sources.lichess.sync.advance_cursor` what to remember), the runner's
+   :class:`~tracker.importing.runner.ImportRecorder` writing the games, and the rating history
+   stored when a token is given.
+
+:func:`import_user` does both. A partial import (HTTP 429 twice, a stream that keeps
+breaking, Ctrl+C) keeps every game read and is never recorded as complete; the next run
+resumes.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Final
+
+import requests
+
+from tracker import config
+from tracker.importing.runner import ImportRecorder, ImportSummary, Progress
+from tracker.records import GameRecord
+from tracker.sources.files import MAX_MESSAGES
+from tracker.sources.lichess.client import (
+    DEFAULT_TIMEOUT,
+    RETRY_WAIT_429_S,
+    LichessClient,
+    LichessError,
+    LichessUser,
+    make_session,
+    parse_rating_history,
+)
+from tracker.sources.lichess.params import check_username, epoch_ms, parse_perfs
+from tracker.sources.lichess.stream import MAX_RETRIES, RETRY_WAIT_S, SKIP_ONGOING, GameFetcher
+from tracker.sources.lichess.sync import (
+    SEARCH_INDEX_LAG_MS,
+    SegmentResult,
+    advance_cursor,
+    plan_sync,
+)
+from tracker.store.db import Store
+from tracker.store.players import player_perfs
+from tracker.store.sync import load_cursor, newest_game_ms, replace_rating_history, save_cursor
+from tracker.utc import now_ms
+
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "PROGRESS_INTERVAL_S",
+    "SEARCH_INDEX_LAG_MS",
+    "SKIP_ONGOING",
+    "UserImport",
+    "connect",
+    "import_user",
+    "run_import",
+]
+
+#: Seconds between two progress callbacks (the bar redraws at most this often).
+PROGRESS_INTERVAL_S: Final = 0.1
+
+
+@dataclass(frozen=True, slots=True)
+class UserImport:
+    """A Lichess import ready to run: arguments checked, the account found.
+
+    ``username`` is the name as given (checked), ``perfs`` Lichess perf keys (none: all),
+    ``floor_ms`` the ``--since`` floor (ms UTC), ``full`` to ignore the cursor.
+    """
+
+    client: LichessClient
+    user: LichessUser
+    username: str
+    perfs: tuple[str, ...]
+    floor_ms: int | None
+    full: bool
+    with_token: bool
+    retry_wait: float = RETRY_WAIT_S
+    max_retries: int = MAX_RETRIES
+
+
+def connect(
+    username: str,
+    *,
+    perf: str | Sequence[str] | None = None,
+    since: int | float | str | date | datetime | None = None,
+    full: bool = False,
+    base_url: str | None = None,
+    token: str | None = None,
+    retry_wait_429: float = RETRY_WAIT_429_S,
+    retry_wait: float = RETRY_WAIT_S,
+    timeout: tuple[float, float] = DEFAULT_TIMEOUT,
+    max_retries: int = MAX_RETRIES,
+    session: requests.Session | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+) -> UserImport:
+    """Check the arguments and look the account up; nothing is written.
+
+    Raises ImportArgumentError (a bad username, perf or date), UnknownUserError (an unknown or
+    closed account), TokenError (a token Lichess refuses), LichessError (Lichess unreachable).
+    """
+    name = check_username(username)
+    perfs = parse_perfs(perf)
+    floor = None if since is None else epoch_ms(since, "since")
+    http = session or make_session(token, timeout)
+    client = LichessClient(config.base_url(base_url), http, retry_wait_429=retry_wait_429,
+                           sleep=sleep)
+    user = client.user(name)
+    return UserImport(client, user, name, perfs, floor, full, bool(token), retry_wait,
+                      max_retries)
+
+
+def import_user(
+    username: str,
+    *,
+    store: Store,
+    perf: str | Sequence[str] | None = None,
+    since: int | float | str | date | datetime | None = None,
+    full: bool = False,
+    base_url: str | None = None,
+    token: str | None = None,
+    progress: Progress | None = None,
+    retry_wait_429: float = RETRY_WAIT_429_S,
+    retry_wait: float = RETRY_WAIT_S,
+    timeout: tuple[float, float] = DEFAULT_TIMEOUT,
+    max_retries: int = MAX_RETRIES,
+    session: requests.Session | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+) -> ImportSummary:
+    """Import a player's games from the Lichess API into ``store``: :func:`connect`, then
+    :func:`run_import`.
+
+    ``perf``: perf keys (``"blitz,rapid"``); ``since``: a floor (``YYYY-MM-DD``, a date, an
+    aware datetime or integer ms); ``full``: ignore the cursor and read everything again.
+    ``progress(games, games, total)``: the total is Lichess's game count (``count.all``, or the
+    perfs' counts) minus the games already stored, ``None`` with ``since``.
+    """
+    job = connect(username, perf=perf, since=since, full=full, base_url=base_url, token=token,
+                  retry_wait_429=retry_wait_429, retry_wait=retry_wait, timeout=timeout,
+                  max_retries=max_retries, session=session, sleep=sleep)
+    return run_import(job, store=store, progress=progress)
+
+
+def run_import(job: UserImport, *, store: Store,
+               progress: Progress | None = None) -> ImportSummary:
+    """Run a connected import into ``store``; see the module docstring.
+
+    Returns the :class:`ImportSummary`: ``complete``, or ``partial`` with a message saying why
+    and that a new run resumes. Its warnings name games that could not be read and a rating
+    history that could not be stored.
+    """
+    user, perfs = job.user, job.perfs
+    started = now_ms()
+    perf_filter = ",".join(sorted(perfs))
+    old = load_cursor(store, user.id, perf_filter)
+    top = newest_game_ms(store, user.id, perfs, by_last_move=bool(perfs))
+    plan = plan_sync(old, perfs=perfs, floor_ms=job.floor_ms, full=job.full, top_ms=top)
+    total = None if job.floor_ms is not None else (
+        user.games(perfs) if job.full or old is None else _expected_games(store, user, perfs))
+    target = user.username + (f" [{perf_filter}]" if perf_filter else "")
+    recorder = ImportRecorder(store, "api", target, player=user.id)
+    fetcher = GameFetcher(job.client, job.username, retry_wait=job.retry_wait,
+                          max_retries=job.max_retries)
+    results: list[SegmentResult] = []
+    warnings: list[str] = []
+    last_report = 0.0
+
+    def report(force: bool = False) -> None:
+        nonlocal last_report
+        if progress is None:
+            return
+        now = time.monotonic()
+        if force or now - last_report >= PROGRESS_INTERVAL_S:
+            last_report = now
+            n = recorder.read
+            progress(n, n, None if total is None else max(total, n))
+
+    def on_game(record: GameRecord) -> None:
+        recorder.add(record)
+        report()
+
+    def on_skip(reason: str, message: str | None) -> None:
+        recorder.skip(reason)
+        if message is not None and len(warnings) < MAX_MESSAGES:
+            warnings.append(message)
+        if reason != SKIP_ONGOING:
+            report()
+
+    def move_cursor(summary: ImportSummary) -> None:
+        """Move the cursor over the games that are stored (run once the run's end is)."""
+        if summary.stored + sum(summary.skipped.values()) < summary.read:
+            return  # the store refused the last batch: the cursor must not pass it
+        cursor = advance_cursor(old, plan, results, started_ms=started, floor_ms=job.floor_ms)
+        if cursor is not None and cursor != old:
+            store.ensure_player(user.id, user.username)
+            save_cursor(store, user.id, perf_filter, cursor)
+
+    recorder.on_finish(move_cursor)
+    status, message = "complete", None
+    with recorder:
+        report(force=True)
+        try:
+            for seg in plan:
+                res = fetcher.records(seg, on_game, on_skip)
+                results.append(res)
+                if not res.complete:
+                    status, message = "partial", res.message
+                    break
+        except BaseException:
+            results.append(fetcher.result)  # how far the segment got, for the cursor
+            raise
+        report(force=True)
+        if status == "complete" and job.with_token:
+            message = _store_rating_history(store, job.client, user, warnings)
+        elif status == "partial":
+            message = f"{message} ({recorder.read} games read and kept)"
+        summary = recorder.finish(status, message)
+    summary.warnings = warnings
+    return summary
+
+
+def _expected_games(store: Store, user: LichessUser, perfs: Sequence[str]) -> int | None:
+    """Lichess's count of the player's games (in ``perfs``) minus those already stored."""
+    count = user.games(perfs)
+    if count is None:
+        return None
+    stored = sum(p.games for p in player_perfs(store, user.id) if not perfs or p.perf in perfs)
+    return max(count - stored, 0)
+
+
+def _store_rating_history(store: Store, client: LichessClient, user: LichessUser,
+                          warnings: list[str]) -> str | None:
+    """Fetch and store the rating history (token only); a failure is a warning, not an error."""
+    try:
+        data = client.rating_history(user.id)
+    except LichessError as exc:
+        warnings.append(f"rating history not stored: {exc}")
+        return None
+    series = parse_rating_history(data, errors=warnings)
+    if not series:
+        return None
+    store.ensure_player(user.id, user.username)
+    points = replace_rating_history(store, user.id, series)
+    return f"rating history stored: {len(series)} perfs, {points} days"

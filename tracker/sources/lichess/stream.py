@@ -1,0 +1,203 @@
+"""The game stream of a Lichess import: a player's games, segment by segment, with resume.
+
+A download (:class:`~tracker.sources.lichess.sync.Segment`) comes newest first; this module
+turns it into :class:`~tracker.records.GameRecord` values and survives what a long stream
+meets:
+
+- **HTTP 429**: wait :data:`~tracker.sources.lichess.client.RETRY_WAIT_429_S` (a full minute,
+  as Lichess asks), then continue where the stream stopped; a second 429 in a row stops the
+  segment, unfinished.
+- **A broken stream** (connection cut, read timeout, a truncated line): every complete game is
+  kept, the download resumes with ``until`` just past the oldest game received (ids
+  deduplicated); after :data:`MAX_RETRIES` attempts in a row that bring no new game, the
+  segment stops unfinished and says so.
+
+It reads and writes nothing else: the import runner (:mod:`tracker.importing.lichess`) stores
+the records and decides what an unfinished segment means for the run.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from typing import Any, Final
+
+import berserk.exceptions
+import requests
+
+from tracker.records import GameRecord
+from tracker.sources.files import SKIP_UNREADABLE
+from tracker.sources.lichess.client import LichessClient, failure_reason
+from tracker.sources.lichess.sync import Segment, SegmentResult
+from tracker.sources.ndjson import RecordError, record_from_json
+from tracker.utc import datetime_to_ms
+
+LOG = logging.getLogger(__name__)
+
+#: Seconds before resuming a broken stream; doubled on each attempt in a row, up to
+#: :data:`RETRY_WAIT_MAX_S`.
+RETRY_WAIT_S: Final = 2.0
+RETRY_WAIT_MAX_S: Final = 30.0
+#: Attempts in a row that bring no new game before a download stops unfinished.
+MAX_RETRIES: Final = 5
+#: Statuses of games still being played (exported only with ``ongoing=true``).
+ONGOING_STATUSES: Final = frozenset({"created", "started"})
+
+SKIP_ONGOING: Final = "still being played (imported when it ends)"
+
+
+def game_time_ms(value: Any) -> int | None:
+    """A game's ``createdAt``/``lastMoveAt`` as berserk gives it (aware datetime) or as JSON
+    gives it (ms) → ms; exact (no float round trip)."""
+    if isinstance(value, datetime):
+        return datetime_to_ms(value if value.tzinfo else value.replace(tzinfo=UTC))
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    return None
+
+
+def restore_ms(obj: dict[str, Any]) -> dict[str, Any]:
+    """berserk turned ``createdAt``/``lastMoveAt`` into datetimes: back to the exact integer
+    ms of the export, so the raw JSON stored is the line Lichess sent."""
+    for k in ("createdAt", "lastMoveAt"):
+        v = obj.get(k)
+        if isinstance(v, datetime):
+            obj[k] = game_time_ms(v)
+    return obj
+
+
+class GameFetcher:
+    """Streams a player's games segment by segment, surviving 429s and broken streams.
+
+    Game ids are remembered across the segments of a run, so a resumed download or an
+    overlapping window never hands the same game over twice.
+    """
+
+    def __init__(self, client: LichessClient, username: str, *,
+                 retry_wait: float = RETRY_WAIT_S, max_retries: int = MAX_RETRIES) -> None:
+        self.client = client
+        self.username = username
+        self.retry_wait = retry_wait
+        self.max_retries = max_retries
+        self.seen: set[str] = set()
+        self.ongoing_seen: set[str | None] = set()
+        self.result = SegmentResult()
+
+    def _open(self, seg: Segment, until: int | None) -> Iterator[dict[str, Any]]:
+        return self.client.export_games(self.username, since=seg.since_ms, until=until,
+                                        perf_type=seg.perf_type, ongoing=seg.ongoing)
+
+    def records(self, seg: Segment, on_record: Callable[[GameRecord], None],
+                on_skip: Callable[[str, str | None], None]) -> SegmentResult:
+        """Download ``seg`` as records: ``on_record`` gets each finished game once.
+
+        ``on_skip(reason, message)`` is told of each game not turned into a record: one still
+        being played (:data:`SKIP_ONGOING`, once per game), one that cannot be read
+        (:data:`~tracker.sources.files.SKIP_UNREADABLE`, with a message). See :meth:`stream`.
+        """
+
+        def on_game(obj: dict[str, Any]) -> None:
+            try:
+                record = record_from_json(restore_ms(obj), source="api")
+            except RecordError as exc:
+                on_skip(SKIP_UNREADABLE, f"game {obj.get('id')!r}: {exc}")
+            else:
+                on_record(record)
+
+        return self.stream(seg, on_game, lambda _obj: on_skip(SKIP_ONGOING, None))
+
+    def stream(self, seg: Segment, on_game: Callable[[dict[str, Any]], None],
+               on_ongoing: Callable[[dict[str, Any]], None] | None = None) -> SegmentResult:
+        """Download ``seg``; ``on_game`` gets each finished game once (berserk's dict),
+        ``on_ongoing`` each game still being played, once.
+
+        Returns when the stream ended (``complete``) or the download must stop (``message``).
+        Raises UnknownUserError, TokenError or LichessError for answers that retrying cannot
+        fix.
+        """
+        res = self.result = SegmentResult()
+        key = "lastMoveAt" if seg.by_last_move else "createdAt"
+        until = seg.until_ms
+        failures = 0  # attempts in a row that brought no new game
+        in_a_row_429 = 0
+        while True:
+            games = self._open(seg, until)
+            got_new = False
+            while True:
+                try:
+                    obj = next(games)
+                except StopIteration:
+                    res.complete = True
+                    return res
+                except berserk.exceptions.ResponseError as exc:
+                    failure = self._failure(exc)
+                    break
+                except (berserk.exceptions.ApiError, requests.RequestException,
+                        ValueError) as exc:
+                    failure = failure_reason(exc)
+                    break
+                in_a_row_429 = 0
+                got_new |= self._take(obj, key, res, on_game, on_ongoing)
+            if failure == "429":
+                in_a_row_429 += 1
+                if in_a_row_429 >= 2:
+                    res.message = ("Lichess answered 429 (too many requests) twice in a row; "
+                                   "run the import again in a few minutes to resume")
+                    return res
+                LOG.info("HTTP 429: waiting %.0f s before resuming", self.client.retry_wait_429)
+                self.client.sleep(self.client.retry_wait_429)
+            else:
+                in_a_row_429 = 0
+                failures = 1 if got_new else failures + 1
+                if failures > self.max_retries:
+                    res.message = (f"the download broke {failures} times in a row ({failure}); "
+                                   "run the import again to resume")
+                    return res
+                wait = min(self.retry_wait * 2 ** (failures - 1), RETRY_WAIT_MAX_S)
+                LOG.info("stream broke (%s): resuming in %.1f s", failure, wait)
+                self.client.sleep(wait)
+            if res.oldest_ms is not None:
+                # ``until`` is exclusive: +1 asks again for the oldest game received, so a game
+                # sharing its millisecond is not lost (the id check drops the repeat).
+                resume = res.oldest_ms + 1
+                until = resume if seg.until_ms is None else min(resume, seg.until_ms)
+
+    def _failure(self, exc: berserk.exceptions.ResponseError) -> str:
+        code = exc.status_code
+        exc.response.close()  # give the connection back before the next attempt
+        if code == 429:
+            return "429"
+        if code >= 500:
+            return f"HTTP {code}"
+        raise self.client.error(exc, self.username, "the games") from None
+
+    def _take(self, obj: dict[str, Any], key: str, res: SegmentResult,
+              on_game: Callable[[dict[str, Any]], None],
+              on_ongoing: Callable[[dict[str, Any]], None] | None) -> bool:
+        gid = obj.get("id")
+        t = game_time_ms(obj.get(key))
+        if t is None:
+            t = game_time_ms(obj.get("createdAt"))
+        if t is not None and (res.oldest_ms is None or t < res.oldest_ms):
+            res.oldest_ms = t
+        if obj.get("status") in ONGOING_STATUSES:
+            created = game_time_ms(obj.get("createdAt"))
+            if obj.get("speed") != "correspondence" and created is not None and (
+                res.oldest_ongoing_ms is None or created < res.oldest_ongoing_ms
+            ):
+                res.oldest_ongoing_ms = created
+            if gid not in self.ongoing_seen:
+                self.ongoing_seen.add(gid)
+                if on_ongoing is not None:
+                    on_ongoing(obj)
+            return False
+        if gid in self.seen:
+            return False
+        if isinstance(gid, str):
+            self.seen.add(gid)
+        if t is not None and (res.newest_ms is None or t > res.newest_ms):
+            res.newest_ms = t
+        res.games += 1
+        on_game(obj)
+        return True
