@@ -12,7 +12,7 @@ from datetime import date
 
 from sqlalchemy import delete, func, select
 
-from tracker.sources.lichess.sync import Cursor
+from tracker.cursor import Cursor
 from tracker.store.engine import Database
 from tracker.store.models import Game, GameSide, RatingHistoryPoint, SyncCursor
 

@@ -11,6 +11,7 @@ The import runner that drives them into the store is :mod:`tracker.importing.lic
 
 from __future__ import annotations
 
+from tracker.cursor import Cursor
 from tracker.sources.lichess.client import (
     DEFAULT_TIMEOUT,
     RETRY_WAIT_429_S,
@@ -40,7 +41,6 @@ from tracker.sources.lichess.stream import (
 )
 from tracker.sources.lichess.sync import (
     SEARCH_INDEX_LAG_MS,
-    Cursor,
     Segment,
     SegmentResult,
     advance_cursor,

@@ -18,6 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
+from tracker.cursor import Cursor
+
 DAY_MS: Final = 86_400_000
 #: Incremental syncs with a perf filter count in ``lastMoveAt`` on Lichess's search index,
 #: which is fed a little after a game ends: re-read this much before the newest stored game.
@@ -25,19 +27,6 @@ SEARCH_INDEX_LAG_MS: Final = 10 * 60 * 1000
 #: The correspondence pass re-reads games that ended this long before the last sync (the
 #: search index's lag, and clocks that disagree), deduplicated by id.
 CORRESPONDENCE_OVERLAP_MS: Final = DAY_MS
-
-
-@dataclass(frozen=True, slots=True)
-class Cursor:
-    """How far a player's games (for one perf filter) are known to be stored, in ms UTC.
-
-    Stored as a :class:`~tracker.store.models.SyncCursor` row; see :func:`advance_cursor` for
-    what each value means.
-    """
-
-    newest_ms: int | None = None
-    resume_until_ms: int | None = None
-    last_sync_at_ms: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
