@@ -4,13 +4,12 @@
   players, the run record) and :class:`ImportSummary`;
 - :mod:`~tracker.importing.files`: NDJSON/PGN files → the store;
 - :mod:`~tracker.importing.lichess`: the Lichess API → the store, with the sync cursor and the
-  rating history.
+  rating history (imported on its own: a file import never loads the HTTP client).
 """
 
 from __future__ import annotations
 
 from tracker.importing.files import import_file, import_inputs
-from tracker.importing.lichess import import_user
 from tracker.importing.runner import (
     DEFERRED_SIGNALS,
     ImportRecorder,
@@ -27,7 +26,6 @@ __all__ = [
     "Progress",
     "import_file",
     "import_inputs",
-    "import_user",
     "interrupted_message",
     "interrupts_deferred",
 ]

@@ -153,6 +153,30 @@ def sqlite_select_in_sql(table: str, columns: Sequence[str], key: str, n: int) -
             f"({', '.join('?' * n)})")
 
 
+def _pg_copy_upsert(conn: Connection, table: str, columns: Sequence[str], keys: Sequence[str],
+                    rows: list[tuple[Any, ...]]) -> None:
+    """PostgreSQL: ``COPY`` the rows into a temporary table shaped like ``table``, then one
+    ``INSERT … SELECT … ON CONFLICT (keys) DO UPDATE``: a batch in three statements instead of
+    one parameter set per row (100k games: 3.2× → see docs/performance.md of SQLite's time)."""
+    cols = ", ".join(columns)
+    tmp = f"tracker_upsert_{table}"
+    updates = ", ".join(f"{c} = excluded.{c}" for c in columns if c not in keys)
+    dbapi = conn.connection.dbapi_connection
+    assert dbapi is not None  # an open connection has one
+    cursor: Any = dbapi.cursor()  # psycopg's cursor: copy() is beyond the DB-API protocol
+    try:
+        cursor.execute(f"CREATE TEMP TABLE IF NOT EXISTS {tmp} "
+                       f"(LIKE {table} INCLUDING DEFAULTS) ON COMMIT DELETE ROWS")
+        with cursor.copy(f"COPY {tmp} ({cols}) FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row(row)
+        cursor.execute(f"INSERT INTO {table} ({cols}) SELECT {cols} FROM {tmp} "
+                       f"ON CONFLICT ({', '.join(keys)}) DO UPDATE SET {updates}")
+        cursor.execute(f"TRUNCATE {tmp}")  # a second batch in the same transaction
+    finally:
+        cursor.close()
+
+
 class Database:
     """An open tracker database, migrated to the newest schema on open.
 
@@ -210,13 +234,17 @@ class Database:
         """Upsert value tuples (in ``columns`` order) on the table's primary key.
 
         SQLite gets ``sqlite_sql`` (from :func:`sqlite_upsert_sql`) as a plain ``executemany``;
-        other backends the dialect's upsert.
+        PostgreSQL a ``COPY`` and one upsert (:func:`_pg_copy_upsert`); other backends the
+        dialect's upsert.
         """
         if self.is_sqlite:
             conn.exec_driver_sql(sqlite_sql, rows)
             return
-        stmt = self.insert(table)
         keys = [c.name for c in table.primary_key.columns]
+        if self.dialect == "postgresql":
+            _pg_copy_upsert(conn, table.name, columns, keys, rows)
+            return
+        stmt = self.insert(table)
         stmt = stmt.on_conflict_do_update(
             index_elements=keys,
             set_={c: stmt.excluded[c] for c in columns if c not in keys},
