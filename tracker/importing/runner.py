@@ -55,8 +55,9 @@ class ImportSummary:
     ``failed``; ``skipped`` maps a reason to a count of games not imported, ``repaired`` a
     reason to a count of games imported after a repair; ``seconds`` is wall-clock time.
     ``player`` is the tracked player's user id and ``player_name`` their name as Lichess writes
-    it; ``players``: the players met in the games (counted when no player was named and none
-    is in most of them: a dump of many players' games, not one player's history).
+    it; ``players``: the players met in the games, counted when no player was named and none
+    is in most of them (a dump of many players' games, not one player's history): then
+    ``player`` is the one in most games, and nobody is tracked.
     """
 
     run_id: int
@@ -85,7 +86,8 @@ class ImportSummary:
         skipped = sum(self.skipped.values())
         reasons = ", ".join(f"{n} {r}" for r, n in sorted(self.skipped.items()))
         text = (
-            f"{self.player_name or self.player or 'games'}: read {self.read}, new {self.new}, "
+            f"{'games' if self.players else self.player_name or self.player or 'games'}: "
+            f"read {self.read}, new {self.new}, "
             f"updated {self.updated}, unchanged {self.unchanged}, skipped {skipped}"
         )
         if reasons:
@@ -241,12 +243,14 @@ class ImportRecorder:
                 message = f"{message}; the last {self.batch_size} games were not stored ({exc})"
         games = self.counts.new + self.counts.updated + self.counts.unchanged
         many = 0
+        most: str | None = None  # the player in most games of a many-player file: not tracked
         if self.player is None and self.players:
             top, in_games = self.players.most_common(1)[0]
             if 2 * in_games >= games:  # one player's history: they are in most of its games
                 self.player = top
             else:  # a dump of many players' games: nobody is tracked unless named
                 many = len(self.players)
+                most = top
                 tracked = (f"{games} games of {many} players; tracked: none — use --user NAME"
                            f" (e.g. --user {self.names.get(top, top)})")
                 message = f"{message}; {tracked}" if message else tracked
@@ -255,8 +259,8 @@ class ImportRecorder:
             if uid is not None and self.players.get(uid):
                 self.store.ensure_player(uid, self.names.get(uid))
         s = self.summary
-        s.player = self.player
-        s.player_name = self.names.get(self.player) if self.player else None
+        s.player = self.player or most
+        s.player_name = self.names.get(s.player) if s.player else None
         s.players = many
         s.status = status
         s.message = message
