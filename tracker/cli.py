@@ -745,7 +745,8 @@ def _converter(annotation: Any) -> Callable[[Any], Any] | None:
     """A direct conversion for a plain annotation (str, int, bool, Path, an optional or a list
     of those), or ``None`` for anything else."""
     if annotation in (str, bool, Path):
-        return annotation  # type: ignore[no-any-return]
+        same: Callable[[Any], Any] = annotation  # the type converts its own values
+        return same
     if annotation is int:
         def to_int(value: Any) -> int:
             try:
@@ -782,7 +783,7 @@ def fast_coercion(command: Any) -> Any:
             object.__setattr__(self, "convert", convert)
 
         def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
-            return self.convert(value)  # type: ignore[attr-defined]
+            return self.convert(value)  # type: ignore[attr-defined]  # set in __init__ (frozen base)
 
     def direct(param: Any) -> Any:
         descriptor = getattr(param, "type_descriptor", None)
