@@ -379,6 +379,21 @@ def test_import_refreshes_a_linked_fide_id_and_leaves_unlinked_players_alone(
     assert fide_rows(tracked) == {"fide_players": 1, "fide_ratings": 244, "fide_links": 1}
 
 
+def test_the_refresh_goes_through_the_import_session_with_its_token(tracked: Path) -> None:
+    with LichessServer(tokens=["lip_fidelink"]) as server:
+        server.add_user("indexinator", LATER_LINES)
+        api.fide_link("indexinator", ARJUN, db=str(tracked), base_url=server.url)
+        server.reset_log()
+        summary = api.import_user("indexinator", db=str(tracked), base_url=server.url,
+                                  token="lip_fidelink")
+        assert summary.status == "complete" and summary.warnings == []
+        fide = server.fide_requests()
+        assert [r.path for r in fide] == [f"/api/fide/player/{ARJUN}",
+                                          f"/api/fide/player/{ARJUN}/ratings"]
+        assert {(r.user_agent, r.authorization) for r in fide} == {
+            (USER_AGENT, "Bearer lip_fidelink")}
+
+
 def test_a_failed_refresh_is_a_warning_not_a_failed_import(
     lichess: LichessServer, tracked: Path
 ) -> None:

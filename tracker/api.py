@@ -294,25 +294,7 @@ def import_user(
         max_retries=max_retries,
     )
     store = open_store(db, create=True)
-    summary = importing_lichess.run_import(job, store=store, progress=progress)
-    _refresh_fide(summary, store, base_url=base_url, token=token, timeout=timeout)
-    return summary
-
-
-def _refresh_fide(summary: ImportSummary, store: Store, *, base_url: str | None,
-                  token: str | None, timeout: tuple[float, float]) -> None:
-    """After a complete import, refresh the player's linked FIDE rating (if any); a failure
-    is a warning on the summary, never a failed import."""
-    if summary.status != "complete" or not summary.player:
-        return
-    from tracker import config, real_fide
-    from tracker.sources.lichess import make_session
-
-    try:
-        real_fide.refresh_player(store, summary.player, base_url=config.base_url(base_url),
-                                 session_factory=lambda: make_session(token, timeout))
-    except TrackerError as exc:
-        summary.warnings.append(f"FIDE rating not refreshed: {exc}")
+    return importing_lichess.run_import(job, store=store, progress=progress)
 
 
 def fide_link(

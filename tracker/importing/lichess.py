@@ -7,8 +7,9 @@ Two steps, so that nothing is written for a bad argument or an unknown account:
 2. :func:`run_import`: into an open store, with the sync cursor of the player and perf filter
    (:func:`~tracker.sources.lichess.sync.plan_sync` says what to download,
    :func:`~tracker.sources.lichess.sync.advance_cursor` what to remember), the runner's
-   :class:`~tracker.importing.runner.ImportRecorder` writing the games, and the rating history
-   stored when a token is given.
+   :class:`~tracker.importing.runner.ImportRecorder` writing the games, the rating history
+   stored when a token is given, and a linked FIDE id's profile and lists refreshed
+   (:func:`tracker.real_fide.refresh_player`) after a complete import.
 
 :func:`import_user` does both. A partial import (HTTP 429 twice, a stream that keeps
 breaking, Ctrl+C) keeps every game read and is never recorded as complete; the next run
@@ -25,7 +26,8 @@ from typing import Final
 
 import requests
 
-from tracker import config
+from tracker import config, real_fide
+from tracker.errors import TrackerError
 from tracker.importing.runner import ImportRecorder, ImportSummary, Progress
 from tracker.records import GameRecord
 from tracker.sources.files import MAX_MESSAGES
@@ -220,9 +222,21 @@ def run_import(job: UserImport, *, store: Store,
             message = _store_rating_history(store, job.client, user, warnings)
         elif status == "partial":
             message = f"{message} ({recorder.read} games read and kept)"
+        if status == "complete":
+            _refresh_fide(store, job, warnings)
         summary = recorder.finish(status, message)
     summary.warnings = warnings
     return summary
+
+
+def _refresh_fide(store: Store, job: UserImport, warnings: list[str]) -> None:
+    """Refresh the player's linked FIDE profile and lists (none linked: nothing, no request)
+    on the import's session; a failure is a warning, not a failed import."""
+    try:
+        real_fide.refresh_player(store, job.user.id, base_url=job.client.base,
+                                 session_factory=lambda: job.client.session)
+    except TrackerError as exc:
+        warnings.append(f"FIDE rating not refreshed: {exc}")
 
 
 def _expected_games(store: Store, user: LichessUser, perfs: Sequence[str]) -> int | None:

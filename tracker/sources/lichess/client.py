@@ -205,6 +205,9 @@ class LichessClient:
                  retry_wait_429: float = RETRY_WAIT_429_S,
                  sleep: Callable[[float], None] = time.sleep) -> None:
         self.base = base
+        #: The HTTP session (our User-Agent, timeouts, the token): other Lichess endpoints
+        #: (the FIDE lists) go through it too.
+        self.session = session
         self.client = berserk.Client(session=session, base_url=base)
         self.retry_wait_429 = retry_wait_429
         self.sleep = sleep
