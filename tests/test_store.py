@@ -189,3 +189,27 @@ def test_missing_folder_of_a_new_database_is_created(tmp_path: Path) -> None:
     db = tmp_path / "new" / "deeper" / "t.db"
     Store(str(db)).close()
     assert db.exists()
+
+
+def test_schema_head_constant_is_alembics_head() -> None:
+    """A database at SCHEMA_HEAD opens without Alembic, so the constant must be the newest
+    migration: adding one without moving it fails here."""
+    from alembic.script import ScriptDirectory
+
+    from tracker.store.db import alembic_config
+    from tracker.store.engine import SCHEMA_HEAD
+
+    assert ScriptDirectory.from_config(alembic_config()).get_current_head() == SCHEMA_HEAD
+
+
+def test_a_database_at_head_opens_without_loading_alembic(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    path = tmp_path / "t.db"
+    Store(str(path)).close()  # created and migrated
+    code = ("import sys; from tracker.store.db import Store; Store(sys.argv[1]).close(); "
+            "print(any(m == 'alembic' or m.startswith('alembic.') for m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True,
+                         text=True, check=True).stdout.strip()
+    assert out == "False"

@@ -12,12 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-
-import requests
+from typing import TYPE_CHECKING
 
 from tracker.errors import ArgumentError, TrackerError
 from tracker.sources.fide import LIST_KINDS, ListKind, parse_fide_id, parse_month
-from tracker.sources.fide_api import fetch_fide_player
 from tracker.store.db import Store
 from tracker.store.fide import (
     FideLink,
@@ -30,8 +28,11 @@ from tracker.store.fide import (
 )
 from tracker.store.queries import resolve_player
 
+if TYPE_CHECKING:  # the HTTP stack is loaded only when a list is fetched, not for a replay
+    import requests
+
 #: Makes the HTTP session for Lichess (``tracker.sources.lichess.make_session`` in use).
-SessionFactory = Callable[[], requests.Session]
+SessionFactory = Callable[[], "requests.Session"]
 
 
 class NotLinkedError(TrackerError, LookupError):
@@ -64,6 +65,8 @@ def link_player(store: Store, username: str, fide_id: str | int, *, base_url: st
 
 def _fetch_and_save(store: Store, uid: str, fid: int, base_url: str,
                     session: requests.Session) -> FideRefresh:
+    from tracker.sources.fide_api import fetch_fide_player
+
     data = fetch_fide_player(session, base_url, fid)
     counts = save_fide_player(store, data, player_id=uid)
     link = load_fide_link(store, uid)

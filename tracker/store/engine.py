@@ -14,21 +14,20 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
-from sqlalchemy import Connection, Engine, Table, create_engine, event
+from sqlalchemy import Connection, Engine, Table, create_engine, event, text
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import OperationalError, ProgrammingError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
 from sqlalchemy.sql import Select
 
 from tracker.config import database_url, shown_url
 from tracker.errors import TrackerError
+
+if TYPE_CHECKING:  # Alembic is loaded only when a schema must be checked in full or upgraded
+    from alembic.config import Config
 
 #: Tries at migrating a database another process may be creating at the same moment.
 _MIGRATE_ATTEMPTS: Final = 4
@@ -47,8 +46,16 @@ def _migrations_dir() -> Path:
     raise DatabaseError("tracker's migrations folder is missing from this installation")
 
 
+#: The newest migration's revision (``migrations/versions/``). A database already at it opens
+#: without loading Alembic (a third of a small replay's start-up); a test checks it is
+#: Alembic's head, so a new migration must move it.
+SCHEMA_HEAD: Final = "0004"
+
+
 def alembic_config() -> Config:
     """The Alembic configuration for tracker's migrations (no ``alembic.ini`` needed)."""
+    from alembic.config import Config
+
     cfg = Config()
     cfg.set_main_option("script_location", str(_migrations_dir()))
     return cfg
@@ -89,6 +96,12 @@ def migrate(engine: Engine) -> None:
     other's schema and finds it at head. Raises DatabaseError when the database was written by
     a newer tracker.
     """
+    if _schema_revision(engine) == SCHEMA_HEAD:
+        return
+    from alembic import command
+    from alembic.runtime.migration import MigrationContext
+    from alembic.script import ScriptDirectory
+
     cfg = alembic_config()
     script = ScriptDirectory.from_config(cfg)
     head = script.get_current_head()
@@ -111,6 +124,17 @@ def migrate(engine: Engine) -> None:
             if attempt == _MIGRATE_ATTEMPTS - 1:
                 raise
             time.sleep(0.5 * (attempt + 1))  # another process is creating the schema
+
+
+def _schema_revision(engine: Engine) -> str | None:
+    """The database's Alembic revision read with plain SQL; ``None`` when it has none yet (a
+    new database) or it cannot be read now (the full check then decides)."""
+    try:
+        with engine.connect() as conn:
+            row = conn.execute(text("SELECT version_num FROM alembic_version")).first()
+    except (OperationalError, ProgrammingError):
+        return None  # no alembic_version table (SQLite / PostgreSQL), or busy: the full check
+    return None if row is None else str(row[0])
 
 
 def _check_sqlite_file(url: str) -> None:
