@@ -175,6 +175,8 @@ class _Tolerant(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
+    # why the ignore: io hands readinto a bytearray or memoryview; typeshed types the
+    # parameter as any writeable buffer, which this narrower signature does not accept
     def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
         if self.error is not None:
             return 0
@@ -231,6 +233,8 @@ class _ZstdStream(io.RawIOBase):
             self._obj = self._dctx.decompressobj()
         return b"".join(out)
 
+    # why the ignore: io hands readinto a bytearray or memoryview; typeshed types the
+    # parameter as any writeable buffer, which this narrower signature does not accept
     def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
         data = self.read1(len(buffer))
         buffer[: len(data)] = data
@@ -251,6 +255,8 @@ class _Utf16ToUtf8(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
+    # why the ignore: io hands readinto a bytearray or memoryview; typeshed types the
+    # parameter as any writeable buffer, which this narrower signature does not accept
     def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
         while not self._pending:
             chunk = self._text.read(_BUFFER_BYTES // 4)

@@ -17,7 +17,6 @@ UTC. Only portable SQL (SQLite and PostgreSQL).
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -32,6 +31,7 @@ from tracker.fide_records import (
     next_month,
 )
 from tracker.store.models import FideLinkRow, FidePlayerRow, FideRatingRow
+from tracker.utc import now_ms
 
 if TYPE_CHECKING:
     from tracker.store.db import Store
@@ -69,10 +69,6 @@ class FideLink:
     lists: dict[ListKind, list[ListEntry]]
 
 
-def _now_ms() -> int:
-    return time.time_ns() // 1_000_000
-
-
 def _profile(row: FidePlayerRow) -> FideProfile:
     return FideProfile(row.id, row.name, row.federation, row.birth_year, row.title,
                        row.standard, row.rapid, row.blitz)
@@ -89,7 +85,7 @@ def save_fide_player(store: Store, data: FidePlayerData, *, player_id: str | Non
     Upserts: list rows are keyed by (FIDE id, kind, month); a changed rating is updated, a
     row the fetch lacks is kept. Returns the counts of list rows new/updated/unchanged.
     """
-    now = _now_ms() if fetched_at_ms is None else fetched_at_ms
+    now = now_ms() if fetched_at_ms is None else fetched_at_ms
     p = data.profile
     if player_id is not None:
         store.ensure_player(player_id)
