@@ -163,3 +163,98 @@ class GameRecord(GameSides):
     def ended_at(self) -> datetime:
         """The game's end where known, else its start (the moment that picks its rating period)."""
         return self.last_move_at or self.created_at
+
+
+#: The longest text each field may hold (the store's columns are this wide).
+TEXT_LIMITS: Final = {
+    "id": 32, "source": 8, "variant": 16, "speed": 16, "perf": 16, "status": 32, "result": 8,
+    "eco": 8, "tournament_id": 64, "initial_fen": 200, "opening_name": 400,
+}
+SIDE_TEXT_LIMITS: Final = {"user_id": 64, "name": 128, "title": 8}
+#: Inclusive ranges of the integer fields: far wider than any real game, and within the
+#: store's 32-bit integer columns.
+INT_RANGES: Final = {
+    "plies": (0, 100_000), "clock_initial": (0, 10**7), "clock_increment": (0, 10**5),
+    "days_per_turn": (0, 10**4),
+}
+SIDE_INT_RANGES: Final = {"rating": (0, 10_000), "rating_diff": (-10_000, 10_000),
+                          "ai_level": (0, 8)}
+#: Game times a record may carry (UTC years): before 1000 or after 2999 is a broken value.
+YEARS: Final = (1000, 2999)
+
+
+def _text_problem(name: str, value: object, limit: int, optional: bool = True) -> str | None:
+    if value is None and optional:
+        return None
+    if not isinstance(value, str):
+        return f"{name} is not text ({type(value).__name__})"
+    if len(value) > limit:
+        return f"{name} is longer than {limit} characters"
+    return None
+
+
+def _int_problem(name: str, value: object, low: int, high: int) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        return f"{name} is not an integer ({type(value).__name__})"
+    if not low <= value <= high:
+        shown = str(value) if abs(value) < 10**12 else "(huge)"
+        return f"{name} {shown} is outside {low}..{high}"
+    return None
+
+
+def _time_problem(name: str, value: object, optional: bool) -> str | None:
+    if value is None and optional:
+        return None
+    if not isinstance(value, datetime) or value.tzinfo is None:
+        return f"{name} is not an aware datetime"
+    if not YEARS[0] <= value.year <= YEARS[1]:
+        return f"{name} year {value.year} is outside {YEARS[0]}..{YEARS[1]}"
+    return None
+
+
+def invalid_value(record: GameRecord) -> str | None:
+    """Why ``record`` cannot be stored as it is — a value of the wrong type or out of range
+    (a time before the year 1000, a rating of 10**30, a name that is not text…) — or ``None``.
+
+    Every source checks its records with it, so a value out of range never reaches the
+    database: the game is skipped as "invalid value" instead.
+    """
+    if not record.id:
+        return "no id"
+    for name, limit in TEXT_LIMITS.items():
+        problem = _text_problem(name, getattr(record, name), limit,
+                                optional=name not in ("id", "source", "variant"))
+        if problem:
+            return problem
+    for name, (low, high) in INT_RANGES.items():
+        problem = _int_problem(name, getattr(record, name), low, high)
+        if problem:
+            return problem
+    rated: object = record.rated  # the types say bool; a source may still hand anything
+    if rated is not None and not isinstance(rated, bool):
+        return "rated is not true or false"
+    problem = (_time_problem("createdAt", record.created_at, optional=False)
+               or _time_problem("lastMoveAt", record.last_move_at, optional=True))
+    if problem:
+        return problem
+    raw: object = record.raw
+    if not isinstance(raw, str):
+        return "raw text is not text"
+    for color in ("white", "black"):
+        side = getattr(record, color)
+        if not isinstance(side, Side):
+            return f"{color} is not a player"
+        for name, limit in SIDE_TEXT_LIMITS.items():
+            problem = _text_problem(f"{color} {name}", getattr(side, name), limit)
+            if problem:
+                return problem
+        for name, (low, high) in SIDE_INT_RANGES.items():
+            problem = _int_problem(f"{color} {name}", getattr(side, name), low, high)
+            if problem:
+                return problem
+        provisional: object = side.provisional
+        if not isinstance(provisional, bool):
+            return f"{color} provisional is not true or false"
+    return None

@@ -41,6 +41,7 @@ SKIP_TRUNCATED: Final = "truncated or invalid line"
 SKIP_STUDY: Final = "study chapter"
 SKIP_CUT_GAME: Final = "cut game at the end of the file"
 SKIP_NOT_PLAYER: Final = "not the player's game"
+SKIP_INVALID: Final = "invalid value"
 REPAIRED_ENCODING: Final = "not UTF-8, read as cp1252"
 
 _UTF8_BOM = codecs.BOM_UTF8

@@ -21,9 +21,18 @@ from typing import Any, Final
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from tracker.records import BLACK_WINS, DRAW, WHITE_WINS, GameRecord, Side, Source
+from tracker.records import (
+    BLACK_WINS,
+    DRAW,
+    WHITE_WINS,
+    GameRecord,
+    Side,
+    Source,
+    invalid_value,
+)
 from tracker.sources.files import (
     REPAIRED_ENCODING,
+    SKIP_INVALID,
     SKIP_NOT_PLAYER,
     SKIP_TRUNCATED,
     ReadLog,
@@ -50,6 +59,11 @@ _BOM = b"\xef\xbb\xbf"
 
 class RecordError(ValueError):
     """A game object that cannot be turned into a record (the message says why, one line)."""
+
+
+class InvalidValue(RecordError):
+    """A game object with a value of the wrong type or out of range (a ``createdAt`` of
+    1e308, a rating of 10**30, ``"players": "x"``): skipped as "invalid value"."""
 
 
 def _time(value: Any, field: str) -> datetime:
@@ -151,8 +165,28 @@ def record_from_json(obj: Mapping[str, Any], *, source: Source = "ndjson", raw: 
 
     ``createdAt``/``lastMoveAt`` may be integer ms since the epoch (UTC), aware datetimes
     (berserk) or ISO text. ``raw`` is the original line; by default the object is serialised
-    again. Raises RecordError for an object that is not a game (no ``id`` or no ``createdAt``).
+    again. Raises RecordError for an object that is not a game (no ``id`` or no
+    ``createdAt``), InvalidValue (a RecordError) for one with a value of the wrong type or out
+    of range (see :func:`tracker.records.invalid_value`): nothing else.
     """
+    try:
+        record = _record_from_json(obj, source, raw)
+    except RecordError:
+        raise
+    except (AttributeError, TypeError, ValueError, OverflowError, KeyError) as exc:
+        raise InvalidValue(f"invalid value ({type(exc).__name__}: {_short(exc)})") from None
+    problem = invalid_value(record)
+    if problem is not None:
+        raise InvalidValue(f"invalid value: {problem}")
+    return record
+
+
+def _short(exc: BaseException) -> str:
+    text = str(exc).splitlines()[0] if str(exc) else ""
+    return text[:120]
+
+
+def _record_from_json(obj: Mapping[str, Any], source: Source, raw: str | None) -> GameRecord:
     gid = obj.get("id")
     if not isinstance(gid, str) or not gid:
         raise RecordError("not a Lichess game object: no 'id'")
@@ -343,6 +377,22 @@ def typed_record(line: str | bytes, raw: str, source: Source = "ndjson") -> Game
     )
 
 
+def _checked_record(line: str, source: Source) -> GameRecord:
+    """The record of one line, the typed decoder first, then :func:`_record_of_line`; every
+    value checked (:func:`tracker.records.invalid_value`). Raises InvalidValue for a value
+    of the wrong type or out of range, RecordError or ValueError for a line that is no game."""
+    try:
+        record = typed_record(line, line, source)
+    except (OverflowError, ValueError, TypeError):  # e.g. a createdAt beyond year 9999
+        record = None
+    if record is None:
+        return _record_of_line(line, source)  # checked by record_from_json
+    problem = invalid_value(record)
+    if problem is not None:
+        raise InvalidValue(f"invalid value: {problem}")
+    return record
+
+
 def _record_of_line(line: str, source: Source) -> GameRecord:
     """``json.loads`` and :func:`record_from_json`: every shape Lichess has produced."""
     obj = json.loads(line)
@@ -408,14 +458,15 @@ def read_ndjson(
                 dropped += 1  # a game of others: not even parsed (its names are not in it)
                 continue
             try:
-                record = typed_record(stripped, stripped, source) or _record_of_line(
-                    stripped, source)
-            except (ValueError, RecordError) as exc:  # JSONDecodeError is a ValueError
+                record = _checked_record(stripped, source)
+            except (ValueError, RecordError, RecursionError) as exc:  # JSONDecodeError too
                 message = f"line {lineno}: {_reason(exc)}"
-                log.skip(SKIP_TRUNCATED, message)
+                invalid = isinstance(exc, InvalidValue)
+                log.skip(SKIP_INVALID if invalid else SKIP_TRUNCATED, message)
                 if errors is not None:
                     errors.append(message)
-                last_bad = (lineno, ends)
+                if not invalid:  # a whole game with a bad value is no sign of a cut file
+                    last_bad = (lineno, ends)
                 continue
             if wanted is not None and record.white.user_id not in wanted and (
                 record.black.user_id not in wanted
@@ -438,4 +489,6 @@ def read_ndjson(
 def _reason(exc: Exception) -> str:
     if isinstance(exc, json.JSONDecodeError):
         return "invalid or truncated JSON"
-    return str(exc)
+    if isinstance(exc, RecursionError):
+        return "JSON nested too deeply"
+    return _short(exc)

@@ -30,10 +30,11 @@ from datetime import UTC, datetime
 from itertools import chain
 from typing import cast
 
-from tracker.records import DRAW, RESULTS, GameRecord, Side
+from tracker.records import DRAW, RESULTS, GameRecord, Side, invalid_value
 from tracker.sources.files import (
     REPAIRED_ENCODING,
     SKIP_CUT_GAME,
+    SKIP_INVALID,
     SKIP_NOT_PLAYER,
     SKIP_STUDY,
     SKIP_UNREADABLE,
@@ -661,6 +662,16 @@ def read_pgn(
         except PGNError as exc:
             message = f"game at line {game.line}: {exc}"
             log.skip(SKIP_UNREADABLE, message)
+            if errors is not None:
+                errors.append(message)
+            return None
+        except (ValueError, OverflowError, TypeError) as exc:  # e.g. a 5,000-digit rating
+            problem: str | None = f"{type(exc).__name__}: {str(exc)[:120]}"
+        else:
+            problem = invalid_value(record)
+        if problem is not None:
+            message = f"game at line {game.line}: invalid value: {problem}"
+            log.skip(SKIP_INVALID, message)
             if errors is not None:
                 errors.append(message)
             return None

@@ -151,15 +151,28 @@ def _poorer(rec: GameRecord, stored: StoredCopy) -> bool:
 def write_games(db: Database, records: Iterable[GameRecord]) -> WriteCounts:
     """Insert or update one batch of games in one transaction; returns what it did.
 
+    A game twice in one batch is counted twice (``unchanged`` or ``updated`` the second
+    time), as it is across batches, so an import's ``read`` always adds up.
+
     A game already stored with the same raw text is left alone (``unchanged``), and so is
     one that the new copy would make poorer: a richer source (API/NDJSON over PGN), more
     moves or a result are never overwritten by a copy with less (a cut file's last game).
     Call it with batches of about :data:`BATCH_SIZE`; each call commits.
     """
     by_id: dict[str, GameRecord] = {}
-    for rec in records:
-        by_id[rec.id] = rec  # the last copy of a game within a batch wins
+    digests: dict[str, str] = {}
     counts = WriteCounts()
+    for rec in records:
+        digest = raw_digest(rec.raw)
+        earlier = by_id.get(rec.id)
+        if earlier is not None:  # a game twice in one batch: counted, as across batches
+            if digests[rec.id] == digest or _poorer(rec, StoredCopy(
+                    digests[rec.id], earlier.source, earlier.plies, earlier.result)):
+                counts.unchanged += 1
+                continue
+            counts.updated += 1
+        by_id[rec.id] = rec  # the later, richer or changed copy wins
+        digests[rec.id] = digest
     if not by_id:
         return counts
     with db.engine.begin() as conn:
@@ -167,7 +180,7 @@ def write_games(db: Database, records: Iterable[GameRecord]) -> WriteCounts:
         game_rows: list[tuple[Any, ...]] = []
         side_rows: list[tuple[Any, ...]] = []
         for gid, rec in by_id.items():
-            digest = raw_digest(rec.raw)
+            digest = digests[gid]
             old = existing.get(gid)
             if old is None:
                 counts.new += 1

@@ -27,10 +27,10 @@ import berserk.exceptions
 import requests
 
 from tracker.records import GameRecord
-from tracker.sources.files import SKIP_UNREADABLE
+from tracker.sources.files import SKIP_INVALID, SKIP_UNREADABLE
 from tracker.sources.lichess.client import LichessClient, failure_reason
 from tracker.sources.lichess.sync import Segment, SegmentResult
-from tracker.sources.ndjson import RecordError, record_from_json
+from tracker.sources.ndjson import InvalidValue, RecordError, record_from_json
 from tracker.utc import datetime_to_ms
 
 LOG = logging.getLogger(__name__)
@@ -94,14 +94,17 @@ class GameFetcher:
 
         ``on_skip(reason, message)`` is told of each game not turned into a record: one still
         being played (:data:`SKIP_ONGOING`, once per game), one that cannot be read
-        (:data:`~tracker.sources.files.SKIP_UNREADABLE`, with a message). See :meth:`stream`.
+        (:data:`~tracker.sources.files.SKIP_UNREADABLE`, with a message), one with a value of
+        the wrong type or out of range (:data:`~tracker.sources.files.SKIP_INVALID`). See
+        :meth:`stream`.
         """
 
         def on_game(obj: dict[str, Any]) -> None:
             try:
                 record = record_from_json(restore_ms(obj), source="api")
             except RecordError as exc:
-                on_skip(SKIP_UNREADABLE, f"game {obj.get('id')!r}: {exc}")
+                reason = SKIP_INVALID if isinstance(exc, InvalidValue) else SKIP_UNREADABLE
+                on_skip(reason, f"game {obj.get('id')!r}: {exc}")
             else:
                 on_record(record)
 

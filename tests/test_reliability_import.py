@@ -1,0 +1,205 @@
+"""Import reliability: no bad game stops an import, every count adds up, memory is bounded,
+no race stores the poorer copy, a full disk is one line."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.conftest import INDEXINATOR
+from tracker.importing import import_file
+from tracker.records import invalid_value
+from tracker.sources.ndjson import record_from_json
+from tracker.store import queries
+from tracker.store.db import Store
+
+LINES = [line for line in INDEXINATOR.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def with_id(line: str, n: int) -> str:
+    """The real game ``line`` under a new 8-character id (``n`` in base 36)."""
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    new = ""
+    for _ in range(8):
+        n, r = divmod(n, 36)
+        new = digits[r] + new
+    assert line.startswith('{"id":"')
+    return '{"id":"' + new + line[15:]
+
+
+def games(n: int, start: int = 0) -> list[str]:
+    """``n`` real games under new ids, the sample's lines over and over."""
+    return [with_id(LINES[i % len(LINES)], start + i) for i in range(n)]
+
+
+def corrupt(line: str, path: tuple[str, ...], value: Any) -> str:
+    obj = json.loads(line)
+    target = obj
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    return json.dumps(obj, separators=(",", ":"))
+
+
+# -- 1: every game that cannot be read or stored is skipped; the others are stored ------------
+
+CORRUPTIONS = [
+    (("createdAt",), -1e30),
+    (("createdAt",), 1e308),
+    (("players", "white", "rating"), 10**30),
+    (("players",), "x"),
+    (("players", "white", "user", "id"), 5),
+    (("lastMoveAt",), 10**40),
+    (("clock", "initial"), -(10**25)),
+    (("players", "black", "ratingDiff"), 2**63),
+]
+
+
+@pytest.mark.parametrize(("path", "value"), CORRUPTIONS)
+def test_one_invalid_value_is_one_skip_and_every_other_game_is_stored(
+        tmp_path: Path, store: Store, path: tuple[str, ...], value: Any) -> None:
+    lines = games(600)
+    lines[300] = corrupt(lines[300], path, value)
+    f = tmp_path / "games.ndjson"
+    f.write_text("\n".join(lines) + "\n")
+    summary = import_file(f, store=store)
+    assert (summary.read, summary.new, summary.skipped) == (600, 599, {"invalid value": 1})
+    assert summary.status == "complete"
+    assert any(w.startswith("games.ndjson: line 301: invalid value") for w in summary.warnings)
+    assert queries.count_games(store) == 599
+    again = import_file(f, store=store)  # a rerun adds nothing and still skips it
+    assert (again.new, again.unchanged, again.skipped) == (0, 599, {"invalid value": 1})
+
+
+def test_fifty_thousand_games_with_one_bad_line_store_49999(tmp_path: Path) -> None:
+    lines = games(50_000)
+    lines[25_000] = corrupt(lines[25_000], ("createdAt",), -1e30)
+    f = tmp_path / "big.ndjson"
+    f.write_text("\n".join(lines) + "\n")
+    with Store(str(tmp_path / "t.db")) as store:
+        summary = import_file(f, store=store)
+        assert (summary.read, summary.new, summary.skipped) == (
+            50_000, 49_999, {"invalid value": 1})
+        assert queries.count_games(store) == 49_999
+
+
+def _paths(obj: Any, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    out = []
+    if isinstance(obj, dict):
+        for key, value in obj.items():
+            out.append((*prefix, key))
+            out.extend(_paths(value, (*prefix, key)))
+    return out
+
+
+SAMPLE = json.loads(LINES[7])
+FIELDS = _paths(SAMPLE)
+VALUES = st.one_of(
+    st.none(), st.booleans(), st.integers(min_value=-(10**40), max_value=10**40),
+    st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=300),
+    st.lists(st.integers(), max_size=3), st.dictionaries(st.text(max_size=5), st.integers(),
+                                                          max_size=2),
+    st.sampled_from([0, -1, 2**31, 2**63, 10**11, 10**15, "", "x" * 5000, [], {}]),
+)
+
+
+@settings(max_examples=200, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(path=st.sampled_from(FIELDS), value=VALUES)
+def test_any_single_field_corruption_is_stored_in_range_or_skipped(
+        tmp_path: Path, store: Store, path: tuple[str, ...], value: Any) -> None:
+    good = games(2, start=10**9)
+    bad = corrupt(LINES[7], path, value)
+    f = tmp_path / "games.ndjson"
+    f.write_text("\n".join([good[0], bad, good[1]]) + "\n")
+    summary = import_file(f, store=store)  # never an exception
+    skipped = sum(summary.skipped.values())
+    assert summary.read == 3
+    assert summary.new + summary.updated + summary.unchanged + skipped == 3
+    assert set(store.stored_digests([g[7:15] for g in good])) == {
+        g[7:15] for g in good}
+    if skipped:
+        assert set(summary.skipped) <= {"invalid value", "truncated or invalid line"}
+    else:  # stored: then every value it holds is in range
+        record = record_from_json(json.loads(bad, parse_constant=lambda c: math.nan))
+        assert invalid_value(record) is None
+
+
+def test_a_pgn_game_with_a_huge_rating_or_odd_digits_is_skipped_as_invalid(
+        tmp_path: Path, store: Store) -> None:
+    game = ('[Event "Rated Blitz game"]\n[Site "https://lichess.org/{id}"]\n[White "a"]\n'
+            '[Black "b"]\n[Result "1-0"]\n[UTCDate "{date}"]\n[UTCTime "10:00:00"]\n'
+            '[WhiteElo "{elo}"]\n[BlackElo "1500"]\n[TimeControl "180+0"]\n\n1. e4 e5 1-0\n\n')
+    text = "".join([
+        game.format(id="aaaaaaa1", date="2024.01.01", elo="1500"),
+        game.format(id="aaaaaaa2", date="2024.01.01", elo="9" * 40),
+        game.format(id="aaaaaaa3", date="2024.01.01", elo="9" * 5000),
+        game.format(id="aaaaaaa4", date="²024.01.01", elo="1500"),
+        game.format(id="aaaaaaa5", date="2024.01.01", elo="1500"),
+    ])
+    f = tmp_path / "odd.pgn"
+    f.write_text(text)
+    summary = import_file(f, store=store)
+    assert summary.read == 5 and summary.new == 2
+    assert sum(summary.skipped.values()) == 3
+    assert summary.skipped.get("invalid value", 0) >= 2
+
+
+# -- 13: read = new + updated + unchanged + skipped, always ------------------------------------
+
+def _adds_up(summary: Any) -> bool:
+    return summary.read == (summary.new + summary.updated + summary.unchanged
+                            + sum(summary.skipped.values()))
+
+
+def test_the_same_file_twice_in_one_run_counts_every_game(store: Store) -> None:
+    summary = import_file([INDEXINATOR, INDEXINATOR], store=store)
+    assert (summary.read, summary.new, summary.updated, summary.unchanged) == (
+        5814, 2907, 0, 2907)
+    assert _adds_up(summary)
+    run = queries.import_runs(store)[0]
+    assert (run.read, run.new, run.unchanged) == (5814, 2907, 2907)
+
+
+def _variant(line: str) -> str:
+    """The same game with a changed raw text (a re-export with a new field): an update."""
+    return line[:-1] + ',"x":1}'
+
+
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(picks=st.lists(st.tuples(st.integers(0, 40), st.sampled_from(["same", "changed",
+                                                                      "bad", "blank"])),
+                      min_size=1, max_size=1200),
+       twice=st.booleans())
+def test_counts_always_add_up(tmp_path: Path, picks: list[tuple[int, str]], twice: bool
+                              ) -> None:
+    pool = games(41, start=5 * 10**9)
+    lines = []
+    for i, kind in picks:
+        if kind == "same":
+            lines.append(pool[i])
+        elif kind == "changed":
+            lines.append(_variant(pool[i]))
+        elif kind == "bad":
+            lines.append(pool[i][: len(pool[i]) // 2])
+        else:
+            lines.append("")
+    lines.insert(0, pool[40])  # a file of blank lines only is refused before any import
+    f = tmp_path / "g.ndjson"
+    f.write_text("\n".join(lines) + "\n")
+    with Store("sqlite://") as store:
+        first = import_file([f, f] if twice else f, store=store)
+        again = import_file(f, store=store)
+        for summary in (first, again):
+            assert _adds_up(summary), summary
+            run = next(r for r in queries.import_runs(store) if r.id == summary.run_id)
+            assert run.read == summary.read and run.new == summary.new
+
+
