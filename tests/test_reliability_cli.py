@@ -220,3 +220,59 @@ def _games(db: Path) -> int:
             return int(con.execute("SELECT count(*) FROM games").fetchone()[0])
     except sqlite3.OperationalError:
         return 0
+
+
+def _start_api_import(db: Path, server: LichessServer) -> subprocess.Popen[bytes]:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tracker.cli", "--db", str(db), "import", "indexinator",
+         "--base-url", server.url], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env={**os.environ, "NO_COLOR": "1"})
+    deadline = time.monotonic() + 60
+    while not _games(db):
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    return proc
+
+
+def test_a_killed_import_is_shown_interrupted_with_the_counts_it_stored(tmp_path: Path
+                                                                       ) -> None:
+    db = tmp_path / "t.db"
+    with LichessServer(throttle=400) as server:
+        server.add_user("indexinator", LINES)
+        proc = _start_api_import(db, server)
+        time.sleep(0.5)
+        proc.kill()  # kill -9: no handler runs
+        proc.communicate(timeout=30)
+    with sqlite3.connect(db) as con:
+        assert con.execute("SELECT status FROM import_runs").fetchone()[0] == "running"
+    done = cli("--db", str(db), "runs", "--json")
+    assert done.returncode == 0, done.stderr
+    import json
+    (run,) = json.loads(done.stdout)
+    with sqlite3.connect(db) as con:
+        stored = con.execute("SELECT count(*) FROM games").fetchone()[0]
+    assert run["status"] == "interrupted"
+    assert "ended without finishing the run" in run["message"]
+    assert 0 < run["new"] == stored == run["read"] < 2907  # counts as stored, batch by batch
+    table = cli("--db", str(db), "runs")
+    assert b"interrupted" in table.stdout
+
+
+def test_the_next_import_marks_a_dead_run_interrupted(tmp_path: Path) -> None:
+    from tracker.store.db import Store
+
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    db = tmp_path / "t.db"
+    with Store(str(db)) as store:
+        dead = store.start_run("file", "x.pgn")
+        store.update_run(dead, message=f"running in process {gone.pid} on "
+                                       f"{__import__('socket').gethostname()}")
+        other = store.start_run("file", "y.pgn")
+        store.update_run(other, message="running in process 1 on some-other-machine")
+    api.import_file(INDEXINATOR, db=db)
+    runs = {r.id: r for r in api.runs(db=db)}
+    assert runs[dead].status == "interrupted"
+    assert runs[other].status == "running"  # another machine's process cannot be checked
+    assert [r.status for r in api.runs(db=db, limit=1)] == ["complete"]

@@ -203,3 +203,69 @@ def test_counts_always_add_up(tmp_path: Path, picks: list[tuple[int, str]], twic
             assert run.read == summary.read and run.new == summary.new
 
 
+@pytest.mark.parametrize("tail", ["some trailing text\n", "\nDownloaded from lichess.org",
+                                  "\n\n-- \nsent from my phone\n"])
+def test_a_complete_last_game_then_text_is_stored_and_the_text_skipped(
+        tmp_path: Path, store: Store, tail: str) -> None:
+    from tests.conftest import SINGLE
+
+    f = tmp_path / "single.pgn"
+    f.write_text(SINGLE.read_text() + tail)
+    summary = import_file(f, store=store)
+    assert (summary.read, summary.new, summary.status) == (2, 1, "complete")
+    assert summary.skipped == {"not a game": 1}
+    assert any("text after a game that is no game" in w for w in summary.warnings)
+    (game,) = queries.player_games(store, "lance5500", with_raw=True)
+    assert game.plies == 125 and game.result == "1/2-1/2"
+    assert game.raw.rstrip().endswith("63. Kc4 { [%eval 0.08] [%clk 0:00:16] } 1/2-1/2")
+
+
+def test_a_last_game_cut_before_its_result_is_still_partial(tmp_path: Path, store: Store
+                                                           ) -> None:
+    from tests.conftest import SINGLE
+
+    f = tmp_path / "cut.pgn"
+    f.write_text(SINGLE.read_text().rsplit("63.", 1)[0])
+    summary = import_file(f, store=store)
+    assert (summary.new, summary.status) == (0, "partial")
+
+
+# -- 9: a full disk is one line, the run partial ------------------------------------------------
+
+def _fill_disk_after(monkeypatch: pytest.MonkeyPatch, batches: int) -> None:
+    import sqlite3
+
+    from sqlalchemy.exc import OperationalError
+
+    real = Store.write_games
+    calls = [0]
+
+    def write_games(self: Store, *args: Any, **kwargs: Any) -> Any:
+        calls[0] += 1
+        if calls[0] > batches:
+            raise OperationalError("INSERT INTO games …", None,
+                                   sqlite3.OperationalError("database or disk is full"))
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Store, "write_games", write_games)
+
+
+def test_a_full_disk_is_one_line_exit_1_and_a_partial_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+        ) -> None:
+    from tracker import cli
+
+    db = tmp_path / "t.db"
+    _fill_disk_after(monkeypatch, batches=2)
+    monkeypatch.setattr("sys.argv", ["tracker", "--db", str(db), "import-file",
+                                     str(INDEXINATOR)])
+    with pytest.raises(SystemExit) as info:
+        cli.main()
+    assert info.value.code == 1
+    captured = capsys.readouterr()
+    assert captured.err == f"error: the disk is full at {db}: 1000 games kept\n"
+    with Store(str(db)) as store:
+        assert queries.count_games(store) == 1000
+        run = queries.import_runs(store)[0]
+        assert run.status == "partial" and run.new == 1000
+        assert run.message is not None and run.message.startswith("the disk is full at")

@@ -76,6 +76,7 @@ if TYPE_CHECKING:
     from tracker.store.fide import FideLink as FideLink
     from tracker.store.fide import RatingInForce as RatingInForce
     from tracker.store.queries import PlayerSummary as PlayerSummary
+    from tracker.store.queries import RunInfo as RunInfo
 
 #: Names this module re-exports from the layers below, imported on first use (PEP 562).
 _LAZY: Final[dict[str, str]] = {
@@ -100,7 +101,7 @@ _LAZY: Final[dict[str, str]] = {
     "FIDE_LIST_KINDS": "tracker.sources.fide:LIST_KINDS",  # FIDE's lists: standard, rapid, blitz
     **dict.fromkeys(("FideLink", "RatingInForce"), "tracker.store.fide"),
     **dict.fromkeys(("DatabaseError", "Store"), "tracker.store.db"),
-    "PlayerSummary": "tracker.store.queries",
+    **dict.fromkeys(("PlayerSummary", "RunInfo"), "tracker.store.queries"),
     # ``api.dashboard``: the process launcher now lives on the CLI side (tracker.launcher);
     # resolved by name on first use for callers of the old path, never imported by the api.
     "dashboard": "tracker.launcher",
@@ -394,6 +395,33 @@ def check_token(token: str, where: str = "the token") -> str:
         raise lichess.TokenError(
             f"the token has characters a token cannot have: {_TOKEN_HELP} (check {where})")
     return token
+
+
+def runs(*, db: Db = None, limit: int = 20) -> list[RunInfo]:
+    """``tracker runs``: the last ``limit`` import runs, newest first.
+
+    A run whose process is gone (killed, the machine stopped) is marked ``interrupted`` first
+    (see :mod:`tracker.run_liveness`); its counts are what it stored. Statuses: ``running``,
+    ``complete``, ``partial``, ``failed``, ``interrupted``.
+    """
+    from tracker.run_liveness import mark_interrupted
+    from tracker.store import queries
+
+    store = open_store(db)
+    mark_interrupted(store)
+    return queries.import_runs(store, limit=limit)
+
+
+def run_dict(run: RunInfo) -> dict[str, Any]:
+    """An import run as JSON-able data (times as ISO 8601 UTC, ``None`` when unknown)."""
+    from tracker.records import ms_to_datetime
+
+    data = asdict(run)
+    for key in ("started_at_ms", "finished_at_ms"):
+        ms = data.pop(key)
+        data[key.removesuffix("_ms")] = (None if ms is None else
+                                         ms_to_datetime(ms).isoformat().replace("+00:00", "Z"))
+    return data
 
 
 def players(*, db: Db = None) -> list[PlayerSummary]:

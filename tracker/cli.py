@@ -267,6 +267,33 @@ def import_cmd(
                                            progress=cb))
 
 
+@app.command("runs", short_help="List the last import runs (killed ones as interrupted).",
+             epilog=examples("tracker runs --json"))
+def runs_cmd(
+    limit: Annotated[int, typer.Option(help="How many runs, newest first.")] = 20,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+) -> None:
+    """List the last import runs: status (running, complete, partial, failed, interrupted),
+    counts and message. A run whose process was killed is shown as interrupted."""
+    found = api.runs(db=state.db, limit=limit)
+    if as_json:
+        out.print_json(json.dumps([api.run_dict(r) for r in found]))
+        return
+    if not found:
+        out.print("No import runs yet.")
+        return
+    from rich.table import Table
+
+    table = Table("run", "started (UTC)", "source", "target", "status", "read", "new",
+                  "updated", "unchanged", "skipped", "message", title="Import runs")
+    for r in found:
+        started = datetime.fromtimestamp(r.started_at_ms / 1000, tz=UTC)
+        table.add_row(str(r.id), started.strftime("%Y-%m-%d %H:%M"), cell(r.source),
+                      cell(r.target), cell(r.status), str(r.read), str(r.new), str(r.updated),
+                      str(r.unchanged), str(sum(r.skipped.values())), cell(r.message or ""))
+    out.print(table)
+
+
 @app.command("players", short_help="List the tracked players and their games per perf.",
              epilog=examples("tracker players --json"))
 def players_cmd(

@@ -28,3 +28,8 @@ class ArgumentError(TrackerError, ValueError):
 class Terminated(KeyboardInterrupt):
     """The process was asked to stop (SIGTERM): handled as Ctrl+C is (what was kept is said,
     the import run is recorded as partial), with exit code 143."""
+
+
+class DiskFullError(TrackerError):
+    """The database's disk (or quota) is full: the import stops, every batch written before
+    is kept, the run is recorded as partial where the database still takes that."""

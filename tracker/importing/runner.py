@@ -10,6 +10,7 @@ every finished batch.
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import signal
@@ -23,8 +24,9 @@ from typing import Final
 
 from sqlalchemy.exc import SQLAlchemyError
 
-from tracker.errors import Terminated, TrackerError
+from tracker.errors import DiskFullError, Terminated, TrackerError
 from tracker.records import GameRecord
+from tracker.run_liveness import mark_interrupted, running_message
 from tracker.store.db import Store
 from tracker.store.engine import DatabaseError
 from tracker.store.games import BATCH_SIZE, StoredGame, WriteCounts
@@ -138,6 +140,18 @@ def interrupts_deferred() -> Iterator[None]:
             os.kill(os.getpid(), sig)  # the default action, now that the batch is written
 
 
+def is_disk_full(exc: BaseException) -> bool:
+    """True for the database's "disk full" errors: SQLite's SQLITE_FULL ("database or disk is
+    full"), PostgreSQL's disk_full (SQLSTATE 53100), and an OS ENOSPC or EDQUOT."""
+    inner = getattr(exc, "orig", None) or exc
+    if isinstance(inner, OSError) and inner.errno in (errno.ENOSPC, errno.EDQUOT):
+        return True
+    if getattr(inner, "sqlstate", None) == "53100":
+        return True
+    text = str(inner).lower()
+    return "database or disk is full" in text or "no space left on device" in text
+
+
 class ImportRecorder:
     """Buffers records and writes them in batches as one import run.
 
@@ -167,7 +181,9 @@ class ImportRecorder:
         self.player = player.lower() if player else None
         #: Further players the import is for (``--user`` given more than once): tracked too.
         self.also = [u.lower() for u in also]
+        mark_interrupted(store)  # earlier runs whose process was killed
         self.run_id = store.start_run(source, target, self.player)
+        store.update_run(self.run_id, message=running_message())
         #: Called with the summary once the run's end is recorded (see :meth:`on_finish`).
         self._on_finish: list[Callable[[ImportSummary], None]] = []
         self.summary = ImportSummary(self.run_id, source, target, self.player, "running")
@@ -210,20 +226,36 @@ class ImportRecorder:
         """Count ``n`` games already added as repaired (they are stored; ``read`` is unchanged)."""
         self.repaired[reason] += n
 
+    def _run_fields(self, batch: WriteCounts) -> dict[str, object]:
+        """The run's counts once ``batch`` is written (stored in the batch's transaction)."""
+        return {
+            "read": self.read,
+            "new": self.counts.new + batch.new,
+            "updated": self.counts.updated + batch.updated,
+            "unchanged": self.counts.unchanged + batch.unchanged,
+            "skipped": dict(self.skipped),
+            "repaired": dict(self.repaired),
+        }
+
     def flush(self) -> None:
         if self._buffer:
-            with interrupts_deferred():  # a batch and its run counts: all or nothing
-                self.counts.add(self.store.write_games(self._buffer))
+            with interrupts_deferred(), self.store.counting_run((self.run_id, self._run_fields)):
+                try:  # a batch and its run counts: one transaction
+                    self.counts.add(self.store.write_games(self._buffer))
+                except Exception as exc:
+                    if is_disk_full(exc):
+                        kept = self.counts.new + self.counts.updated + self.counts.unchanged
+                        raise DiskFullError(f"the disk is full at {self.store_location()}: "
+                                            f"{kept} games kept") from None
+                    raise
                 self._buffer = []
-                self.store.update_run(
-                    self.run_id,
-                    read=self.read,
-                    new=self.counts.new,
-                    updated=self.counts.updated,
-                    unchanged=self.counts.unchanged,
-                    skipped=dict(self.skipped),
-                    repaired=dict(self.repaired),
-                )
+
+    def store_location(self) -> str:
+        """Where the database lives: its file, or its URL (password hidden)."""
+        url = self.store.url
+        if url.startswith("sqlite:///") and len(url) > len("sqlite:///"):
+            return url.removeprefix("sqlite:///").split("?", 1)[0]
+        return self.store.display_url
 
     def on_finish(self, hook: Callable[[ImportSummary], None]) -> None:
         """Call ``hook(summary)`` after the run's end is recorded, however it ends (an API
@@ -299,6 +331,8 @@ class ImportRecorder:
             if isinstance(exc, KeyboardInterrupt):
                 self.finish("partial", interrupted_message(exc))
                 exc.summary = self.summary  # type: ignore[attr-defined]  # for the CLI's last line
+            elif isinstance(exc, DiskFullError):
+                self.finish("partial", f"{exc}; free some space and run the import again")
             else:
                 assert exc is not None  # exc_type is not None
                 self.finish("failed", failure_message(exc))

@@ -42,6 +42,7 @@ SKIP_STUDY: Final = "study chapter"
 SKIP_CUT_GAME: Final = "cut game at the end of the file"
 SKIP_NOT_PLAYER: Final = "not the player's game"
 SKIP_INVALID: Final = "invalid value"
+SKIP_NOT_A_GAME: Final = "not a game"
 REPAIRED_ENCODING: Final = "not UTF-8, read as cp1252"
 
 _UTF8_BOM = codecs.BOM_UTF8

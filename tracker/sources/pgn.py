@@ -35,6 +35,7 @@ from tracker.sources.files import (
     REPAIRED_ENCODING,
     SKIP_CUT_GAME,
     SKIP_INVALID,
+    SKIP_NOT_A_GAME,
     SKIP_NOT_PLAYER,
     SKIP_STUDY,
     SKIP_UNREADABLE,
@@ -621,6 +622,31 @@ def record_from_pgn(game: PGNGame) -> GameRecord:
     )
 
 
+#: A comment, or a game termination marker standing alone (PGN spec 8.2.6).
+_END_OR_COMMENT = re.compile(r"\{[^}]*\}?|;[^\n]*|(?<!\S)(?:1-0|0-1|1/2-1/2|\*)(?!\S)")
+
+
+def split_trailing_text(game: PGNGame) -> tuple[PGNGame, str, int] | None:
+    """A game whose movetext goes on after its termination marker (``… 1-0`` and then a line
+    of text that is no game): the game without that text, the text, and the line where the
+    text starts. ``None`` when nothing follows the marker or there is no marker."""
+    for m in _END_OR_COMMENT.finditer(game.movetext):
+        if m.group().startswith(("{", ";")):
+            continue
+        rest = game.movetext[m.end():].strip()
+        if not rest:
+            return None
+        first = rest.split("\n", 1)[0].strip()
+        cut = game.raw.rfind(first)
+        if cut < 0:
+            return None
+        raw = game.raw[:cut].rstrip() + "\n"
+        line = game.line + game.raw[:cut].count("\n")
+        return (PGNGame(game.headers, game.movetext[: m.end()], raw, game.line, game.repaired),
+                rest, line)
+    return None
+
+
 def ends_with_result(movetext: str) -> bool:
     """True when the movetext ends with a game termination marker (``1-0``, ``0-1``,
     ``1/2-1/2``, ``*``), as every exported game does (PGN spec 8.2.6)."""
@@ -699,7 +725,16 @@ def read_pgn(
                 yield record
             pending = game
         if pending is not None:
-            if ends_with_result(pending.movetext):
+            trailing = (None if ends_with_result(pending.movetext)
+                        else split_trailing_text(pending))
+            if trailing is not None:  # a whole game, then text that is no game
+                whole, text, line = trailing
+                if (record := record_of(whole)) is not None:
+                    yield record
+                shown = text.split("\n", 1)[0][:60]
+                log.skip(SKIP_NOT_A_GAME, f"line {line}: text after a game that is no game "
+                         f"({shown!r}); ignored")
+            elif ends_with_result(pending.movetext):
                 if (record := record_of(pending)) is not None:
                     yield record
             else:

@@ -9,13 +9,14 @@ concern: :mod:`~tracker.store.games`, :mod:`~tracker.store.runs`,
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from tracker.records import GameRecord
 from tracker.store import games, players, runs
 from tracker.store.engine import Database, DatabaseError, alembic_config
-from tracker.store.games import StoredGame, WriteCounts
+from tracker.store.games import RunCounts, StoredGame, WriteCounts
 
 __all__ = ["DatabaseError", "Store", "alembic_config"]
 
@@ -38,9 +39,22 @@ class Store(Database):
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    _run_counts: RunCounts | None = None
+
+    @contextmanager
+    def counting_run(self, run: RunCounts) -> Iterator[None]:
+        """Inside it, each :meth:`write_games` also writes the run's counts, in the batch's
+        transaction: ``run`` is ``(run id, fields once a batch's counts are added)``."""
+        self._run_counts = run
+        try:
+            yield
+        finally:
+            self._run_counts = None
+
     def write_games(self, records: Iterable[GameRecord]) -> WriteCounts:
-        """One batch of games in one transaction: see :func:`tracker.store.games.write_games`."""
-        return games.write_games(self, records)
+        """One batch of games in one transaction (with the run's counts inside
+        :meth:`counting_run`): see :func:`tracker.store.games.write_games`."""
+        return games.write_games(self, records, self._run_counts)
 
     def stored_digests(self, ids: Sequence[str]) -> dict[str, str]:
         """``{game id: raw digest}`` of the games among ``ids`` already stored."""

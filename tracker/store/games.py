@@ -10,17 +10,17 @@ names' positions.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from sqlalchemy import Connection, Table, and_, func, select
+from sqlalchemy import Connection, Table, and_, func, select, update
 from sqlalchemy.sql import ColumnElement
 
 from tracker.codec import compress_raw, decompress_raw, raw_digest
 from tracker.records import GameRecord, Side
 from tracker.store.engine import Database, sqlite_select_in_sql, sqlite_upsert_sql
-from tracker.store.models import Game, GameSide
+from tracker.store.models import Game, GameSide, ImportRun
 from tracker.utc import datetime_to_ms, utc_from_ms
 
 #: Games written per transaction: an interrupted import keeps every finished batch, never a
@@ -148,8 +148,17 @@ def _poorer(rec: GameRecord, stored: StoredCopy) -> bool:
     )
 
 
-def write_games(db: Database, records: Iterable[GameRecord]) -> WriteCounts:
+#: ``(run id, fields of the run once this batch's counts are added)``: written in the batch's
+#: transaction, so a run's counts never fall behind its stored games (see
+#: :meth:`tracker.store.db.Store.counting_run`).
+RunCounts = tuple[int, Callable[[WriteCounts], Mapping[str, Any]]]
+
+
+def write_games(db: Database, records: Iterable[GameRecord], run: RunCounts | None = None
+                ) -> WriteCounts:
     """Insert or update one batch of games in one transaction; returns what it did.
+
+    With ``run``, the import run's counts are updated in the same transaction.
 
     A game twice in one batch is counted twice (``unchanged`` or ``updated`` the second
     time), as it is across batches, so an import's ``read`` always adds up.
@@ -198,6 +207,10 @@ def write_games(db: Database, records: Iterable[GameRecord]) -> WriteCounts:
             db.upsert_rows(conn, _table(Game), GAME_COLUMNS, game_rows, _SQLITE_GAMES_UPSERT)
             db.upsert_rows(conn, _table(GameSide), SIDE_COLUMNS, side_rows,
                            _SQLITE_SIDES_UPSERT)
+        if run is not None:
+            run_id, fields = run
+            conn.execute(update(ImportRun).where(ImportRun.id == run_id)
+                         .values(**fields(counts)))
     return counts
 
 
