@@ -269,3 +269,126 @@ def test_a_full_disk_is_one_line_exit_1_and_a_partial_run(
         run = queries.import_runs(store)[0]
         assert run.status == "partial" and run.new == 1000
         assert run.message is not None and run.message.startswith("the disk is full at")
+
+
+def test_a_refused_last_batch_is_counted_as_not_stored(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tracker.errors import DiskFullError
+    from tracker.importing import SKIP_NOT_STORED
+
+    db = tmp_path / "t.db"
+    _fill_disk_after(monkeypatch, batches=2)
+    with Store(str(db)) as store, pytest.raises(DiskFullError):
+        import_file(INDEXINATOR, store=store)
+    with Store(str(db)) as store:
+        run = queries.import_runs(store)[0]
+    assert (run.read, run.new, run.skipped) == (1500, 1000, {SKIP_NOT_STORED: 500})
+    assert run.read == run.new + run.updated + run.unchanged + sum(run.skipped.values())
+    assert run.message is not None and "the last 500 games were not stored" in run.message
+
+
+# -- 6: a PGN import beside an NDJSON import of the same games never stores PGN over them -----
+
+_IMPORT = ("import sys; from tracker.importing import import_file; "
+           "from tracker.store.db import Store; "
+           "import_file(sys.argv[1], store=Store(sys.argv[2]))")
+
+
+def _race(db: str, ndjson: Path, pgn: Path) -> None:
+    import subprocess
+    import sys
+
+    procs = [subprocess.Popen([sys.executable, "-c", _IMPORT, str(path), db],
+                              stderr=subprocess.PIPE, text=True) for path in (pgn, ndjson)]
+    for p in procs:
+        _, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err
+
+
+def _pgn_of(lines: list[str], path: Path) -> Path:
+    from tests.lichess_server import game_to_pgn
+
+    path.write_text("".join(game_to_pgn(json.loads(line)) + "\n" for line in lines))
+    return path
+
+
+def test_concurrent_pgn_and_ndjson_imports_store_no_pgn_row(tmp_path: Path) -> None:
+    import sqlite3
+
+    ndjson = tmp_path / "g.ndjson"
+    ndjson.write_text("\n".join(LINES) + "\n")
+    pgn = _pgn_of(LINES, tmp_path / "g.pgn")
+    for round_ in range(3):
+        db = tmp_path / f"race{round_}.db"
+        Store(str(db)).close()  # both find the schema
+        _race(str(db), ndjson, pgn)
+        with sqlite3.connect(db) as con:
+            rows = dict(con.execute("SELECT source, count(*) FROM games GROUP BY source"))
+            no_end = con.execute("SELECT count(*) FROM games WHERE last_move_at_ms IS NULL"
+                                 ).fetchone()[0]
+        assert rows == {"ndjson": 2907}, rows
+        assert no_end == 0
+
+
+def test_concurrent_imports_on_postgresql_store_no_pgn_row(tmp_path: Path) -> None:
+    from sqlalchemy import text
+
+    from tests.pg_server import postgres_url
+
+    ndjson = tmp_path / "g.ndjson"
+    ndjson.write_text("\n".join(LINES[:1500]) + "\n")
+    pgn = _pgn_of(LINES[:1500], tmp_path / "g.pgn")
+    with postgres_url() as (url, reason):
+        if url is None:
+            pytest.skip(reason)
+        try:
+            for _ in range(2):
+                with Store(url) as s, s.engine.begin() as conn:
+                    conn.execute(text("DELETE FROM games"))
+                _race(url, ndjson, pgn)
+                with Store(url) as s, s.engine.connect() as conn:
+                    rows = dict(conn.execute(text(  # type: ignore[arg-type]
+                        "SELECT source, count(*) FROM games GROUP BY source")).all())
+                assert rows == {"ndjson": 1500}, rows
+        finally:
+            with Store(url) as s, s.engine.begin() as conn:
+                conn.execute(text("DROP SCHEMA public CASCADE; CREATE SCHEMA public"))
+
+
+def test_a_write_between_the_lookup_and_the_write_waits_for_the_lock(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The race made certain: another import writes the richer copies right after this batch
+    read the stored ones. It must wait for this batch's transaction, then win."""
+    import sqlite3
+    import threading
+
+    from tests.lichess_server import game_to_pgn
+    from tracker.sources.ndjson import read_ndjson
+    from tracker.sources.pgn import read_pgn
+    from tracker.store import games as store_games
+
+    lines = LINES[:50]
+    pgn_records = list(read_pgn("".join(game_to_pgn(json.loads(x)) + "\n" for x in lines)
+                                .splitlines(keepends=True)))
+    ndjson_records = list(read_ndjson(lines))
+    assert len(pgn_records) == len(ndjson_records) == 50
+    db = tmp_path / "race.db"
+    pgn_import, ndjson_import = Store(str(db)), Store(str(db))
+    real = store_games._stored_copies
+    other: list[threading.Thread] = []
+
+    def stored_then_other_writes(*args: Any) -> Any:
+        found = real(*args)
+        if not other:  # the PGN batch has read the stored copies (none): the other import
+            other.append(threading.Thread(target=ndjson_import.write_games,
+                                          args=(ndjson_records,)))
+            other[0].start()
+            other[0].join(timeout=1.0)  # done by now unless it waits for this transaction
+        return found
+
+    monkeypatch.setattr(store_games, "_stored_copies", stored_then_other_writes)
+    pgn_import.write_games(pgn_records)
+    other[0].join()
+    with sqlite3.connect(db) as con:
+        rows = dict(con.execute("SELECT source, count(*) FROM games GROUP BY source"))
+    assert rows == {"ndjson": 50}, rows

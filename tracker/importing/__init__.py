@@ -12,6 +12,7 @@ from __future__ import annotations
 from tracker.importing.files import import_file, import_inputs
 from tracker.importing.runner import (
     DEFERRED_SIGNALS,
+    SKIP_NOT_STORED,
     ImportRecorder,
     ImportSummary,
     Progress,
@@ -21,6 +22,7 @@ from tracker.importing.runner import (
 
 __all__ = [
     "DEFERRED_SIGNALS",
+    "SKIP_NOT_STORED",
     "ImportRecorder",
     "ImportSummary",
     "Progress",

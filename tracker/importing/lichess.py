@@ -28,7 +28,7 @@ import requests
 
 from tracker import config, real_fide
 from tracker.errors import TrackerError
-from tracker.importing.runner import ImportRecorder, ImportSummary, Progress
+from tracker.importing.runner import SKIP_NOT_STORED, ImportRecorder, ImportSummary, Progress
 from tracker.records import GameRecord
 from tracker.sources.files import MAX_MESSAGES
 from tracker.sources.lichess.client import (
@@ -196,7 +196,8 @@ def run_import(job: UserImport, *, store: Store,
 
     def move_cursor(summary: ImportSummary) -> None:
         """Move the cursor over the games that are stored (run once the run's end is)."""
-        if summary.stored + sum(summary.skipped.values()) < summary.read:
+        if summary.skipped.get(SKIP_NOT_STORED) or (
+                summary.stored + sum(summary.skipped.values()) < summary.read):
             return  # the store refused the last batch: the cursor must not pass it
         cursor = advance_cursor(old, plan, results, started_ms=started, floor_ms=job.floor_ms)
         if cursor is not None and cursor != old:

@@ -38,6 +38,10 @@ LOG = logging.getLogger(__name__)
 #: API (``units_total`` may be ``None`` when unknown).
 Progress = Callable[[int, int, int | None], None]
 
+#: Games read but refused by the store when a stopped run wrote its last batch (a full disk,
+#: a lost server): counted as skipped, so that read = new + updated + unchanged + skipped.
+SKIP_NOT_STORED: Final = "not stored (the database refused the last batch)"
+
 def interrupted_message(exc: KeyboardInterrupt) -> str:
     """The message of a run stopped by Ctrl+C (SIGINT) or SIGTERM (:class:`Terminated`)."""
     why = "stopped (SIGTERM)" if isinstance(exc, Terminated) else "interrupted"
@@ -271,8 +275,10 @@ class ImportRecorder:
             except Exception as exc:
                 if status == "complete":
                     raise
+                lost = len(self._buffer)
                 self._buffer = []  # the store refuses them: the run ends without them
-                message = f"{message}; the last {self.batch_size} games were not stored ({exc})"
+                self.skipped[SKIP_NOT_STORED] += lost  # read, so counted: the sums add up
+                message = f"{message}; the last {lost} games were not stored ({exc})"
         games = self.counts.new + self.counts.updated + self.counts.unchanged
         many = 0
         most: str | None = None  # the player in most games of a many-player file: not tracked

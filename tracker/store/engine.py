@@ -201,6 +201,10 @@ def _pg_copy_upsert(conn: Connection, table: str, columns: Sequence[str], keys: 
         cursor.close()
 
 
+#: The PostgreSQL advisory lock key that serialises game writes (any fixed 64-bit number).
+_WRITE_LOCK_KEY: Final = 0x7472_6163_6B65_72  # "tracker"
+
+
 class Database:
     """An open tracker database, migrated to the newest schema on open.
 
@@ -252,6 +256,17 @@ class Database:
         if self.dialect == "sqlite":
             return sqlite.insert(table)
         raise DatabaseError(f"unsupported database backend {self.dialect!r}")
+
+    def lock_writes(self, conn: Connection) -> None:
+        """Take the database's write lock at the start of ``conn``'s transaction, held to its
+        end: a read made in it (the stored copies a batch is compared with) stays true until
+        the batch is written. SQLite: ``BEGIN IMMEDIATE`` (the driver begins lazily, so this
+        is the transaction's first statement); PostgreSQL: a transaction-level advisory lock
+        on game writes (readers are not blocked)."""
+        if self.is_sqlite:
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+        elif self.dialect == "postgresql":
+            conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_WRITE_LOCK_KEY})")
 
     def upsert_rows(self, conn: Connection, table: Table, columns: Sequence[str],
                     rows: list[tuple[Any, ...]], sqlite_sql: str) -> None:

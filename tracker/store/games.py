@@ -166,6 +166,9 @@ def write_games(db: Database, records: Iterable[GameRecord], run: RunCounts | No
     A game already stored with the same raw text is left alone (``unchanged``), and so is
     one that the new copy would make poorer: a richer source (API/NDJSON over PGN), more
     moves or a result are never overwritten by a copy with less (a cut file's last game).
+    The stored copies are read and the batch written in one transaction that holds the
+    database's write lock (:meth:`~tracker.store.engine.Database.lock_writes`): two imports
+    of the same games at once still never store the poorer copy.
     Call it with batches of about :data:`BATCH_SIZE`; each call commits.
     """
     by_id: dict[str, GameRecord] = {}
@@ -185,6 +188,10 @@ def write_games(db: Database, records: Iterable[GameRecord], run: RunCounts | No
     if not by_id:
         return counts
     with db.engine.begin() as conn:
+        # The comparison with the stored copies and the write: one transaction holding the
+        # write lock from its start, so a concurrent import cannot store its copy in between
+        # (a PGN copy written over the richer API record it did not see).
+        db.lock_writes(conn)
         existing = _stored_copies(db, conn, list(by_id))
         game_rows: list[tuple[Any, ...]] = []
         side_rows: list[tuple[Any, ...]] = []
