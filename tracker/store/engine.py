@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from sqlalchemy import Connection, Engine, Table, create_engine, event, text
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import OperationalError, ProgrammingError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
@@ -251,9 +250,15 @@ class Database:
 
     def insert(self, table: Table) -> Any:
         """The dialect's ``INSERT`` that supports ``ON CONFLICT`` (the one dialect switch)."""
+        # The dialect modules load here, not at import: the PostgreSQL one alone costs ~80 ms
+        # of every command's start-up, on a SQLite database too.
         if self.dialect == "postgresql":
+            from sqlalchemy.dialects import postgresql
+
             return postgresql.insert(table)
         if self.dialect == "sqlite":
+            from sqlalchemy.dialects import sqlite
+
             return sqlite.insert(table)
         raise DatabaseError(f"unsupported database backend {self.dialect!r}")
 
