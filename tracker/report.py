@@ -11,10 +11,10 @@ from the engine (:mod:`tracker.fide`).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 from typing import Any, Final
 
@@ -24,7 +24,6 @@ from tracker.fide.scale import Conversion, ScaleModel, convert, models_for
 from tracker.fide.scale import model as scale_model
 from tracker.lichess_line import LichessLine, LichessPoint, monthly_last
 from tracker.perfs import perf_key
-from tracker.presentation import report_json
 from tracker.replay_pass import LazySelected, MonthOf, RowView
 from tracker.selection import Selected, exclusion_reason, other, score_halves, select_games
 from tracker.settings import (
@@ -236,7 +235,8 @@ class ReplayReport:
         return out
 
     def to_json(self) -> dict[str, Any]:
-        """The ``tracker replay --json`` object (see :func:`tracker.presentation.dumps`)."""
+        """The ``tracker replay --json`` object (:func:`report_json`; written as text by
+        :func:`tracker.presentation.dumps`)."""
         return report_json(self)
 
 
@@ -464,3 +464,115 @@ def _on_scale_reason(sel: Selected, model: ScaleModel | None, perf: str, rating:
                                                    period=sel.period):
         return replace(sel, reason=NOT_RATED_600)
     return sel
+
+
+# The ``tracker replay --json`` object: exact numbers (Decimal, int), no text yet.
+
+#: The keys of one period in ``tracker replay --json``, in order (a contract: scripts use it).
+PERIOD_KEYS: Final = (
+    "period",
+    "games",
+    "excluded",
+    "score",
+    "expected_score",
+    "k",
+    "rating_before",
+    "change",
+    "rating_after",
+    "performance",
+    "lichess_rating",
+)
+
+
+def points(x: Fraction) -> int | Decimal:
+    """Points (a multiple of ½) as JSON shows them: ``1``, ``0``, ``7.5``."""
+    return int(x) if x.denominator == 1 else Decimal(x.numerator) / Decimal(x.denominator)
+
+
+def shown(x: Fraction | Decimal | None, places: str = "0.01") -> Decimal | None:
+    """An exact amount as a Decimal with ``places`` decimals, rounded half up for display only
+    (table amounts are exact hundredths and come out unchanged)."""
+    if x is None:
+        return None
+    d = Decimal(x.numerator) / Decimal(x.denominator) if isinstance(x, Fraction) else x
+    return d.quantize(Decimal(places), rounding=ROUND_HALF_UP)
+
+
+def period_json(row: PeriodRow) -> dict[str, Any]:
+    """One period with exactly :data:`PERIOD_KEYS` (Decimals for exact numbers)."""
+    r = row.result
+    return {
+        "period": r.period,
+        "games": r.games,
+        "excluded": dict(sorted(row.excluded.items())),
+        "score": points(r.score),
+        "expected_score": shown(r.expected_score),
+        "k": r.k,
+        "rating_before": r.rating_before,
+        "change": shown(r.change),
+        "rating_after": r.rating_after,
+        "performance": r.performance,
+        "lichess_rating": row.lichess_rating,
+    }
+
+
+def band_json(band: Band) -> dict[str, Any]:
+    """One period's band: ``min``, ``median`` (may end in .5), ``max``, ``models``."""
+    return {
+        "min": band.min,
+        "median": None if band.median is None else points(band.median),
+        "max": band.max,
+        "models": dict(band.models),
+    }
+
+
+def conversion_json(conversions: Mapping[str, Conversion]) -> dict[str, Any]:
+    """Conversions by model key as JSON: the Lichess rating, the model's own output and the
+    FIDE rating on today's scale (``null`` = unrated), per model."""
+    return {k: {"lichess": c.lichess, "model_output": c.output, "fide": c.rating}
+            for k, c in conversions.items()}
+
+
+def report_json(report: ReplayReport) -> dict[str, Any]:
+    """The ``tracker replay --json`` object (numbers exact: see :func:`dumps`).
+
+    On the Lichess scale without a real FIDE line it is the original contract: ``player``,
+    ``perf``, ``rules``, ``expected``, ``periods`` (each with exactly :data:`PERIOD_KEYS`).
+    On a FIDE scale (or with a real FIDE line) it also has ``scale``, ``scale_label``,
+    ``chapter``; with a model, ``model`` (whose figures the periods hold), ``models`` and
+    ``conversions`` (the current Lichess rating through each model covering the perf); with
+    ``--scale all``, each period's ``band``; with a real FIDE line, each period's ``fide_real``
+    and ``gap`` and the top-level ``mean_abs_gap``.
+    """
+    out: dict[str, Any] = {
+        "player": report.player,
+        "perf": report.perf,
+        "rules": report.settings.rules,
+        "expected": report.settings.expected,
+    }
+    if report.scale == "lichess" and not report.real:
+        out["periods"] = [period_json(r) for r in report.periods]
+        return out
+    out["scale"] = report.scale
+    out["scale_label"] = report.scale_label
+    out["chapter"] = report.settings.chapter
+    if report.model is not None:
+        out["model"] = report.model.key
+        out["models"] = [m.key for m in report.models]
+        out["conversions"] = conversion_json(report.conversions)
+    if report.start_ratings:
+        out["start_ratings"] = dict(report.start_ratings)
+    periods = []
+    for row in report.periods:
+        j = period_json(row)
+        if row.band is not None:
+            j["band"] = band_json(row.band)
+        if report.real:
+            j["fide_real"] = row.fide_real
+            j["gap"] = row.gap
+        periods.append(j)
+    out["periods"] = periods
+    if report.real:
+        out["fide_list"] = report.real_list
+        out["mean_abs_gap"] = shown(report.mean_abs_gap)
+    return out
