@@ -19,9 +19,7 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:  # ``streamlit run`` adds it; AppTest and others may not
     sys.path.insert(0, str(HERE))
 
-from sqlalchemy.exc import OperationalError  # noqa: E402
-
-from tracker.api import TrackerError  # noqa: E402
+from tracker.api import DatabaseOperationalError, TrackerError  # noqa: E402
 
 PAGES = HERE / "views"
 
@@ -39,7 +37,7 @@ page = st.navigation([
 
 try:
     page.run()
-except OperationalError as exc:
+except DatabaseOperationalError as exc:
     # SQLite answers "database is locked" when an import holds the write lock too long.
     if "locked" in str(exc).lower() or "busy" in str(exc).lower():
         st.warning("The database is busy: an import is writing to it. Try again in a moment; "

@@ -67,6 +67,12 @@ LAYERS: list[tuple[str, tuple[str, ...], frozenset[str]]] = [
 KNOWN_VIOLATIONS: frozenset[tuple[str, str]] = frozenset({
 })
 
+#: Libraries below the API (storage, HTTP, file codecs) that the views reach only through
+#: ``tracker.api``: a view importing one of them holds logic of its own.
+VIEW_FORBIDDEN_LIBRARIES: frozenset[str] = frozenset({
+    "alembic", "berserk", "msgspec", "psycopg", "requests", "sqlalchemy", "zstandard",
+})
+
 #: The folders checked, as top-level packages under the root.
 PACKAGES = ("tracker", "dashboard")
 
@@ -155,6 +161,20 @@ def imports_of(module: str, path: Path, modules: dict[str, Path], root: Path) ->
             resolved = _resolve(target, modules)
             if resolved is not None and resolved != module:
                 found.append(Import(module, resolved, rel, node.lineno, id(node) in type_only))
+    return found
+
+
+def library_imports(path: Path, libraries: frozenset[str]) -> list[tuple[int, str]]:
+    """(line, module) of each import of one of ``libraries`` (by top-level name) in the file."""
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(ast.parse(path.read_bytes(), filename=str(path))):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names = [node.module]
+        else:
+            continue
+        found += [(node.lineno, n) for n in names if n.split(".")[0] in libraries]
     return found
 
 
@@ -249,6 +269,10 @@ def check(root: Path, known: frozenset[tuple[str, str]] = KNOWN_VIOLATIONS) -> l
                 why = f"the {mine} layer may not import the {theirs} layer"
             problems.append(f"{imp.path}:{imp.line}: {module} ({mine}) imports "
                             f"{imp.imported} ({theirs}): {why}")
+    for module in sorted(m for m, layer in layers.items() if layer == "views"):
+        for line, name in library_imports(modules[module], VIEW_FORBIDDEN_LIBRARIES):
+            problems.append(f"{modules[module].relative_to(root)}:{line}: {module} (views) "
+                            f"imports {name}: the views reach it only through tracker.api")
     # A known import that closes a cycle within a layer is left out of the cycle search; it is
     # still "seen" while the module it imports reaches back to the importer.
     for importer, imported in known:

@@ -96,6 +96,21 @@ def test_later_layer_views_below_api_and_engine_purity(tmp_path: Path) -> None:
     ]
 
 
+def test_views_do_not_import_the_libraries_below_the_api(tmp_path: Path) -> None:
+    root = _tree(tmp_path, {
+        "tracker/api.py": "",
+        "tracker/cli.py": "import typer\nfrom rich.table import Table\n",
+        "dashboard/app.py": "from sqlalchemy.exc import OperationalError\nimport streamlit\n",
+        "dashboard/views/page.py": "def f():\n    import berserk\n",
+    })
+    assert check_imports.check(root, frozenset()) == [
+        "dashboard/app.py:1: dashboard.app (views) imports sqlalchemy.exc: the views reach it "
+        "only through tracker.api",
+        "dashboard/views/page.py:2: dashboard.views.page (views) imports berserk: the views "
+        "reach it only through tracker.api",
+    ]
+
+
 def test_cycle_within_a_layer_and_unclaimed_module(tmp_path: Path) -> None:
     root = _tree(tmp_path, {
         "tracker/sources/__init__.py": "",

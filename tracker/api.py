@@ -101,6 +101,8 @@ _LAZY: Final[dict[str, str]] = {
     "FIDE_LIST_KINDS": "tracker.sources.fide:LIST_KINDS",  # FIDE's lists: standard, rapid, blitz
     **dict.fromkeys(("FideLink", "RatingInForce"), "tracker.store.fide"),
     **dict.fromkeys(("DatabaseError", "Store"), "tracker.store.db"),
+    # The driver's own error for a locked or unreachable database, raised mid-query.
+    "DatabaseOperationalError": "tracker.store.engine:OperationalError",
     **dict.fromkeys(("PlayerSummary", "RunInfo"), "tracker.store.queries"),
     # ``api.dashboard``: the process launcher now lives on the CLI side (tracker.launcher);
     # resolved by name on first use for callers of the old path, never imported by the api.

@@ -72,12 +72,12 @@ for rid in list(st.session_state.calc_rows):
     opponent = opp_col.number_input("Opponent's rating", min_value=0, max_value=3500,
                                     value=DEFAULT_OPPONENT, step=1, key=f"calc_opp_{rid}",
                                     label_visibility="collapsed")
-    result = res_col.segmented_control(
+    picked = res_col.segmented_control(
         "Result", list(RESULTS), default="1", required=True, key=f"calc_res_{rid}",
         format_func=RESULT_LABELS.__getitem__, label_visibility="collapsed")
     del_col.button("", icon=":material/close:", key=f"calc_del_{rid}", on_click=_remove_row,
                    args=(rid,), help="Remove this game")
-    games.append((int(opponent), RESULTS[result]))
+    games.append((int(opponent), RESULTS[picked]))
     outputs.append((exp_col.empty(), chg_col.empty()))
 st.button("Add a game", key="calc_add", on_click=_add_row, icon=":material/add:")
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import streamlit as st
 import ui
@@ -17,7 +19,7 @@ from tracker.api import SPEEDS, ImportSummary, TrackerError
 PROGRESS_EVERY = 0.25
 
 
-def progress_bar(label: str):  # type: ignore[no-untyped-def]
+def progress_bar(label: str) -> tuple[Any, Callable[[int, int, int | None], None]]:
     """A progress bar and the ``progress(games_read, done, total)`` callback that moves it."""
     bar = st.progress(0.0, text=label)
     last = [0.0]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+from fractions import Fraction
+
 import pandas as pd
 import streamlit as st
 import ui
@@ -18,9 +21,9 @@ st.caption("One row per calendar month (UTC) with games of this perf. The rating
            "and gives *after*, in force from the next month. Empty = unrated.")
 
 
-def _number(x: object) -> float | None:
+def _number(x: Decimal | Fraction | int | None) -> float | None:
     # Display only: exact hundredths shown with two decimals come out unchanged.
-    return None if x is None else float(x)  # type: ignore[arg-type]
+    return None if x is None else float(x)
 
 
 rows = []

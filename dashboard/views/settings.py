@@ -99,6 +99,7 @@ st.subheader("Real FIDE rating")
 st.caption("Link your FIDE id to draw your real FIDE rating beside the replay (the standard "
            "list, and the rapid or blitz list matching the perf). FIDE's lists are fetched "
            "from Lichess; `tracker import` refreshes them, as does `tracker fide link`.")
+link: api.FideLink | None
 try:
     link = api.fide_show(player.id, db=ui.store())
 except api.NotLinkedError:
