@@ -31,7 +31,8 @@ from pathlib import Path
 #: its own). records.py, errors.py and config.py are the bottom that anything may import
 #: (errors imports nothing); perfs.py (the perf vocabulary), fide_records.py (a FIDE profile,
 #: a month of a FIDE rating list), utc.py (time), codec.py (raw text and compression),
-#: cursor.py (the sync cursor) and _version.py sit with records. The import
+#: exact.py (exact numbers as text), cursor.py (the sync cursor) and _version.py sit with
+#: records. The import
 #: runners (``importing``; ``real_fide`` for the FIDE lists) drive sources into the store, so
 #: they sit above both. The selection needs only records: it decides on a game's fields, never
 #: on the store's. The engine (``tracker/fide``) is pure and knows nothing of the project but
@@ -41,7 +42,8 @@ from pathlib import Path
 LAYERS: list[tuple[str, tuple[str, ...], frozenset[str]]] = [
     ("errors", ("tracker.errors",), frozenset()),
     ("base", ("tracker.records", "tracker.config", "tracker.perfs", "tracker.fide_records",
-              "tracker.utc", "tracker.codec", "tracker.cursor", "tracker._version"),
+              "tracker.utc", "tracker.codec", "tracker.cursor", "tracker._version",
+              "tracker.exact"),
      frozenset({"errors"})),
     ("sources", ("tracker.sources", "tracker.sources.*"), frozenset({"errors", "base"})),
     ("store", ("tracker.store", "tracker.store.*"), frozenset({"errors", "base"})),

@@ -27,6 +27,8 @@ from tracker.errors import DashboardError as DashboardError
 from tracker.errors import TrackerError as TrackerError
 
 if TYPE_CHECKING:
+    from tracker.exact import dumps as dumps
+    from tracker.exact import shown as shown
     from tracker.fide import CHAPTERS as CHAPTERS
     from tracker.fide import DEFAULT_CHAPTER as DEFAULT_CHAPTER
     from tracker.fide import DEFAULT_EXPECTED as DEFAULT_EXPECTED
@@ -48,12 +50,10 @@ if TYPE_CHECKING:
     from tracker.presentation import SCALE_CSV_KEYS as SCALE_CSV_KEYS
     from tracker.presentation import band_json as band_json
     from tracker.presentation import conversion_json as conversion_json
-    from tracker.presentation import dumps as dumps
     from tracker.presentation import excluded_text as excluded_text
     from tracker.presentation import game_row as game_row
     from tracker.presentation import period_json as period_json
     from tracker.presentation import periods_csv as periods_csv
-    from tracker.presentation import shown as shown
     from tracker.real_fide import FideRefresh as FideRefresh
     from tracker.real_fide import NotLinkedError as NotLinkedError
     from tracker.records import SPEEDS as SPEEDS
@@ -89,8 +89,9 @@ _LAZY: Final[dict[str, str]] = {
     "GameMoves": "tracker.game_view",
     "PerfError": "tracker.perfs",
     **dict.fromkeys(("GAME_KEYS", "PERIOD_KEYS", "SCALE_CSV_KEYS", "band_json",
-                     "conversion_json", "dumps", "excluded_text", "game_row", "period_json",
-                     "periods_csv", "shown"), "tracker.presentation"),
+                     "conversion_json", "excluded_text", "game_row", "period_json",
+                     "periods_csv"), "tracker.presentation"),
+    **dict.fromkeys(("dumps", "shown"), "tracker.exact"),
     "SPEEDS": "tracker.records",
     **dict.fromkeys(("GameDetail", "NoGamesError", "PeriodRow", "RealLine", "ReplayReport",
                      "ScaleError"), "tracker.report"),
@@ -625,7 +626,7 @@ def calc_json(result: CalcResult) -> CalcJson:
     the unrounded total change and the new rating rounded once. Under the rapid & blitz
     chapter, ``chapter`` is given and each game says whether it is ``rated`` (a game the
     600-point rule leaves out: expected ``null``, change 0)."""
-    from tracker.presentation import points, shown
+    from tracker.exact import points, shown
 
     rapid_blitz = result.chapter == "rapid-blitz"
     games: list[CalcGameJson] = []

@@ -9,23 +9,20 @@ from __future__ import annotations
 
 import csv
 import io
-import json
-import re
-from datetime import date
-from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Final
 
 # The ``--json`` object itself (exact numbers, the contract scripts read) is the report's own:
 # built in tracker.report and re-exported here beside the text formats made from it.
+from tracker.exact import dumps as dumps
+from tracker.exact import points as points
+from tracker.exact import shown as shown
 from tracker.report import PERIOD_KEYS as PERIOD_KEYS
 from tracker.report import GameDetail, ReplayReport
 from tracker.report import band_json as band_json
 from tracker.report import conversion_json as conversion_json
 from tracker.report import period_json as period_json
-from tracker.report import points as points
 from tracker.report import report_json as report_json
-from tracker.report import shown as shown
 from tracker.selection import other
 
 
@@ -112,28 +109,3 @@ def game_row(detail: GameDetail) -> dict[str, Any]:
         "delta": shown(detail.delta, places),
         "url": game_url(game.id, sel.color),
     }
-
-
-_DECIMAL_TOKEN = re.compile(r'"\\u0000dec:(-?[0-9.]+)"')
-
-
-def _jsonable(o: Any) -> Any:
-    # Exact numbers become a marked string that dumps() turns back into a bare JSON number.
-    if isinstance(o, dict):
-        return {k: _jsonable(v) for k, v in o.items()}
-    if isinstance(o, list | tuple):
-        return [_jsonable(v) for v in o]
-    if isinstance(o, Decimal):
-        return f"\u0000dec:{o}"
-    if isinstance(o, Fraction):
-        return f"\u0000dec:{points(o)}"
-    if isinstance(o, date):
-        return o.isoformat()
-    return o
-
-
-def dumps(obj: Any, *, indent: int | None = 2) -> str:
-    """JSON with :class:`~decimal.Decimal` written as exact numbers (``15.20``, never
-    ``15.199999``): the output boundary is the only place a number becomes text."""
-    return _DECIMAL_TOKEN.sub(r"\1", json.dumps(_jsonable(obj), indent=indent,
-                                                ensure_ascii=False))

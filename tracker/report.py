@@ -14,11 +14,12 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Final
 
 from tracker.errors import TrackerError
+from tracker.exact import points, shown
 from tracker.fide import CountedGame, PeriodResult, game_expected, rated_in_chapter, replay
 from tracker.fide.scale import Conversion, ScaleModel, convert, models_for
 from tracker.fide.scale import model as scale_model
@@ -482,20 +483,6 @@ PERIOD_KEYS: Final = (
     "performance",
     "lichess_rating",
 )
-
-
-def points(x: Fraction) -> int | Decimal:
-    """Points (a multiple of ½) as JSON shows them: ``1``, ``0``, ``7.5``."""
-    return int(x) if x.denominator == 1 else Decimal(x.numerator) / Decimal(x.denominator)
-
-
-def shown(x: Fraction | Decimal | None, places: str = "0.01") -> Decimal | None:
-    """An exact amount as a Decimal with ``places`` decimals, rounded half up for display only
-    (table amounts are exact hundredths and come out unchanged)."""
-    if x is None:
-        return None
-    d = Decimal(x.numerator) / Decimal(x.denominator) if isinstance(x, Fraction) else x
-    return d.quantize(Decimal(places), rounding=ROUND_HALF_UP)
 
 
 def period_json(row: PeriodRow) -> dict[str, Any]:
