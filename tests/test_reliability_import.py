@@ -392,3 +392,221 @@ def test_a_write_between_the_lookup_and_the_write_waits_for_the_lock(
     with sqlite3.connect(db) as con:
         rows = dict(con.execute("SELECT source, count(*) FROM games GROUP BY source"))
     assert rows == {"ndjson": 50}, rows
+
+
+# -- 4: a hard cap on one game; memory bounded on bombs -------------------------------------------
+# The inputs of the issue (1 GB of zeros, 2 GB and 4 GB bombs) scaled down, the cap with them:
+# benchmarks/bench_bombs.py measures the full-size ones.
+
+CAP = 256 * 1024
+MB = 1 << 20
+
+
+def _zeros(f: Any, n: int, newline_every: int | None = None) -> None:
+    block = b"0" * (newline_every - 1) + b"\n" if newline_every else b"\0" * MB
+    for _ in range(n // len(block)):
+        f.write(block)
+
+
+def _import_peak(path: Path, store: Store, **kw: Any) -> tuple[Any, int]:
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        summary = import_file(path, store=store, max_game_bytes=CAP, **kw)
+        return summary, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def _two_games() -> tuple[str, str]:
+    return LINES[0], LINES[1]
+
+
+def test_a_valid_line_then_50_mb_of_zeros_without_a_newline(tmp_path: Path, store: Store
+                                                            ) -> None:
+    first, last = _two_games()
+    path = tmp_path / "zeros.ndjson"
+    with path.open("wb") as f:
+        f.write(first.encode() + b"\n")
+        _zeros(f, 50 * MB)
+    summary, peak = _import_peak(path, store)
+    assert (summary.read, summary.new, summary.skipped) == (2, 1, {"game too large": 1})
+    assert peak < 8 * MB  # ~4 chunks of 1 MB and the cap: not the 50 MB line
+    with path.open("ab") as f:  # the zeros end with a newline, a game follows: kept
+        f.write(b"\n" + last.encode() + b"\n")
+    summary, _ = _import_peak(path, store)
+    assert (summary.read, summary.new, summary.unchanged, summary.skipped) == (
+        3, 1, 1, {"game too large": 1})
+    assert any("line 2: a game of 52,428,801 bytes" in w for w in summary.warnings)
+
+
+def test_a_line_over_the_default_cap_of_1_mb_is_too_large(tmp_path: Path, store: Store
+                                                          ) -> None:
+    first, last = _two_games()
+    huge = json.loads(first)
+    huge["id"], huge["moves"] = "huge0001", "e4 " * 400_000  # 1.2 MB: valid JSON, too large
+    path = tmp_path / "big.ndjson"
+    path.write_text("\n".join([first, json.dumps(huge), last]) + "\n")
+    summary = import_file(path, store=store)
+    assert (summary.read, summary.new, summary.skipped) == (3, 2, {"game too large": 1})
+    assert any("over the limit of 1,048,576" in w for w in summary.warnings)
+
+
+@pytest.mark.parametrize("codec", ["gzip", "zstd", "bzip2", "xz"])
+def test_a_decompression_bomb_is_one_game_too_large(tmp_path: Path, store: Store, codec: str
+                                                    ) -> None:
+    import bz2
+    import gzip
+    import lzma
+
+    import zstandard
+
+    first, last = _two_games()
+    size = 200 * MB
+    path = tmp_path / f"bomb.ndjson.{codec}"
+    with path.open("wb") as raw:
+        writer: Any = {
+            "gzip": lambda: gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=9),
+            "zstd": lambda: zstandard.ZstdCompressor(level=19).stream_writer(raw),
+            "bzip2": lambda: bz2.BZ2File(raw, "wb"),
+            "xz": lambda: lzma.LZMAFile(raw, "wb"),  # noqa: SIM115 (closed by the with below)
+        }[codec]()
+        with writer as f:
+            f.write(first.encode() + b"\n")
+            _zeros(f, size)
+            f.write(b"\n" + last.encode() + b"\n")
+    assert path.stat().st_size < size // 100  # a bomb
+    summary, peak = _import_peak(path, store)
+    assert (summary.read, summary.new, summary.skipped) == (3, 2, {"game too large": 1})
+    assert peak < 48 * MB, peak  # zstd: one 512-byte feed expands to at most ~16 MB
+
+
+def _pgn(gid: str, comment: bytes = b"") -> bytes:
+    return (f'[Event "Rated Blitz game"]\n[Site "https://lichess.org/{gid}"]\n[White "a"]\n'
+            '[Black "b"]\n[Result "1-0"]\n[UTCDate "2024.01.01"]\n[UTCTime "10:00:00"]\n'
+            f'[WhiteElo "1500"]\n[BlackElo "1500"]\n[TimeControl "180+0"]\n\n1. e4 '
+            ).encode() + comment + b"e5 2. Nf3 Nc6 1-0\n\n"
+
+
+@pytest.mark.parametrize("user", [None, "a"])
+@pytest.mark.parametrize("newlines", [None, 100])
+def test_a_pgn_game_then_an_unclosed_comment_keeps_the_game(
+        tmp_path: Path, store: Store, newlines: int | None, user: str | None) -> None:
+    path = tmp_path / "comment.pgn"
+    with path.open("wb") as f:
+        f.write(_pgn("aaaaaaa1") + b"{ ")
+        _zeros(f, 50 * MB, newline_every=newlines)
+    summary, peak = _import_peak(path, store, user=user)
+    assert summary.new == 1 and queries.count_games(store) == 1
+    assert sum(summary.skipped.values()) == 1
+    assert peak < (8 * MB if user is None else 24 * MB), peak  # filtered: 4 MB chunks
+
+
+@pytest.mark.parametrize("user", [None, "a"])
+def test_a_pgn_game_with_a_huge_comment_is_skipped_and_the_next_kept(
+        tmp_path: Path, store: Store, user: str | None) -> None:
+    import io
+
+    big = io.BytesIO()
+    big.write(b"{ ")
+    _zeros(big, 20 * MB, newline_every=80)
+    big.write(b"} ")
+    path = tmp_path / "middle.pgn"
+    path.write_bytes(_pgn("aaaaaaa1") + _pgn("aaaaaaa2", big.getvalue()) + _pgn("aaaaaaa3"))
+    del big
+    summary, peak = _import_peak(path, store, user=user)
+    assert (summary.read, summary.new, summary.skipped) == (3, 2, {"game too large": 1})
+    assert any("game at line 14: " in w and "over the limit of 262,144" in w
+               for w in summary.warnings)
+    # filtered by player: a 4 MB chunk (twice, with its lower-case copy) cut into lines
+    assert peak < (8 * MB if user is None else 48 * MB), peak
+
+
+@pytest.mark.parametrize("user", [None, "a"])
+def test_a_pgn_line_of_50_mb_closing_a_comment_is_too_large_and_the_next_game_kept(
+        tmp_path: Path, store: Store, user: str | None) -> None:
+    path = tmp_path / "line.pgn"
+    with path.open("wb") as f:
+        f.write(_pgn("aaaaaaa1") + _pgn("aaaaaaa2").replace(b"1. e4 ", b"1. e4 {"))
+        _zeros(f, 50 * MB)
+        f.write(b"} e5 1-0\n\n" + _pgn("aaaaaaa3"))
+    summary, peak = _import_peak(path, store, user=user)
+    assert (summary.read, summary.new, summary.skipped) == (3, 2, {"game too large": 1})
+    assert peak < 24 * MB, peak
+
+
+def _pieces(data: bytes, sizes: list[int]) -> list[bytes]:
+    out, i = [], 0
+    for n in sizes * (len(data) + 1):
+        if i >= len(data):
+            break
+        out.append(data[i : i + n])
+        i += n
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.binary(max_size=40).map(lambda b: b.replace(b"\n", b"{")) | st.just(b"\n"),
+                max_size=12),
+       st.integers(1, 20), st.lists(st.integers(1, 15), min_size=1, max_size=5))
+def test_capped_lines_and_chunks_keep_short_lines_and_cut_long_ones(
+        parts: list[bytes], cap: int, sizes: list[int]) -> None:
+    import io
+
+    from tracker.sources.limits import OversizedLine, capped_chunks, capped_lines, last_brace
+
+    data = b"".join(parts)
+    pieces = _pieces(data, sizes)
+    it = iter(pieces)
+    got = list(capped_lines(lambda _n: next(it, b""), cap, chunk_bytes=sizes[0]))
+    for line, whole in zip(got, io.BytesIO(data).readlines(), strict=True):  # on \n only
+        if isinstance(line, OversizedLine):
+            assert len(whole) > cap and whole.startswith(line)
+            assert (line.size, line.brace, line.ended) == (
+                len(whole), last_brace(whole), whole.endswith(b"\n"))
+        else:
+            assert line == whole
+    cut = b"".join(capped_chunks(pieces, cap)).split(b"\n")
+    for line, whole in zip(cut, data.split(b"\n"), strict=True):
+        if len(whole) <= cap:
+            assert line == whole
+        else:
+            assert len(line) > cap and last_brace(line) == last_brace(whole)
+            assert whole.startswith(line) or whole.startswith(line[:-1])
+
+
+# -- 7: linear time on nested variations ---------------------------------------------------------
+
+def _old_without_variations(movetext: str) -> str:
+    """The former algorithm (one nesting level removed per pass): the reference."""
+    import re
+
+    variation = re.compile(r"\([^()]*\)")
+    while "(" in movetext:
+        cut = variation.sub(" ", movetext)
+        if cut == movetext:
+            movetext = movetext[: movetext.index("(")]
+            break
+        movetext = cut
+    return movetext.replace(")", " ")
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet="() e4Nf3.1", max_size=60))
+def test_variations_are_cut_as_before_in_one_pass(movetext: str) -> None:
+    from tracker.sources.pgn import _without_variations
+
+    assert _without_variations(movetext).split() == _old_without_variations(movetext).split()
+
+
+def test_a_game_with_100k_nested_variations_is_read(tmp_path: Path, store: Store) -> None:
+    nested = "( 1... e5 " * 100_000 + ")" * 100_000
+    path = tmp_path / "nested.pgn"
+    path.write_bytes(_pgn("aaaaaaa1", nested.encode() + b" "))
+    assert 1_000_000 < path.stat().st_size < 1_200_000
+    summary = import_file(path, store=store)
+    assert summary.new == 1
+    (game,) = queries.player_games(store, "a")
+    assert game.plies == 4  # 1. e4 e5 2. Nf3 Nc6: the variations are no moves
+

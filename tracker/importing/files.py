@@ -15,6 +15,7 @@ from tracker.codec import raw_digest
 from tracker.importing.runner import ImportRecorder, ImportSummary, Progress
 from tracker.records import GameRecord
 from tracker.sources.files import InputFile, ReadLog, open_inputs
+from tracker.sources.limits import MAX_NDJSON_GAME_BYTES, MAX_PGN_GAME_BYTES, capped_chunks
 from tracker.sources.ndjson import read_ndjson
 from tracker.sources.pgn import filter_chunks, read_pgn
 from tracker.store.db import Store
@@ -27,8 +28,13 @@ def import_file(
     store: Store,
     user: str | Sequence[str] | None = None,
     progress: Progress | None = None,
+    max_game_bytes: int | None = None,
 ) -> ImportSummary:
     """Import Lichess NDJSON or PGN files (any compression) into ``store``.
+
+    One game may be at most 1 MB of NDJSON or 4 MB of PGN (:mod:`tracker.sources.limits`;
+    ``max_game_bytes`` sets another cap for both, as the tests do): a larger one streams by
+    without being held and is skipped as "game too large".
 
     ``paths``: one path or several, imported as one run. ``user``: whose history it is (one
     name or several); with it, only games of those players are kept (the rest are counted as
@@ -44,7 +50,8 @@ def import_file(
     Returns an :class:`ImportSummary`. Raises InputError (one line) for a missing, empty or
     unrecognised file, or a Lichess study export, *before* anything is written.
     """
-    return import_inputs(open_inputs(paths), store=store, user=user, progress=progress)
+    return import_inputs(open_inputs(paths), store=store, user=user, progress=progress,
+                         max_game_bytes=max_game_bytes)
 
 
 def import_inputs(
@@ -53,6 +60,7 @@ def import_inputs(
     store: Store,
     user: str | Sequence[str] | None = None,
     progress: Progress | None = None,
+    max_game_bytes: int | None = None,
 ) -> ImportSummary:
     """Import files already opened (and so checked) by :func:`~tracker.sources.files.open_inputs`
     into ``store`` as one run; see :func:`import_file`. Closes them."""
@@ -67,7 +75,8 @@ def import_inputs(
         done_bytes = 0
         for f in inputs:
             with f:
-                log = _import_one(f, recorder, users, progress, done_bytes, total)
+                log = _import_one(f, recorder, users, progress, done_bytes, total,
+                                  max_game_bytes)
                 warnings.extend(f"{f.path.name}: {m}" for m in log.messages)
                 warnings.extend(f.warnings)
                 for why in (f.truncated, log.truncated and f"{f.path.name}: {log.truncated}"):
@@ -91,7 +100,8 @@ def import_inputs(
 
 
 def _import_one(f: InputFile, recorder: ImportRecorder, users: Sequence[str],
-                progress: Progress | None, done_bytes: int, total: int) -> ReadLog:
+                progress: Progress | None, done_bytes: int, total: int,
+                max_game_bytes: int | None = None) -> ReadLog:
     """Stream one opened file into ``recorder``; returns what its reader skipped or repaired."""
     log = ReadLog()
     base = recorder.read
@@ -102,13 +112,19 @@ def _import_one(f: InputFile, recorder: ImportRecorder, users: Sequence[str],
 
     records: Iterable[GameRecord]
     if f.format == "ndjson":
-        lines = _screen_known(f.byte_lines(), recorder, {u.lower() for u in users})
-        records = read_ndjson(lines, players=users or None, log=log, progress=report)
+        cap = max_game_bytes or MAX_NDJSON_GAME_BYTES
+        lines = _screen_known(f.byte_lines(cap), recorder, {u.lower() for u in users})
+        records = read_ndjson(lines, players=users or None, log=log, progress=report,
+                              max_line_bytes=cap)
     elif users:  # a dump filtered by player: searched in big chunks, not line by line
-        records = read_pgn(filter_chunks(f.byte_chunks(), users), players=users, log=log,
-                           progress=report)
+        cap = max_game_bytes or MAX_PGN_GAME_BYTES
+        # a line is never held past the cap, nor a run of lines without a game start
+        chunks = capped_chunks(f.byte_chunks(), cap)
+        records = read_pgn(filter_chunks(chunks, users, carry_limit=cap), players=users,
+                           log=log, progress=report, max_game_bytes=cap)
     else:
-        records = read_pgn(f.byte_lines(), log=log, progress=report)
+        cap = max_game_bytes or MAX_PGN_GAME_BYTES
+        records = read_pgn(f.byte_lines(cap), log=log, progress=report, max_game_bytes=cap)
     try:
         for rec in records:
             recorder.add(rec)

@@ -31,6 +31,7 @@ import zstandard
 
 from tracker.codec import compression_of
 from tracker.errors import TrackerError
+from tracker.sources.limits import MAX_NDJSON_GAME_BYTES, MAX_PGN_GAME_BYTES, capped_lines
 
 Format = Literal["pgn", "ndjson"]
 
@@ -43,6 +44,7 @@ SKIP_CUT_GAME: Final = "cut game at the end of the file"
 SKIP_NOT_PLAYER: Final = "not the player's game"
 SKIP_INVALID: Final = "invalid value"
 SKIP_NOT_A_GAME: Final = "not a game"
+SKIP_TOO_LARGE: Final = "game too large"
 REPAIRED_ENCODING: Final = "not UTF-8, read as cp1252"
 
 _UTF8_BOM = codecs.BOM_UTF8
@@ -50,9 +52,11 @@ _UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 _SNIFF_BYTES = 64 * 1024
 #: Read size of the decompressed stream: big reads keep the per-line cost in C.
 _BUFFER_BYTES = 1 << 20
-#: Compressed bytes fed to zstd at a time: its output for one feed is held in memory, and
-#: PGN compresses 5-25 times, so this bounds that buffer to a few MB.
-_ZSTD_READ_BYTES = 64 * 1024
+#: Compressed bytes fed to zstd at a time: its whole output for one feed is held in memory.
+#: A zstd block of 128 KB can be written in 4 bytes, so a feed of N bytes may expand to
+#: ~32,000 N: 512 bytes bound one feed's output to ~16 MB even for a decompression bomb (a
+#: 135 KB file of 4 GB of zeros), and are no slower than 64 KB on real dumps.
+_ZSTD_READ_BYTES = 512
 #: Messages kept per reader (the counts are always complete): memory stays flat on a file
 #: where every line is broken.
 MAX_MESSAGES: Final = 20
@@ -104,13 +108,18 @@ class InputFile:
 
     _stream: _Tolerant | None = None
 
-    def byte_lines(self) -> Iterator[bytes]:
+    def byte_lines(self, max_line_bytes: int | None = None) -> Iterator[bytes]:
         """The file's lines as raw bytes (``\\n`` kept), decompressed, not decoded.
 
-        A compressed stream that is cut or corrupt ends the lines where it breaks and sets
-        :attr:`truncated`, so the games before the break are still imported.
+        A line longer than ``max_line_bytes`` (default: the cap on one game of the file's
+        format, :mod:`tracker.sources.limits`) is never held: it comes as an
+        :class:`~tracker.sources.limits.OversizedLine` and streams by. A compressed stream
+        that is cut or corrupt ends the lines where it breaks and sets :attr:`truncated`, so
+        the games before the break are still imported.
         """
-        yield from self._binary
+        cap = max_line_bytes or (MAX_NDJSON_GAME_BYTES if self.format == "ndjson"
+                                 else MAX_PGN_GAME_BYTES)
+        yield from capped_lines(self._binary.read, cap)
         error = self._stream.error if self._stream is not None else None
         if error is not None:
             self.truncated = (
@@ -233,7 +242,7 @@ class _ZstdStream(io.RawIOBase):
                 break
             chunk = self._obj.unused_data  # the next frame starts here
             self._obj = self._dctx.decompressobj()
-        return b"".join(out)
+        return out[0] if len(out) == 1 else b"".join(out)  # no copy of a big output
 
     # why the ignore: io hands readinto a bytearray or memoryview; typeshed types the
     # parameter as any writeable buffer, which this narrower signature does not accept

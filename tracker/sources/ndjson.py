@@ -34,10 +34,12 @@ from tracker.sources.files import (
     REPAIRED_ENCODING,
     SKIP_INVALID,
     SKIP_NOT_PLAYER,
+    SKIP_TOO_LARGE,
     SKIP_TRUNCATED,
     ReadLog,
     decode_fallback,
 )
+from tracker.sources.limits import MAX_NDJSON_GAME_BYTES, OversizedLine
 from tracker.utc import MIN_EPOCH_MS, ms_to_datetime, utc_from_ms
 
 #: Statuses of games that ended without a result (Lichess exports only finished games, but
@@ -415,8 +417,12 @@ def read_ndjson(
     log: ReadLog | None = None,
     errors: list[str] | None = None,
     progress: Callable[[int], None] | None = None,
+    max_line_bytes: int = MAX_NDJSON_GAME_BYTES,
 ) -> Iterator[GameRecord]:
     """Parse NDJSON lines (bytes or text) lazily; yields records, never holds the file.
+
+    A line longer than ``max_line_bytes`` (or an :class:`~tracker.sources.limits.OversizedLine`
+    the line reader did not hold) is skipped as "game too large", unparsed.
 
     Blank lines and a byte-order mark are ignored. A line that is not a game (bad JSON, or an
     object without id) is skipped and counted in ``log`` as "truncated or invalid line"
@@ -435,6 +441,12 @@ def read_ndjson(
             lineno += 1
             if progress is not None and lineno % PROGRESS_EVERY == 0:
                 progress(lineno)
+            if len(line) > max_line_bytes or line.__class__ is OversizedLine:
+                size = getattr(line, "size", len(line))
+                log.skip(SKIP_TOO_LARGE, f"line {lineno}: a game of {size:,} bytes, over the "
+                         f"limit of {max_line_bytes:,}: skipped")
+                last_bad = None
+                continue
             if isinstance(line, bytes):
                 text = line.strip()
                 if text[:3] == _BOM:
