@@ -218,6 +218,17 @@ class LichessServer:
             account.games = [g for g in account.games if g.id not in ids] + new
             account.games.sort(key=lambda g: g.time("createdAt"), reverse=True)
 
+    def replace_line(self, username: str, game_id: str, line: bytes) -> None:
+        """A fault: serve ``line`` (anything: not JSON, huge, a game with broken values) in
+        place of the stored game ``game_id``, at its place in every download (NDJSON only)."""
+        with self._lock:
+            account = self.accounts[username.lower()]
+            for i, g in enumerate(account.games):
+                if g.id == game_id:
+                    account.games[i] = ServedGame(g.obj, line)
+                    return
+        raise KeyError(game_id)
+
     def update_game(self, username: str, game_id: str, **changes: Any) -> None:
         """Change fields of a stored game (e.g. finish an ongoing one: ``status``, ``winner``,
         ``lastMoveAt``); the line served is re-serialised."""

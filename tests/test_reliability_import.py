@@ -610,3 +610,66 @@ def test_a_game_with_100k_nested_variations_is_read(tmp_path: Path, store: Store
     (game,) = queries.player_games(store, "a")
     assert game.plies == 4  # 1. e4 e5 2. Nf3 Nc6: the variations are no moves
 
+
+# -- 2 and the API side of 4, 7: a line that is no game never stops an API import ---------------
+# The local Lichess server over real HTTP on 127.0.0.1, the client as the CLI builds it.
+
+def _api_import(server: Any, store: Store) -> Any:
+    from tracker.importing.lichess import import_user
+
+    return import_user("indexinator", store=store, base_url=server.url, retry_wait_429=0.01,
+                       retry_wait=0.01, timeout=(2.0, 5.0))
+
+
+@pytest.mark.parametrize(("line", "reason"), [
+    (b"this is not JSON {", "truncated or invalid line"),
+    (b'{"id":"broken1","createdAt":' + b"9" * 30, "truncated or invalid line"),
+    (b"[1, 2, 3]", "truncated or invalid line"),  # JSON, but no game object
+    (b"[" * 100_000 + b"]" * 100_000, "truncated or invalid line"),  # nested too deeply
+    (b"0" * (10 * MB), "game too large"),  # a 10 MB line: streamed by, linear time
+])
+def test_one_api_line_that_is_no_game_is_skipped_and_the_import_completes(
+        store: Store, line: bytes, reason: str) -> None:
+    from tests.lichess_server import LichessServer
+
+    with LichessServer() as server:
+        server.add_user("indexinator", LINES)
+        victim = json.loads(LINES[1400])["id"]
+        server.replace_line("indexinator", victim, line)
+        summary = _api_import(server, store)
+        assert summary.status == "complete", summary.message
+        assert (summary.read, summary.new, summary.skipped) == (2907, 2906, {reason: 1})
+        assert queries.count_games(store) == 2906
+        again = _api_import(server, store)  # the next run does not stop at it either
+        assert again.status == "complete"
+
+
+def test_a_bad_api_line_is_counted_once_when_the_stream_breaks_after_it(store: Store) -> None:
+    from tests.lichess_server import LichessServer
+
+    with LichessServer() as server:
+        server.add_user("indexinator", LINES)
+        victim = json.loads(LINES[1400])["id"]
+        server.replace_line("indexinator", victim, b"not JSON")
+        served = [g.id for g in server.accounts["indexinator"].games]
+        # cut just after the bad line: the download resumes above it and it comes again
+        server.cut_after(served.index(victim) + 1)
+        summary = _api_import(server, store)
+        assert summary.status == "complete", summary.message
+        assert (summary.read, summary.new, summary.skipped) == (
+            2907, 2906, {"truncated or invalid line": 1})
+        assert len(server.game_requests()) == 2
+
+
+def test_the_stream_reader_is_linear_and_cuts_anywhere() -> None:
+    from tracker.sources.lichess.client import BadLine, read_game_stream
+
+    body = (LINES[0] + "\n" + "x" * 5000 + "\n\n" + LINES[1] + "\n").encode()
+    for size in (1, 7, 1000, 1 << 16):
+        pieces = [body[i : i + size] for i in range(0, len(body), size)]
+        got = list(read_game_stream(pieces, max_line_bytes=4000))
+        assert [g["id"] if isinstance(g, dict) else g.reason for g in got] == [
+            json.loads(LINES[0])["id"], "game too large", json.loads(LINES[1])["id"]]
+        assert isinstance(got[1], BadLine)
+    with pytest.raises(ValueError, match="ends in the middle of a line"):
+        list(read_game_stream([body[:-40]]))

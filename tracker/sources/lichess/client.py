@@ -10,6 +10,8 @@ berserk gives the endpoints; this module adds what it lacks (spec ``LICHESS.md``
   asks) and try once more.
 - **Unknown or closed accounts**: :class:`UnknownUserError` (exit code 2).
 - **Rating history** (``/api/user/{u}/rating-history``, months 0-based) read into series.
+- **The game stream** read by :func:`read_game_stream`, not berserk's line reader: linear in
+  a line's length, one game at most 1 MB, and a line that is no game skipped, not the end.
 
 The token only ever travels as the ``Authorization`` header: it is never printed, logged,
 stored, or put in a message.
@@ -17,13 +19,15 @@ stored, or put in a message.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import re
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any, Final, cast
+from typing import Any, Final
 
 import berserk
 import berserk.exceptions
@@ -32,6 +36,8 @@ from requests.structures import CaseInsensitiveDict
 
 from tracker.config import USER_AGENT
 from tracker.errors import TrackerError
+from tracker.sources.files import SKIP_TOO_LARGE, SKIP_TRUNCATED
+from tracker.sources.limits import MAX_NDJSON_GAME_BYTES, OversizedLine, capped_lines
 
 LOG = logging.getLogger(__name__)
 
@@ -269,19 +275,78 @@ class LichessClient:
         return list(data or [])
 
     def export_games(self, username: str, *, since: int | None, until: int | None,
-                     perf_type: str | None, ongoing: bool) -> Iterator[dict[str, Any]]:
-        """The raw game stream of ``/api/games/user/{u}`` (newest first), berserk's dicts.
+                     perf_type: str | None, ongoing: bool
+                     ) -> Iterator[dict[str, Any] | BadLine]:
+        """The raw game stream of ``/api/games/user/{u}`` (newest first): JSON objects, and a
+        :class:`BadLine` for each line that is no game; lazily (the request is sent on the
+        first ``next``).
 
-        Errors surface while iterating (berserk's exceptions, requests', a ValueError for a
-        line that is not JSON): :class:`~tracker.sources.lichess.stream.GameFetcher` handles
-        them.
+        The endpoint, parameters and headers berserk's ``export_by_player`` sends, on the same
+        session, read with :func:`read_game_stream` instead of berserk's line reader (512-byte
+        reads, quadratic in a line's length; the first bad line ended the stream). Errors
+        surface while iterating (berserk's ResponseError for an HTTP error, requests'
+        exceptions, a ValueError for a last line cut short):
+        :class:`~tracker.sources.lichess.stream.GameFetcher` handles them.
         """
         LOG.info("GET /api/games/user/%s since=%s until=%s perfType=%s", username, since,
                  until, perf_type)
-        games = self.client.games.export_by_player(
-            username, since=since, until=until,
-            # berserk types one perf; Lichess takes a comma-separated list ("blitz,rapid")
-            perf_type=cast(Any, perf_type),
-            ongoing=True if ongoing else None,
-        )
-        return iter(cast(Iterator[dict[str, Any]], games))  # JSON, not PGN: dicts
+        params = {k: v for k, v in (("since", since), ("until", until), ("perfType", perf_type),
+                                    ("ongoing", True if ongoing else None)) if v is not None}
+        response = self.session.get(f"{self.base}/api/games/user/{username}", params=params,
+                                    stream=True, headers={"Accept": "application/x-ndjson"})
+        try:
+            if not response.ok:
+                raise berserk.exceptions.ResponseError(response)
+            yield from read_game_stream(response.iter_content(chunk_size=STREAM_CHUNK_BYTES))
+        finally:
+            response.close()
+
+
+#: Bytes asked of the HTTP stream at a time (a chunked answer gives what has arrived).
+STREAM_CHUNK_BYTES: Final = 64 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class BadLine:
+    """A line of the game stream that is no game: not JSON, not an object, or over the size
+    cap. ``reason`` is the skip reason, ``message`` says what it was, ``key`` tells the line
+    apart within a run (a resumed download sends it again)."""
+
+    reason: str
+    message: str
+    key: bytes
+
+
+def read_game_stream(chunks: Iterable[bytes], max_line_bytes: int = MAX_NDJSON_GAME_BYTES
+                     ) -> Iterator[dict[str, Any] | BadLine]:
+    """The games of an NDJSON byte stream (cut anywhere) as JSON objects, in time linear in
+    its length and memory bounded by ``max_line_bytes`` and a chunk.
+
+    A line that is not a JSON object is a :class:`BadLine` ("truncated or invalid line") and
+    the stream goes on; so is a line over ``max_line_bytes`` ("game too large"), which is
+    never held. A last line cut short (no line end: the server stopped in the middle of it)
+    raises ValueError: the download broke, and is resumed.
+    """
+    it = iter(chunks)
+    for line in capped_lines(lambda _n: next(it, b""), max_line_bytes):
+        if line.__class__ is OversizedLine or len(line) > max_line_bytes:
+            size = getattr(line, "size", len(line))
+            yield BadLine(SKIP_TOO_LARGE, f"a game of {size:,} bytes in the stream, over the "
+                          f"limit of {max_line_bytes:,}: skipped",
+                          b"L" + hashlib.blake2b(line[:256]).digest() + str(size).encode())
+            continue
+        text = line.strip()
+        if not text:
+            continue
+        try:
+            obj = json.loads(text)
+        except (ValueError, RecursionError):
+            if not line.endswith(b"\n"):
+                raise ValueError("the stream ends in the middle of a line") from None
+            obj = None
+        if isinstance(obj, dict):
+            yield obj
+            continue
+        shown = text[:40].decode("utf-8", "replace")
+        yield BadLine(SKIP_TRUNCATED, f"a line that is not a game ({shown!r}…): skipped",
+                      b"J" + hashlib.blake2b(text).digest())

@@ -11,6 +11,8 @@ meets:
   kept, the download resumes with ``until`` just past the oldest game received (ids
   deduplicated); after :data:`MAX_RETRIES` attempts in a row that bring no new game, the
   segment stops unfinished and says so.
+- **A line that is no game** (not JSON, or over the 1 MB cap on one game): skipped and
+  counted once per run, whatever the resumes; the download goes on past it.
 
 It reads and writes nothing else: the import runner (:mod:`tracker.importing.lichess`) stores
 the records and decides what an unfinished segment means for the run.
@@ -28,7 +30,7 @@ import requests
 
 from tracker.records import GameRecord
 from tracker.sources.files import SKIP_INVALID, SKIP_UNREADABLE
-from tracker.sources.lichess.client import LichessClient, failure_reason
+from tracker.sources.lichess.client import BadLine, LichessClient, failure_reason
 from tracker.sources.lichess.sync import Segment, SegmentResult
 from tracker.sources.ndjson import InvalidValue, RecordError, record_from_json
 from tracker.utc import datetime_to_ms
@@ -82,9 +84,10 @@ class GameFetcher:
         self.max_retries = max_retries
         self.seen: set[str] = set()
         self.ongoing_seen: set[str | None] = set()
+        self.bad_seen: set[bytes] = set()  # lines that are no game, counted once per run
         self.result = SegmentResult()
 
-    def _open(self, seg: Segment, until: int | None) -> Iterator[dict[str, Any]]:
+    def _open(self, seg: Segment, until: int | None) -> Iterator[dict[str, Any] | BadLine]:
         return self.client.export_games(self.username, since=seg.since_ms, until=until,
                                         perf_type=seg.perf_type, ongoing=seg.ongoing)
 
@@ -95,7 +98,8 @@ class GameFetcher:
         ``on_skip(reason, message)`` is told of each game not turned into a record: one still
         being played (:data:`SKIP_ONGOING`, once per game), one that cannot be read
         (:data:`~tracker.sources.files.SKIP_UNREADABLE`, with a message), one with a value of
-        the wrong type or out of range (:data:`~tracker.sources.files.SKIP_INVALID`). See
+        the wrong type or out of range (:data:`~tracker.sources.files.SKIP_INVALID`), a line
+        that is no game (:class:`~tracker.sources.lichess.client.BadLine`'s reason). See
         :meth:`stream`.
         """
 
@@ -108,12 +112,15 @@ class GameFetcher:
             else:
                 on_record(record)
 
-        return self.stream(seg, on_game, lambda _obj: on_skip(SKIP_ONGOING, None))
+        return self.stream(seg, on_game, lambda _obj: on_skip(SKIP_ONGOING, None),
+                           lambda bad: on_skip(bad.reason, bad.message))
 
     def stream(self, seg: Segment, on_game: Callable[[dict[str, Any]], None],
-               on_ongoing: Callable[[dict[str, Any]], None] | None = None) -> SegmentResult:
-        """Download ``seg``; ``on_game`` gets each finished game once (berserk's dict),
-        ``on_ongoing`` each game still being played, once.
+               on_ongoing: Callable[[dict[str, Any]], None] | None = None,
+               on_bad: Callable[[BadLine], None] | None = None) -> SegmentResult:
+        """Download ``seg``; ``on_game`` gets each finished game once (the JSON object),
+        ``on_ongoing`` each game still being played, once, ``on_bad`` each line that is no
+        game, once per run.
 
         Returns when the stream ended (``complete``) or the download must stop (``message``).
         Raises UnknownUserError, TokenError or LichessError for answers that retrying cannot
@@ -141,6 +148,12 @@ class GameFetcher:
                     failure = failure_reason(exc)
                     break
                 in_a_row_429 = 0
+                if isinstance(obj, BadLine):
+                    if obj.key not in self.bad_seen:
+                        self.bad_seen.add(obj.key)
+                        if on_bad is not None:
+                            on_bad(obj)
+                    continue
                 got_new |= self._take(obj, key, res, on_game, on_ongoing)
             if failure == "429":
                 in_a_row_429 += 1
