@@ -13,9 +13,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TypeVar
 
 from tracker.records import Color, month_of
+from tracker.replay_pass import MonthOf
 from tracker.selection import GameLike
+from tracker.utc import utc_from_ms
+
+T = TypeVar("T", datetime, int)
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,16 +32,28 @@ class LichessPoint:
     rating: int
 
 
+def post_game_rating(rating: int, diff: int, created: T, previous: tuple[T, int] | None
+                     ) -> int:
+    """The player's Lichess rating right after a game (the rule of this module's docstring).
+
+    ``rating``/``diff``: the game's ``rating`` (at its start) and ``ratingDiff``; ``created``:
+    its start; ``previous``: ``(end, post-game rating)`` of the player's previous rated game
+    in end order, ``None`` for the first. Times are any comparable values of one kind (aware
+    datetimes, or ms since the epoch)."""
+    if previous is not None and created < previous[0]:
+        return previous[1] + diff  # stale start rating: the game overlapped the previous one
+    return rating + diff
+
+
 class LichessLine:
     """The Lichess line built one game at a time (:meth:`add`), in end-time order; what
     :func:`lichess_line` does over a list, for a caller that walks the games itself."""
 
-    __slots__ = ("_prev_end", "_prev_post", "points")
+    __slots__ = ("_prev", "points")
 
     def __init__(self) -> None:
         self.points: list[LichessPoint] = []
-        self._prev_end: datetime | None = None
-        self._prev_post: int | None = None
+        self._prev: tuple[datetime, int] | None = None
 
     def add(self, game: GameLike, color: Color) -> None:
         """Take the next game, played by the player on ``color`` (a game that moved no rating
@@ -46,15 +63,45 @@ class LichessLine:
         me = game.side(color)
         if me.rating is None or me.rating_diff is None:
             return
-        if self._prev_post is not None and self._prev_end is not None and (
-            game.created_at < self._prev_end
-        ):
-            post = self._prev_post + me.rating_diff  # stale start rating: the game overlapped
-        else:
-            post = me.rating + me.rating_diff
+        post = post_game_rating(me.rating, me.rating_diff, game.created_at, self._prev)
         end = game.ended_at
         self.points.append(LichessPoint(end, game.id, post))
-        self._prev_end, self._prev_post = end, post
+        self._prev = (end, post)
+
+
+class MsLine:
+    """:class:`LichessLine` over stored values (times in ms since the epoch), for the replay's
+    pass over 100k rows: each point is kept as ``(end ms, game id, rating)``, no datetime is
+    built (:meth:`points` builds the :class:`LichessPoint` list when it is read)."""
+
+    __slots__ = ("_prev", "raw")
+
+    def __init__(self) -> None:
+        self.raw: list[tuple[int, str, int]] = []
+        self._prev: tuple[int, int] | None = None
+
+    def add(self, game_id: str, created_ms: int, ended_ms: int, rated: object,
+            rating: int | None, diff: int | None) -> None:
+        """Take the next game of the player (see :meth:`LichessLine.add`)."""
+        if not rated or rating is None or diff is None:
+            return
+        post = post_game_rating(rating, diff, created_ms, self._prev)
+        self.raw.append((ended_ms, game_id, post))
+        self._prev = (ended_ms, post)
+
+    def points(self) -> list[LichessPoint]:
+        """The points, as :class:`LichessLine` has them."""
+        return [LichessPoint(utc_from_ms(end), gid, post) for end, gid, post in self.raw]
+
+    def last(self) -> LichessPoint:
+        """The last point (the line has one)."""
+        end, gid, post = self.raw[-1]
+        return LichessPoint(utc_from_ms(end), gid, post)
+
+    def monthly_last(self) -> dict[str, int]:
+        """:func:`monthly_last` of the points."""
+        month = MonthOf()
+        return {month(end): post for end, _, post in self.raw}
 
 
 def lichess_line(games: Iterable[GameLike], user_id: str) -> list[LichessPoint]:

@@ -4,21 +4,23 @@
 :class:`~tracker.records.GameRecord` objects (frozen dataclasses, two sides and two datetimes
 each) that the periods and the Lichess line do not need. Here the rows of
 :func:`tracker.store.queries.replay_rows` go through the *same* rules —
-:func:`tracker.selection.exclusion_reason` and :func:`tracker.lichess_line.lichess_line` — via
-one reused, mutable stand-in for a record (:class:`RowView`), so nothing is decided twice and
-nothing is allocated per game but the results. The full records (``report.games``) are read
-on first use, by :class:`LazySelected`.
+:func:`tracker.selection.exclusion_reason` via one reused, mutable stand-in for a record
+(:class:`RowView`), and :func:`tracker.lichess_line.post_game_rating` on the stored
+milliseconds (:class:`~tracker.lichess_line.MsLine`) — so nothing is decided twice and nothing
+is allocated per game but the results. The full records (``report.games``) and the Lichess
+line's points (``report.lichess``) are built on first use, by :class:`LazyList`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
-from typing import Any, overload
+from typing import Any, TypeVar, overload
 
 from tracker.records import GameSides, SideChecks
-from tracker.selection import Selected
 from tracker.utc import datetime_to_ms, utc_from_ms
+
+T = TypeVar("T")
 
 #: Stored milliseconds → aware UTC datetime (the store's values are checked on the way in).
 utc = utc_from_ms
@@ -59,12 +61,12 @@ class RowView(GameSides):
 
     def load(self, row: Sequence[Any]) -> None:
         (self.id, self.source, self.created_ms, self.ended_ms, rated, self.variant,
-         self.status, self.result, self.plies) = row[:9]
+         self.status, self.result, self.plies, color) = row[:10]
         self.rated = None if rated is None else bool(rated)  # SQLite gives 0/1
-        w, b = self.white, self.black
-        w.user_id, w.name, w.rating, w.rating_diff, wp, w.ai_level = row[9:15]
-        b.user_id, b.name, b.rating, b.rating_diff, bp, b.ai_level = row[15:21]
-        w.provisional, b.provisional = bool(wp), bool(bp)
+        me, opp = (self.white, self.black) if color == "white" else (self.black, self.white)
+        me.user_id, me.name, me.rating, me.rating_diff, mp, me.ai_level = row[10:16]
+        opp.user_id, opp.name, opp.rating, opp.rating_diff, op, opp.ai_level = row[16:22]
+        me.provisional, opp.provisional = bool(mp), bool(op)
 
     @property
     def created_at(self) -> datetime:
@@ -97,16 +99,19 @@ class MonthOf:
         return self._label
 
 
-class LazySelected(Sequence[Selected]):
-    """``report.games``: its length known at once, its items (full records, with their
-    period and reason) read from the database on first use by ``load``."""
+class LazyList(Sequence[T]):
+    """A list read on first use: its length known at once, its items built by ``load``
+    (``report.games``: the full records, with their period and reason, read from the
+    database; ``report.lichess``: the Lichess line's points)."""
 
-    def __init__(self, count: int, load: Callable[[], list[Selected]]) -> None:
+    def __init__(self, count: int, load: Callable[[], list[T]],
+                 last: Callable[[], T] | None = None) -> None:
         self._count = count
-        self._load: Callable[[], list[Selected]] | None = load
-        self._items: list[Selected] | None = None
+        self._last = last  # the last item without loading them all (``[-1]``)
+        self._load: Callable[[], list[T]] | None = load
+        self._items: list[T] | None = None
 
-    def _all(self) -> list[Selected]:
+    def _all(self) -> list[T]:
         if self._items is None:
             assert self._load is not None
             self._items, self._load = self._load(), None
@@ -116,21 +121,27 @@ class LazySelected(Sequence[Selected]):
         return self._count if self._items is None else len(self._items)
 
     @overload
-    def __getitem__(self, i: int) -> Selected: ...
+    def __getitem__(self, i: int) -> T: ...
     @overload
-    def __getitem__(self, i: slice) -> list[Selected]: ...
-    def __getitem__(self, i: int | slice) -> Selected | list[Selected]:
+    def __getitem__(self, i: slice) -> list[T]: ...
+    def __getitem__(self, i: int | slice) -> T | list[T]:
+        if i == -1 and self._items is None and self._last is not None and self._count:
+            return self._last()
         return self._all()[i]
 
-    def __iter__(self) -> Iterator[Selected]:
+    def __iter__(self) -> Iterator[T]:
         return iter(self._all())
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, LazySelected):
+        if isinstance(other, LazyList):
             other = other._all()
         return self._all() == other
 
     __hash__ = None  # type: ignore[assignment]  # unhashable, like the list it stands for
 
     def __repr__(self) -> str:
-        return f"LazySelected({self._count} games)" if self._items is None else repr(self._items)
+        return f"LazyList({self._count} items)" if self._items is None else repr(self._items)
+
+
+#: ``report.games``: every game of the perf with its period and reason, read on first use.
+LazySelected = LazyList

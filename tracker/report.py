@@ -23,9 +23,9 @@ from tracker.exact import points, shown
 from tracker.fide import CountedGame, PeriodResult, game_expected, rated_in_chapter, replay
 from tracker.fide.scale import Conversion, ScaleModel, convert, models_for
 from tracker.fide.scale import model as scale_model
-from tracker.lichess_line import LichessLine, LichessPoint, monthly_last
+from tracker.lichess_line import LichessPoint, MsLine
 from tracker.perfs import perf_key
-from tracker.replay_pass import LazySelected, MonthOf, RowView
+from tracker.replay_pass import LazyList, LazySelected, MonthOf, RowView
 from tracker.selection import Selected, exclusion_reason, other, score_halves, select_games
 from tracker.settings import (
     ALL_MODELS,
@@ -155,7 +155,7 @@ class ReplayReport:
     settings: ResolvedSettings
     periods: list[PeriodRow]
     games: Sequence[Selected]
-    lichess: list[LichessPoint]
+    lichess: Sequence[LichessPoint]
     rating_history: list[tuple[date, int]] = field(default_factory=list)
     scale: str = LICHESS_SCALE
     model: ScaleModel | None = None
@@ -248,7 +248,7 @@ class _Pass:
     counted: list[CountedGame] = field(default_factory=list)
     excluded: dict[str, Counter[str]] = field(default_factory=dict)
     periods: list[str] = field(default_factory=list)
-    line: LichessLine = field(default_factory=LichessLine)
+    line: MsLine = field(default_factory=MsLine)
     games: int = 0
     name: str | None = None
 
@@ -259,15 +259,17 @@ def _walk(rows: Sequence[Sequence[Any]], uid: str, *, count_provisional: bool) -
     order, so the periods come in order too."""
     seen = _Pass()
     view, month = RowView(), MonthOf()
+    periods, counted, excluded, line = seen.periods, seen.counted, seen.excluded, seen.line
+    period = ""
     for row in rows:
         view.load(row)
         color = view.color_of(uid)
         if color is None:
             continue
         seen.games += 1
-        period = month(view.ended_ms)
-        if not seen.periods or seen.periods[-1] != period:
-            seen.periods.append(period)
+        if month(view.ended_ms) != period:
+            period = month(view.ended_ms)
+            periods.append(period)
         me = view.side(color)
         if seen.name is None and me.name:
             seen.name = me.name
@@ -277,10 +279,13 @@ def _walk(rows: Sequence[Sequence[Any]], uid: str, *, count_provisional: bool) -
             rating = view.side(other(color)).rating
             halves = score_halves(view.result, color)
             assert rating is not None and halves is not None
-            seen.counted.append(CountedGame(period, rating, halves))
+            counted.append(CountedGame(period, rating, halves))
+        elif period in excluded:
+            excluded[period][reason] += 1
         else:
-            seen.excluded.setdefault(period, Counter())[reason] += 1
-        seen.line.add(view, color)
+            excluded[period] = Counter((reason,))
+        line.add(view.id, view.created_ms, view.ended_ms, view.rated, me.rating,
+                 me.rating_diff)
     return seen
 
 
@@ -398,7 +403,7 @@ def build_report(
     runs = [_replay_on(m, perf, seen, months, settings) for m in models] or [
         _replay_on(None, perf, seen, months, settings)]
     main = runs[0]
-    by_month = monthly_last(seen.line.points)
+    by_month = seen.line.monthly_last()
     real_after = _in_force_after(real, months)
     period_rows: list[PeriodRow] = []
     last_lichess: int | None = None
@@ -426,8 +431,8 @@ def build_report(
         return [_on_scale_reason(s, first, perf, in_force.get(s.period), settings)
                 for s in selected]
 
-    line = seen.line.points
-    current = line[-1].rating if line else None
+    raw_line = seen.line.raw
+    current = raw_line[-1][2] if raw_line else None
     return ReplayReport(
         player=seen.name or uid,
         user_id=uid,
@@ -435,7 +440,7 @@ def build_report(
         settings=settings,
         periods=period_rows,
         games=LazySelected(seen.games, load_games),
-        lichess=line,
+        lichess=LazyList(len(raw_line), seen.line.points, seen.line.last),
         rating_history=queries.rating_history(store, uid, perf),
         scale=settings.scale,
         model=first,
