@@ -36,6 +36,8 @@ from typing import Final
 
 import zstandard
 
+from benchmarks import synth
+
 ROOT: Final = Path(__file__).resolve().parent.parent
 FIXTURES: Final = ROOT / "tests" / "fixtures" / "lichess"
 SAMPLES: Final = (
@@ -43,7 +45,8 @@ SAMPLES: Final = (
     FIXTURES / "lichess_db_standard_rated_2013-01-first50.pgn",
     FIXTURES / "single-game-q7ZvsdUF.pgn",
 )
-DATA: Final = ROOT / "benchmarks" / ".data"
+#: The benchmarks' data folder (``$TRACKER_BENCH_DATA`` or ``benchmarks/.data``).
+DATA: Final = synth.DATA_DIR
 NEEDLE: Final = "needle_in_dump"
 #: One dump game in this many is the needle's.
 NEEDLE_EVERY: Final = 10_000

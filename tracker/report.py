@@ -26,7 +26,7 @@ from tracker.fide.scale import model as scale_model
 from tracker.lichess_line import LichessPoint, MsLine
 from tracker.perfs import perf_key
 from tracker.replay_pass import LazyList, LazySelected, MonthOf, RowView
-from tracker.selection import Selected, exclusion_reason, other, score_halves, select_games
+from tracker.selection import Selected, exclusion_reason, score_halves, select_games
 from tracker.settings import (
     ALL_MODELS,
     LICHESS_SCALE,
@@ -259,33 +259,36 @@ def _walk(rows: Sequence[Sequence[Any]], uid: str, *, count_provisional: bool) -
     order, so the periods come in order too."""
     seen = _Pass()
     view, month = RowView(), MonthOf()
-    periods, counted, excluded, line = seen.periods, seen.counted, seen.excluded, seen.line
+    white, black = view.white, view.black
+    periods, counted, excluded, add_point = (seen.periods, seen.counted, seen.excluded,
+                                             seen.line.add)
     period = ""
+    name: str | None = None
+    games = 0
     for row in rows:
         view.load(row)
         color = view.color_of(uid)
         if color is None:
             continue
-        seen.games += 1
+        games += 1
         if month(view.ended_ms) != period:
             period = month(view.ended_ms)
             periods.append(period)
-        me = view.side(color)
-        if seen.name is None and me.name:
-            seen.name = me.name
+        me, opp = (white, black) if color == "white" else (black, white)
+        if name is None and me.name:
+            name = me.name
         reason = exclusion_reason(view, color, count_provisional=count_provisional)
         if reason is None:
             # exclusion_reason() let it through: a finished game against a rated opponent.
-            rating = view.side(other(color)).rating
             halves = score_halves(view.result, color)
-            assert rating is not None and halves is not None
-            counted.append(CountedGame(period, rating, halves))
+            assert opp.rating is not None and halves is not None
+            counted.append(CountedGame(period, opp.rating, halves))
         elif period in excluded:
             excluded[period][reason] += 1
         else:
             excluded[period] = Counter((reason,))
-        line.add(view.id, view.created_ms, view.ended_ms, view.rated, me.rating,
-                 me.rating_diff)
+        add_point(view.id, view.created_ms, view.ended_ms, view.rated, me.rating, me.rating_diff)
+    seen.games, seen.name = games, name
     return seen
 
 
