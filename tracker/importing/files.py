@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 
 from tracker.codec import raw_digest
@@ -167,25 +168,37 @@ def _screen_known(lines: Iterable[bytes], recorder: ImportRecorder, wanted: set[
 
 def _screen_chunk(buf: list[bytes], recorder: ImportRecorder, wanted: set[str],
                   state: dict[str, bool]) -> Iterator[bytes]:
+    same = _unchanged_lines(buf, recorder.store, state)
+    games = recorder.store.stored_games(list(same.values())) if same else {}
+    for i, line in enumerate(buf):
+        game = games.get(same[i]) if i in same else None
+        if game is None or (wanted and game.white[0] not in wanted
+                            and game.black[0] not in wanted):
+            yield line  # to the reader (another player's game: it counts it as such)
+        else:
+            recorder.add_unchanged(game)
+            yield b"\n"
+
+
+def _unchanged_lines(buf: list[bytes], store: Store, state: dict[str, bool]) -> dict[int, str]:
+    """``{line index: game id}`` of the lines of ``buf`` whose game is stored with exactly
+    this text (a game twice in ``buf`` is not: the last copy wins); see :func:`_screen_known`
+    for the probing of a first import."""
     ids: dict[int, str] = {}
-    seen: dict[str, int] = {}
     for i, line in enumerate(buf):
         m = _NDJSON_ID.match(line.lstrip())
         if m is not None:
-            gid = m.group(1).decode("ascii")
-            ids[i] = gid
-            seen[gid] = seen.get(gid, 0) + 1
-    if not seen:
-        yield from buf
-        return
+            ids[i] = m.group(1).decode("ascii")
+    if not ids:
+        return {}
     if not state["probe_all"]:
         ends = list(ids.values())
-        if not recorder.store.stored_digests([ends[0], ends[-1]]):
-            yield from buf
-            return
-    stored = recorder.store.stored_digests(list(seen))
+        if not store.stored_digests([ends[0], ends[-1]]):
+            return {}
+    seen = Counter(ids.values())
+    stored = store.stored_digests(list(seen))
     state["probe_all"] = bool(stored)
-    same: dict[int, str] = {}  # line → id of a game stored with exactly this text
+    same: dict[int, str] = {}
     for i, gid in ids.items():
         digest = stored.get(gid)
         if digest is None or seen[gid] > 1:  # new, or repeated here: the last copy wins
@@ -193,13 +206,4 @@ def _screen_chunk(buf: list[bytes], recorder: ImportRecorder, wanted: set[str],
         text = buf[i].strip()
         if text.endswith(b"}") and raw_digest(text) == digest:
             same[i] = gid
-    games = recorder.store.stored_games(list(same.values())) if same else {}
-    for i, line in enumerate(buf):
-        game = games.get(same[i]) if i in same else None
-        if game is None:
-            yield line
-        elif wanted and game.white[0] not in wanted and game.black[0] not in wanted:
-            yield line  # another player's game: the reader counts it as such
-        else:
-            recorder.add_unchanged(game)
-            yield b"\n"
+    return same

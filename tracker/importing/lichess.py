@@ -27,6 +27,7 @@ from typing import Final
 import requests
 
 from tracker import config, real_fide
+from tracker.cursor import Cursor
 from tracker.errors import TrackerError
 from tracker.importing.runner import SKIP_NOT_STORED, ImportRecorder, ImportSummary, Progress
 from tracker.records import GameRecord
@@ -44,6 +45,7 @@ from tracker.sources.lichess.params import check_username, epoch_ms, parse_perfs
 from tracker.sources.lichess.stream import MAX_RETRIES, RETRY_WAIT_S, SKIP_ONGOING, GameFetcher
 from tracker.sources.lichess.sync import (
     SEARCH_INDEX_LAG_MS,
+    Segment,
     SegmentResult,
     advance_cursor,
     plan_sync,
@@ -149,6 +151,98 @@ def import_user(
     return run_import(job, store=store, progress=progress)
 
 
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """What a run downloads: the cursor it starts from, the segments, the games expected."""
+
+    old: Cursor | None
+    segments: list[Segment]
+    perf_filter: str
+    total: int | None  # games expected (for the progress bar), None when unknown
+    started_ms: int
+
+
+def _plan(job: UserImport, store: Store) -> _Plan:
+    user, perfs = job.user, job.perfs
+    started = now_ms()
+    perf_filter = ",".join(sorted(perfs))
+    old = load_cursor(store, user.id, perf_filter)
+    top = newest_game_ms(store, user.id, perfs, by_last_move=bool(perfs))
+    segments = plan_sync(old, perfs=perfs, floor_ms=job.floor_ms, full=job.full, top_ms=top)
+    total = None
+    if job.floor_ms is None:
+        total = (user.games(perfs) if job.full or old is None
+                 else _expected_games(store, user, perfs))
+    return _Plan(old, segments, perf_filter, total, started)
+
+
+class _Feed:
+    """Where a download's games go: records to the recorder, skips counted (a few of their
+    messages kept as warnings), progress reported at most every :data:`PROGRESS_INTERVAL_S`."""
+
+    def __init__(self, recorder: ImportRecorder, progress: Progress | None,
+                 total: int | None) -> None:
+        self.recorder = recorder
+        self.progress = progress
+        self.total = total
+        self.warnings: list[str] = []
+        self._last_report = 0.0
+
+    def report(self, force: bool = False) -> None:
+        if self.progress is None:
+            return
+        now = time.monotonic()
+        if force or now - self._last_report >= PROGRESS_INTERVAL_S:
+            self._last_report = now
+            n = self.recorder.read
+            self.progress(n, n, None if self.total is None else max(self.total, n))
+
+    def game(self, record: GameRecord) -> None:
+        self.recorder.add(record)
+        self.report()
+
+    def skip(self, reason: str, message: str | None) -> None:
+        self.recorder.skip(reason)
+        if message is not None and len(self.warnings) < MAX_MESSAGES:
+            self.warnings.append(message)
+        if reason != SKIP_ONGOING:
+            self.report()
+
+
+def _cursor_mover(store: Store, job: UserImport, plan: _Plan,
+                  results: list[SegmentResult]) -> Callable[[ImportSummary], None]:
+    """The hook that moves the cursor over the games that are stored, once the run's end is
+    recorded."""
+
+    def move_cursor(summary: ImportSummary) -> None:
+        if summary.skipped.get(SKIP_NOT_STORED) or (
+                summary.stored + sum(summary.skipped.values()) < summary.read):
+            return  # the store refused the last batch: the cursor must not pass it
+        cursor = advance_cursor(plan.old, plan.segments, results, started_ms=plan.started_ms,
+                                floor_ms=job.floor_ms)
+        if cursor is not None and cursor != plan.old:
+            store.ensure_player(job.user.id, job.user.username)
+            save_cursor(store, job.user.id, plan.perf_filter, cursor)
+
+    return move_cursor
+
+
+def _download(fetcher: GameFetcher, segments: list[Segment], feed: _Feed,
+              results: list[SegmentResult]) -> tuple[str, str | None]:
+    """Download the segments in turn into ``feed``, each one's result in ``results``;
+    ``(status, message)``: ``partial`` from the first that stops unfinished."""
+    try:
+        for seg in segments:
+            res = fetcher.records(seg, feed.game, feed.skip)
+            results.append(res)
+            if not res.complete:
+                return "partial", res.message
+    except BaseException:
+        results.append(fetcher.result)  # how far the segment got, for the cursor
+        raise
+    return "complete", None
+
+
 def run_import(job: UserImport, *, store: Store,
                progress: Progress | None = None) -> ImportSummary:
     """Run a connected import into ``store``; see the module docstring.
@@ -157,76 +251,26 @@ def run_import(job: UserImport, *, store: Store,
     and that a new run resumes. Its warnings name games that could not be read and a rating
     history that could not be stored.
     """
-    user, perfs = job.user, job.perfs
-    started = now_ms()
-    perf_filter = ",".join(sorted(perfs))
-    old = load_cursor(store, user.id, perf_filter)
-    top = newest_game_ms(store, user.id, perfs, by_last_move=bool(perfs))
-    plan = plan_sync(old, perfs=perfs, floor_ms=job.floor_ms, full=job.full, top_ms=top)
-    total = None if job.floor_ms is not None else (
-        user.games(perfs) if job.full or old is None else _expected_games(store, user, perfs))
-    target = user.username + (f" [{perf_filter}]" if perf_filter else "")
-    recorder = ImportRecorder(store, "api", target, player=user.id)
+    plan = _plan(job, store)
+    target = job.user.username + (f" [{plan.perf_filter}]" if plan.perf_filter else "")
+    recorder = ImportRecorder(store, "api", target, player=job.user.id)
     fetcher = GameFetcher(job.client, job.username, retry_wait=job.retry_wait,
                           max_retries=job.max_retries)
+    feed = _Feed(recorder, progress, plan.total)
     results: list[SegmentResult] = []
-    warnings: list[str] = []
-    last_report = 0.0
-
-    def report(force: bool = False) -> None:
-        nonlocal last_report
-        if progress is None:
-            return
-        now = time.monotonic()
-        if force or now - last_report >= PROGRESS_INTERVAL_S:
-            last_report = now
-            n = recorder.read
-            progress(n, n, None if total is None else max(total, n))
-
-    def on_game(record: GameRecord) -> None:
-        recorder.add(record)
-        report()
-
-    def on_skip(reason: str, message: str | None) -> None:
-        recorder.skip(reason)
-        if message is not None and len(warnings) < MAX_MESSAGES:
-            warnings.append(message)
-        if reason != SKIP_ONGOING:
-            report()
-
-    def move_cursor(summary: ImportSummary) -> None:
-        """Move the cursor over the games that are stored (run once the run's end is)."""
-        if summary.skipped.get(SKIP_NOT_STORED) or (
-                summary.stored + sum(summary.skipped.values()) < summary.read):
-            return  # the store refused the last batch: the cursor must not pass it
-        cursor = advance_cursor(old, plan, results, started_ms=started, floor_ms=job.floor_ms)
-        if cursor is not None and cursor != old:
-            store.ensure_player(user.id, user.username)
-            save_cursor(store, user.id, perf_filter, cursor)
-
-    recorder.on_finish(move_cursor)
-    status, message = "complete", None
+    recorder.on_finish(_cursor_mover(store, job, plan, results))
     with recorder:
-        report(force=True)
-        try:
-            for seg in plan:
-                res = fetcher.records(seg, on_game, on_skip)
-                results.append(res)
-                if not res.complete:
-                    status, message = "partial", res.message
-                    break
-        except BaseException:
-            results.append(fetcher.result)  # how far the segment got, for the cursor
-            raise
-        report(force=True)
-        if status == "complete" and job.with_token:
-            message = _store_rating_history(store, job.client, user, warnings)
-        elif status == "partial":
+        feed.report(force=True)
+        status, message = _download(fetcher, plan.segments, feed, results)
+        feed.report(force=True)
+        if status == "partial":
             message = f"{message} ({recorder.read} games read and kept)"
-        if status == "complete":
-            _refresh_fide(store, job, warnings)
+        else:  # complete: the rating history (with a token) and a linked FIDE id
+            if job.with_token:
+                message = _store_rating_history(store, job.client, job.user, feed.warnings)
+            _refresh_fide(store, job, feed.warnings)
         summary = recorder.finish(status, message)
-    summary.warnings = warnings
+    summary.warnings = feed.warnings
     return summary
 
 

@@ -68,41 +68,63 @@ def capped_lines(read: Callable[[int], bytes], cap: int,
     length of what they get. Complete lines are split in C (a ``BytesIO`` over each chunk's
     complete lines): as fast as iterating a buffered file.
     """
-    parts: list[bytes] = []  # the start of a line not ended yet, chunk by chunk (no copies)
-    held = 0
-    big: OversizedLine | None = None  # a too-long line streaming by
+    pending = _Pending(cap)
     while chunk := read(chunk_bytes):
-        if big is not None or parts:  # the line the last chunk ended in goes on
+        if pending:  # the line the last chunk ended in goes on
             end = chunk.find(b"\n") + 1
-            head, chunk = (chunk[:end], chunk[end:]) if end else (chunk, b"")
-            if big is not None:
-                big.grow(head)
-            else:
-                parts.append(head)
-                held += len(head)
-                if held > cap and not end:
-                    big = _oversized(parts)
-                    parts, held = [], 0
+            line = pending.add(chunk[:end] if end else chunk)
             if not end:
                 continue
-            if big is not None:
-                yield big
-                big = None
-            else:
-                yield b"".join(parts)
-                parts, held = [], 0
+            if line is not None:
+                yield line
+            chunk = chunk[end:]
         cut = chunk.rfind(b"\n") + 1
         if cut:
             yield from io.BytesIO(chunk[:cut])
-        if cut < len(chunk):
-            parts, held = [chunk[cut:]], len(chunk) - cut
-            if held > cap:
-                big = _oversized(parts)
-                parts, held = [], 0
-    if big is not None:
-        yield big
-    elif parts:
-        yield b"".join(parts)
+        pending.start(chunk[cut:])
+    last = pending.add(b"")
+    if last:
+        yield last
+
+
+class _Pending:
+    """The line a chunk ended in, for :func:`capped_lines`: held part by part (no copies)
+    up to ``cap`` bytes, then an :class:`OversizedLine` that only counts what streams by."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.parts: list[bytes] = []
+        self.held = 0
+        self.big: OversizedLine | None = None
+
+    def __bool__(self) -> bool:
+        return bool(self.parts) or self.big is not None
+
+    def start(self, rest: bytes) -> None:
+        """A new line starts with ``rest`` (maybe nothing)."""
+        self.parts, self.held = ([rest], len(rest)) if rest else ([], 0)
+        self._check()
+
+    def add(self, head: bytes) -> bytes | None:
+        """The line goes on with ``head``; when ``head`` ends it (or is ``b""``: the
+        stream's end), the whole line (an :class:`OversizedLine` when too long) is
+        returned and a new one begins."""
+        if self.big is not None:
+            self.big.grow(head)
+        else:
+            self.parts.append(head)
+            self.held += len(head)
+        if head.endswith(b"\n") or not head:
+            line = self.big if self.big is not None else b"".join(self.parts)
+            self.parts, self.held, self.big = [], 0, None
+            return line
+        self._check()
+        return None
+
+    def _check(self) -> None:
+        if self.held > self.cap:
+            self.big = _oversized(self.parts)
+            self.parts, self.held = [], 0
 
 
 def _oversized(parts: list[bytes]) -> OversizedLine:

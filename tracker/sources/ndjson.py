@@ -433,51 +433,17 @@ def read_ndjson(
     """
     log = log if log is not None else ReadLog()
     wanted = {p.strip().lower() for p in players} if players else None
-    lineno = 0
     dropped = 0
     last_bad: tuple[int, bool] | None = None  # (line, had a line end) of the last bad line
     try:
-        for line in lines:
-            lineno += 1
-            if progress is not None and lineno % PROGRESS_EVERY == 0:
-                progress(lineno)
-            if len(line) > max_line_bytes or line.__class__ is OversizedLine:
-                size = getattr(line, "size", len(line))
-                log.skip(SKIP_TOO_LARGE, f"line {lineno}: a game of {size:,} bytes, over the "
-                         f"limit of {max_line_bytes:,}: skipped")
-                last_bad = None
-                continue
-            if isinstance(line, bytes):
-                text = line.strip()
-                if text[:3] == _BOM:
-                    text = text[3:].strip()
-                if not text:
-                    continue
-                repaired = False
-                try:
-                    stripped = text.decode("utf-8")
-                except UnicodeDecodeError:
-                    stripped, repaired = decode_fallback(text), True
-                ends = line.endswith(b"\n")
-            else:
-                stripped = line.strip().lstrip("\ufeff").strip()
-                if not stripped:
-                    continue
-                repaired = False
-                ends = line.endswith("\n")
+        for lineno, text, repaired, ends in _texts(lines, log, max_line_bytes, progress):
             last_bad = None
-            if wanted is not None and not any(w in stripped.lower() for w in wanted):
+            if wanted is not None and not any(w in text.lower() for w in wanted):
                 dropped += 1  # a game of others: not even parsed (its names are not in it)
                 continue
-            try:
-                record = _checked_record(stripped, source)
-            except (ValueError, RecordError, RecursionError) as exc:  # JSONDecodeError too
-                message = f"line {lineno}: {_reason(exc)}"
-                invalid = isinstance(exc, InvalidValue)
-                log.skip(SKIP_INVALID if invalid else SKIP_TRUNCATED, message)
-                if errors is not None:
-                    errors.append(message)
-                if not invalid:  # a whole game with a bad value is no sign of a cut file
+            record, cut_sign = _parsed(text, source, lineno, log, errors)
+            if record is None:
+                if cut_sign:
                     last_bad = (lineno, ends)
                 continue
             if wanted is not None and record.white.user_id not in wanted and (
@@ -496,6 +462,58 @@ def read_ndjson(
     finally:
         if dropped:
             log.skip(SKIP_NOT_PLAYER, n=dropped)
+
+
+def _texts(lines: Iterable[bytes] | Iterable[str], log: ReadLog, max_line_bytes: int,
+           progress: Callable[[int], None] | None) -> Iterator[tuple[int, str, bool, bool]]:
+    """The lines that hold something, as text: ``(line number, text stripped, repaired,
+    has a line end)``. A line over ``max_line_bytes`` is skipped here as "game too large";
+    ``progress(lines read)`` every :data:`PROGRESS_EVERY` lines."""
+    each: Iterable[bytes | str] = lines
+    for lineno, line in enumerate(each, 1):
+        if progress is not None and lineno % PROGRESS_EVERY == 0:
+            progress(lineno)
+        if len(line) > max_line_bytes or line.__class__ is OversizedLine:
+            size = getattr(line, "size", len(line))
+            log.skip(SKIP_TOO_LARGE, f"line {lineno}: a game of {size:,} bytes, over the "
+                     f"limit of {max_line_bytes:,}: skipped")
+            continue
+        text = _decoded(line)
+        if text is not None:
+            yield lineno, *text
+
+
+def _decoded(line: bytes | str) -> tuple[str, bool, bool] | None:
+    """A line as ``(text stripped, repaired, has a line end)``: UTF-8, else cp1252
+    (repaired); a byte-order mark removed. ``None`` for a blank line."""
+    if isinstance(line, str):
+        text = line.strip().lstrip("\ufeff").strip()
+        return (text, False, line.endswith("\n")) if text else None
+    raw = line.strip()
+    if raw[:3] == _BOM:
+        raw = raw[3:].strip()
+    if not raw:
+        return None
+    try:
+        return raw.decode("utf-8"), False, line.endswith(b"\n")
+    except UnicodeDecodeError:
+        return decode_fallback(raw), True, line.endswith(b"\n")
+
+
+def _parsed(text: str, source: Source, lineno: int, log: ReadLog, errors: list[str] | None
+            ) -> tuple[GameRecord | None, bool]:
+    """The line's record, or ``(None, cut sign)`` when it is skipped (counted in ``log``):
+    a line that is no game may be the sign of a cut file, a whole game with a bad value is
+    not."""
+    try:
+        return _checked_record(text, source), False
+    except (ValueError, RecordError, RecursionError) as exc:  # JSONDecodeError too
+        message = f"line {lineno}: {_reason(exc)}"
+        invalid = isinstance(exc, InvalidValue)
+        log.skip(SKIP_INVALID if invalid else SKIP_TRUNCATED, message)
+        if errors is not None:
+            errors.append(message)
+        return None, not invalid
 
 
 def _reason(exc: Exception) -> str:

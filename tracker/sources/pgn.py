@@ -28,7 +28,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from itertools import chain
-from typing import cast
+from typing import Final, cast
 
 from tracker.records import DRAW, RESULTS, GameRecord, Side, invalid_value
 from tracker.sources.files import (
@@ -315,6 +315,208 @@ def _ends_game(s: bytes) -> bool:
     return s in _TERMINATIONS or s.endswith(_ENDS_GAME)
 
 
+#: The bytes lines are told apart by (a line is bytes: ``s[0]`` is an int).
+_OPEN_BRACKET: Final = ord("[")  # a tag line starts with it
+_PERCENT: Final = ord("%")  # an escape line: ignored (PGN spec 6)
+_SPACE: Final = ord(" ")
+_BOM_FIRST: Final = _BOM[0]  # a byte-order mark's first byte
+
+def _tag_name(s: bytes) -> bytes:
+    """The name of a tag line as python-chess's ``TAG_REGEX`` reads one (``[``, a name,
+    whitespace, a quoted value, ``]``); ``b""`` when ``s`` is no tag line. String methods,
+    not a regex: this runs on every line of a dump."""
+    if not s.endswith(b'"]'):  # the caller checked the "["
+        return b""
+    q = s.find(b'"')
+    name = s[1 : q - 1]
+    if not (s[q - 1] == _SPACE and name.isalnum()):  # not the usual '[Name "'
+        name = s[1:q].rstrip()
+        if not (0 < len(name) < q - 1 and (name.isalnum() or _TAG_NAME.fullmatch(name))):
+            return b""
+    return name if q < len(s) - 2 else b""
+
+
+_Out = tuple["PGNGame | GameTooLarge | NotAGame | None", ...]
+
+
+class _GameCutter:
+    """The games of a stream of PGN lines, as :func:`scan_games` cuts them.
+
+    One method per kind of line; each returns what the line completes (a game, ``None`` for
+    a game of nobody wanted, :class:`GameTooLarge`, :class:`NotAGame`), mostly nothing.
+    Player filtering is :meth:`_player_tag` and :meth:`_start_moves`: a game of others is
+    decided from its ``White``/``Black`` tag lines and nothing more of it is kept.
+    """
+
+    __slots__ = ("black", "cap", "ended", "has_moves", "in_comment", "junk", "junk_text",
+                 "keep", "moves", "names", "raw", "size", "start", "wanted", "white")
+
+    def __init__(self, players: Collection[str] | None, cap: int) -> None:
+        self.wanted = {p.strip().lower().encode("utf-8") for p in players} if players else None
+        self.cap = cap
+        self.start = 0  # line where the current game starts
+        self.in_comment = False  # inside a {…} comment that goes on to the next line
+        self.junk = 0  # line where text that is no game started (0: none)
+        self.junk_text = b""
+        self._new_game()
+
+    def _new_game(self) -> None:
+        self.raw: list[bytes] = []  # its lines: tags, then moves (not for dropped games)
+        self.names: set[bytes] = set()  # its tag names
+        self.moves: list[bytes] = []
+        self.has_moves = False
+        self.keep = True  # False once a filtered game is known to be of nobody wanted
+        self.white: bytes | None = None
+        self.black: bytes | None = None
+        self.size = 0  # its bytes so far
+        self.ended = False  # its movetext has its termination marker
+
+    def _game(self) -> PGNGame | GameTooLarge | None:
+        if not self.keep:
+            return None
+        if self.size > self.cap:
+            return GameTooLarge(self.start, self.size)
+        return _build(self.raw, len(self.names), self.moves, self.start)
+
+    def _finish(self) -> _Out:
+        out = (self._game(),)
+        self._new_game()
+        return out
+
+    def _junk_starts(self, text: bytes, lineno: int) -> _Out:
+        """Text after the game's end that is no game, up to the next tag line."""
+        out = self._finish()
+        self.junk, self.junk_text = lineno, text[:60]
+        return out
+
+    def _is_wanted(self) -> bool:
+        assert self.wanted is not None
+        return _player_key(self.white) in self.wanted or _player_key(self.black) in self.wanted
+
+    def blank(self) -> None:
+        """A blank line: kept in the movetext (as it was), never a game's end."""
+        if self.has_moves and self.keep and self.size <= self.cap:
+            self.raw.append(b"")
+
+    @staticmethod
+    def dropped(games: int) -> _Out:
+        """Games a chunk filter dropped."""
+        return (None,) * games
+
+    def bracket(self, s: bytes, line: bytes, lineno: int) -> _Out:
+        """A line that starts with ``[``: a tag line (its name read as :func:`_tag_name`
+        reads it, the usual ``[Name "`` checked here first), the next game's first when this
+        one has moves or the tag already; else movetext (and inside a comment, always)."""
+        q = s.find(b'"')
+        name = s[1 : q - 1]
+        if not (s[q - 1] == _SPACE and name.isalnum() and q < len(s) - 2
+                and s.endswith(b'"]')):
+            name = _tag_name(s)  # another form python-chess reads, or no tag
+        if not name or self.in_comment:
+            return self.text(s, line, lineno)
+        out: _Out = ()
+        if self.junk:
+            out = (NotAGame(self.junk, _decode(self.junk_text)),)
+            self.junk = 0
+        elif self.has_moves or name in self.names:
+            out = self._finish()
+        names = self.names
+        if not names:
+            self.start = lineno
+        names.add(name)
+        self.size = size = self.size + len(s)
+        if size <= self.cap and self.keep:
+            self.raw.append(s)
+        if len(name) == 5:
+            self._player_tag(name.lower(), s)
+        return out
+
+    def _player_tag(self, low: bytes, s: bytes) -> None:
+        if low == b"white":
+            self.white = s[s.find(b'"') + 1 : -2]
+        elif low == b"black":
+            self.black = s[s.find(b'"') + 1 : -2]
+        else:
+            return
+        if self.wanted is not None and self.white is not None and self.black is not None:
+            # both players known: a game of others is dropped right here, and its other
+            # lines are no longer kept
+            self.keep = self._is_wanted()
+
+    def escape(self, s: bytes, line: bytes, lineno: int) -> _Out:
+        """A ``%`` line: ignored, unless inside a comment."""
+        return self.text(s, line, lineno) if self.in_comment else ()
+
+    def text(self, s: bytes, line: bytes, lineno: int) -> _Out:
+        """A line of movetext, of a comment, or text after the game's end (no game)."""
+        if not self.in_comment:
+            if self.junk:
+                return ()
+            if self.ended and s[0] != _OPEN_BRACKET:
+                # a "[" line that is no tag stays movetext, as python-chess reads it
+                return self._junk_starts(s, lineno)
+        if not self.has_moves:
+            self._start_moves(lineno)
+        if self.keep:
+            self._hold(s, line)
+        self._track_comment(s)
+        return ()
+
+    def _start_moves(self, lineno: int) -> None:
+        self.has_moves = True
+        if not self.names:
+            self.start = lineno
+        if self.wanted is not None:
+            self.keep = self._is_wanted()
+
+    def _hold(self, s: bytes, line: bytes) -> None:
+        self.size += len(line)
+        if self.size <= self.cap:
+            self.moves.append(s)
+            self.raw.append(line.rstrip(b"\r\n") if self.in_comment else s)
+        elif self.raw:
+            self.raw, self.moves = [], []  # over the cap: nothing more of it is held
+
+    def _track_comment(self, s: bytes) -> None:
+        # Brace comments do not nest (PGN spec 5): the line ends inside one iff its last
+        # brace opens one. rfind is a memrchr: long movetext lines with a clock comment per
+        # move cost next to nothing.
+        o = s.rfind(b"{")
+        if o >= 0:
+            self.in_comment = o > s.rfind(b"}")
+        elif self.in_comment and b"}" in s:
+            self.in_comment = False
+        if not self.in_comment and _ends_game(s):
+            self.ended = True
+
+    def big(self, line: bytes, lineno: int) -> _Out:
+        """A line over the cap: not looked into; the game it is in is too large."""
+        if self.junk:
+            return ()
+        if self.ended:
+            return self._junk_starts(bytes(line[:60]), lineno)
+        if not self.has_moves:
+            self._start_moves(lineno)
+        self.size += getattr(line, "size", len(line))
+        self.raw, self.moves = [], []
+        # whether a comment goes on after it: the line's last brace, kept when it was cut
+        brace = getattr(line, "brace", None)
+        brace = last_brace(line) if brace is None else brace
+        if brace:
+            self.in_comment = brace == b"{"
+        return ()
+
+    def end(self) -> _Out:
+        """What the end of the stream completes."""
+        if self.junk:
+            return (NotAGame(self.junk, _decode(self.junk_text)),)
+        if not (self.names or self.has_moves):
+            return ()
+        if not self.has_moves and self.wanted is not None:
+            self.keep = self._is_wanted()
+        return (self._game(),)
+
+
 def scan_games(
     lines: Iterable[bytes] | Iterable[str] | Iterable[bytes | Dropped],
     players: Collection[str] | None = None,
@@ -335,148 +537,43 @@ def scan_games(
     ``(games, lines)`` counts of games already dropped (:func:`filter_chunks`): each yields
     ``None`` too. A game of more than ``max_game_bytes`` is not held: it yields
     :class:`GameTooLarge`.
+
+    Each line is told apart here (blank, tag, escape, movetext, over the cap) and handed to
+    :class:`_GameCutter`, which cuts games and filters players, one method per kind of line.
     """
-    wanted = {p.strip().lower().encode("utf-8") for p in players} if players else None
-    raw: list[bytes] = []  # the game's lines: tags first, then moves (not for dropped games)
-    names: set[bytes] = set()  # tag names of the current game
-    moves: list[bytes] = []
-    has_moves = False
-    keep = True  # False once a filtered game is known to be of nobody wanted
-    white: bytes | None = None
-    black: bytes | None = None
-    in_comment = False  # inside a {…} comment that goes on to the next line
-    start = 0
-    size = 0  # bytes of the current game so far
-    ended = False  # the current game's movetext has its termination marker
-    junk = 0  # line where text that is no game started (0: none)
-    junk_text = b""
-
-    def game() -> PGNGame | GameTooLarge | None:
-        if not keep:
-            return None
-        if size > max_game_bytes:
-            return GameTooLarge(start, size)
-        return _build(raw, len(names), moves, start)
-
+    cut = _GameCutter(players, max_game_bytes)
+    bracket, text = cut.bracket, cut.text  # the lines of nearly every game
     lineno = 0
     for line in _as_bytes(lines):
-        if isinstance(line, tuple):  # games dropped by filter_chunks
-            dropped, skipped_lines = line
-            lineno += skipped_lines
-            for _ in range(dropped):
-                yield None
+        if isinstance(line, tuple):  # games dropped by filter_chunks: (games, lines)
+            lineno += line[1]
+            yield from cut.dropped(line[0])
             continue
         lineno += 1
+        # What the line is: told apart here, with string methods (this runs on every line of
+        # a dump); what it means for the game is the cutter's.
         if line.__class__ is OversizedLine or len(line) > max_game_bytes:
-            # a single line over the cap: not looked into, the game it is in is too large
-            grown = getattr(line, "size", len(line))
-            if junk:
-                continue
-            if ended:
-                yield game()
-                raw, moves, names = [], [], set()
-                has_moves, keep, white, black, ended = False, True, None, None, False
-                junk, junk_text, size = lineno, bytes(line[:60]), 0
-                continue
-            if not (names or has_moves):
-                start = lineno
-            has_moves, size, raw, moves = True, size + grown, [], []
-            # whether a comment goes on after it: the line's last brace, kept when cut
-            brace = getattr(line, "brace", None)
-            brace = last_brace(line) if brace is None else brace
-            if brace:
-                in_comment = brace == b"{"
-            continue
-        s = line.strip()
-        if not s:
-            if has_moves and keep and size <= max_game_bytes:
-                raw.append(b"")
-            continue
-        c = s[0]
-        if c == 0xEF and s.startswith(_BOM):
-            s = s[3:].strip()
+            out = cut.big(line, lineno)
+        else:
+            s = line.strip()
             if not s:
+                cut.blank()
                 continue
-            c = s[0]
-        if not in_comment:
-            # A tag line as python-chess's TAG_REGEX reads one: "[", a name, whitespace, a
-            # quoted value, "]". Checked with string methods: this runs on every line of a dump.
-            if c == 91 and s.endswith(b'"]'):
-                q = s.find(b'"')
-                name = s[1 : q - 1]
-                if not (s[q - 1] == 32 and name.isalnum()):  # not the usual '[Name "'
-                    name = s[1:q].rstrip()
-                    if not (0 < len(name) < q - 1 and (
-                            name.isalnum() or _TAG_NAME.fullmatch(name))):
-                        name = b""
-                if name and q < len(s) - 2:
-                    if junk:
-                        yield NotAGame(junk, _decode(junk_text))
-                        junk = 0
-                    elif has_moves or name in names:
-                        yield game()
-                        raw, moves, names = [], [], set()
-                        has_moves, keep, white, black, ended = False, True, None, None, False
-                        size = 0
-                    if not names:
-                        start = lineno
-                    names.add(name)
-                    size += len(s)
-                    if keep and size <= max_game_bytes:
-                        raw.append(s)
-                    if len(name) == 5:
-                        low = name.lower()
-                        if low == b"white":
-                            white = s[q + 1 : -2]
-                        elif low == b"black":
-                            black = s[q + 1 : -2]
-                        else:
-                            continue
-                        if wanted is not None and white is not None and black is not None:
-                            # both players known: a game of others is dropped right here,
-                            # and its other lines are no longer kept
-                            keep = _player_key(white) in wanted or _player_key(black) in wanted
+            first = s[0]
+            if first == _BOM_FIRST and s.startswith(_BOM):
+                s = s[3:].strip()
+                if not s:  # a byte-order mark alone
                     continue
-            elif c == 37:  # "%": the rest of the line is ignored (PGN spec 6)
-                continue
-            if junk:
-                continue
-            if ended and c != 91:  # text after the game's end: no game, up to the next tag
-                # line (a "[" line that is no tag stays movetext, as python-chess reads it)
-                yield game()
-                raw, moves, names = [], [], set()
-                has_moves, keep, white, black, ended = False, True, None, None, False
-                junk, junk_text, size = lineno, s[:60], 0
-                continue
-        if not has_moves:
-            has_moves = True
-            if not names:
-                start = lineno
-            if wanted is not None:
-                keep = _player_key(white) in wanted or _player_key(black) in wanted
-        if keep:
-            size += len(line)
-            if size <= max_game_bytes:
-                moves.append(s)
-                raw.append(line.rstrip(b"\r\n") if in_comment else s)
-            elif raw:
-                raw, moves = [], []  # over the cap: nothing more of it is held
-        # Brace comments do not nest (PGN spec 5): the line ends inside one iff its last brace
-        # opens one. rfind is a memrchr: long movetext lines with a clock comment per move
-        # cost next to nothing.
-        o = s.rfind(b"{")
-        if o >= 0:
-            in_comment = o > s.rfind(b"}")
-        elif in_comment and b"}" in s:
-            in_comment = False
-        if not in_comment and _ends_game(s):
-            ended = True
-    if junk:
-        yield NotAGame(junk, _decode(junk_text))
-    elif names or has_moves:
-        if not has_moves and wanted is not None:
-            keep = _player_key(white) in wanted or _player_key(black) in wanted
-        yield game()
+                first = s[0]
+            if first == _OPEN_BRACKET:
+                out = bracket(s, line, lineno)
+            elif first == _PERCENT:
+                out = cut.escape(s, line, lineno)
+            else:
+                out = text(s, line, lineno)
+        if out:
+            yield from out
+    yield from cut.end()
 
 
 def split_games(lines: Iterable[bytes] | Iterable[str]) -> Iterator[PGNGame]:
@@ -723,6 +820,98 @@ def ends_with_result(movetext: str) -> bool:
     return movetext.rstrip().endswith(("1-0", "0-1", "1/2-1/2", "*"))
 
 
+@dataclass
+class _Records:
+    """Turns cut games into records for :func:`read_pgn`, counting on ``log`` what it skips
+    or repairs (and in ``errors`` the games it cannot read)."""
+
+    log: ReadLog
+    errors: list[str] | None
+    max_game_bytes: int
+    dropped: int = 0  # games of other players
+    rated_unknown: int = 0
+    no_perf: int = 0
+
+    def skip(self, item: GameTooLarge | NotAGame | None) -> None:
+        """Count what the scanner gave that is no game to read."""
+        if item is None:
+            self.dropped += 1
+        elif isinstance(item, GameTooLarge):
+            self.log.skip(SKIP_TOO_LARGE, f"game at line {item.line}: {item.size:,} bytes, "
+                          f"over the limit of {self.max_game_bytes:,}: skipped")
+        else:
+            self.log.skip(SKIP_NOT_A_GAME, f"line {item.line}: text after a game that is no "
+                          f"game ({item.text!r}…): ignored")
+
+    def _reject(self, reason: str, game: PGNGame, problem: str) -> None:
+        message = f"game at line {game.line}: {problem}"
+        self.log.skip(reason, message)
+        if self.errors is not None:
+            self.errors.append(message)
+
+    def _parsed(self, game: PGNGame) -> GameRecord | None:
+        try:
+            record = record_from_pgn(game)
+        except StudyError as exc:
+            self.log.skip(SKIP_STUDY, f"game at line {game.line}: {exc}")
+            return None
+        except PGNError as exc:
+            self._reject(SKIP_UNREADABLE, game, str(exc))
+            return None
+        except (ValueError, OverflowError, TypeError) as exc:  # e.g. a 5,000-digit rating
+            problem: str | None = f"{type(exc).__name__}: {str(exc)[:120]}"
+        else:
+            problem = invalid_value(record)
+        if problem is not None:
+            self._reject(SKIP_INVALID, game, f"invalid value: {problem}")
+            return None
+        return record
+
+    def record(self, game: PGNGame) -> GameRecord | None:
+        """The game's record, or ``None`` when it is skipped (counted)."""
+        record = self._parsed(game)
+        if record is None:
+            return None
+        if game.repaired:
+            self.log.repair(REPAIRED_ENCODING, f"game at line {game.line}: not UTF-8, read as "
+                            "cp1252/latin-1")
+        if record.rated is None:
+            self.rated_unknown += 1
+        if record.perf is None:
+            self.no_perf += 1
+        return record
+
+    def last(self, game: PGNGame) -> GameRecord | None:
+        """The stream's last game: read only when its moves end with a result, since a file
+        cut in the middle of a game leaves a game that looks whole but has lost moves."""
+        if ends_with_result(game.movetext):
+            return self.record(game)
+        self.log.skip(SKIP_CUT_GAME, f"game at line {game.line}: its moves stop before a "
+                      "result")
+        self.log.truncated = (
+            f"the last game (line {game.line}) is cut before its result: the file is "
+            "incomplete; every game before it was read"
+        )
+        return None
+
+    def close(self) -> None:
+        """Count the dropped games, and say once what was stored without a rated flag or
+        perf (whatever the cap on messages)."""
+        if self.dropped:
+            self.log.skip(SKIP_NOT_PLAYER, n=self.dropped)
+        if self.rated_unknown:
+            self.log.messages.append(
+                f"{self.rated_unknown} game(s) do not say whether they were rated (no "
+                "\"Rated\" or \"Casual\" Event, no RatingDiff tag): stored, but not counted "
+                "in a replay (\"rated unknown\")"
+            )
+        if self.no_perf:
+            self.log.messages.append(
+                f"{self.no_perf} game(s) have no TimeControl and no speed in their Event: "
+                "stored, but in no perf (bullet, blitz, …), so in no replay"
+            )
+
+
 def read_pgn(
     lines: Iterable[bytes] | Iterable[str] | Iterable[bytes | Dropped],
     *,
@@ -746,88 +935,20 @@ def read_pgn(
     ``log.messages``.
     ``progress(games_seen)`` is called every :data:`PROGRESS_EVERY` games, kept or dropped.
     """
-    log = log if log is not None else ReadLog()
-    seen = 0
-    dropped = 0
-    rated_unknown = 0
-    no_perf = 0
-
-    def record_of(game: PGNGame) -> GameRecord | None:
-        nonlocal rated_unknown, no_perf
-        try:
-            record = record_from_pgn(game)
-        except StudyError as exc:
-            log.skip(SKIP_STUDY, f"game at line {game.line}: {exc}")
-            return None
-        except PGNError as exc:
-            message = f"game at line {game.line}: {exc}"
-            log.skip(SKIP_UNREADABLE, message)
-            if errors is not None:
-                errors.append(message)
-            return None
-        except (ValueError, OverflowError, TypeError) as exc:  # e.g. a 5,000-digit rating
-            problem: str | None = f"{type(exc).__name__}: {str(exc)[:120]}"
-        else:
-            problem = invalid_value(record)
-        if problem is not None:
-            message = f"game at line {game.line}: invalid value: {problem}"
-            log.skip(SKIP_INVALID, message)
-            if errors is not None:
-                errors.append(message)
-            return None
-        if game.repaired:
-            log.repair(REPAIRED_ENCODING, f"game at line {game.line}: not UTF-8, read as "
-                       "cp1252/latin-1")
-        if record.rated is None:
-            rated_unknown += 1
-        if record.perf is None:
-            no_perf += 1
-        return record
-
-    # One game of look-ahead: the last game of the stream is checked for its end, since a
-    # file cut in the middle of a game leaves a game that looks whole but has lost moves.
+    records = _Records(log if log is not None else ReadLog(), errors, max_game_bytes)
+    # One game of look-ahead: the last game of the stream is checked for its end.
     pending: PGNGame | None = None
     try:
-        for game in scan_games(lines, players, max_game_bytes):
-            seen += 1
+        for seen, game in enumerate(scan_games(lines, players, max_game_bytes), 1):
             if progress is not None and seen % PROGRESS_EVERY == 0:
                 progress(seen)
-            if game is None:
-                dropped += 1
+            if not isinstance(game, PGNGame):
+                records.skip(game)
                 continue
-            if isinstance(game, GameTooLarge):
-                log.skip(SKIP_TOO_LARGE, f"game at line {game.line}: {game.size:,} bytes, over "
-                         f"the limit of {max_game_bytes:,}: skipped")
-                continue
-            if isinstance(game, NotAGame):
-                log.skip(SKIP_NOT_A_GAME, f"line {game.line}: text after a game that is no "
-                         f"game ({game.text!r}…): ignored")
-                continue
-            if pending is not None and (record := record_of(pending)) is not None:
+            if pending is not None and (record := records.record(pending)) is not None:
                 yield record
             pending = game
-        if pending is not None:
-            if ends_with_result(pending.movetext):
-                if (record := record_of(pending)) is not None:
-                    yield record
-            else:
-                log.skip(SKIP_CUT_GAME, f"game at line {pending.line}: its moves stop before "
-                         "a result")
-                log.truncated = (
-                    f"the last game (line {pending.line}) is cut before its result: the file is "
-                    "incomplete; every game before it was read"
-                )
+        if pending is not None and (record := records.last(pending)) is not None:
+            yield record
     finally:
-        if dropped:
-            log.skip(SKIP_NOT_PLAYER, n=dropped)
-        if rated_unknown:  # said once, whatever the cap on messages
-            log.messages.append(
-                f"{rated_unknown} game(s) do not say whether they were rated (no \"Rated\" or "
-                "\"Casual\" Event, no RatingDiff tag): stored, but not counted in a replay "
-                "(\"rated unknown\")"
-            )
-        if no_perf:
-            log.messages.append(
-                f"{no_perf} game(s) have no TimeControl and no speed in their Event: stored, "
-                "but in no perf (bullet, blitz, …), so in no replay"
-            )
+        records.close()

@@ -132,37 +132,21 @@ class GameFetcher:
         failures = 0  # attempts in a row that brought no new game
         in_a_row_429 = 0
         while True:
-            games = self._open(seg, until)
-            got_new = False
-            while True:
-                try:
-                    obj = next(games)
-                except StopIteration:
-                    res.complete = True
-                    return res
-                except berserk.exceptions.ResponseError as exc:
-                    failure = self._failure(exc)
-                    break
-                except (berserk.exceptions.ApiError, requests.RequestException,
-                        ValueError) as exc:
-                    failure = failure_reason(exc)
-                    break
+            failure, received, got_new = self._read(self._open(seg, until), key, res,
+                                                    on_game, on_ongoing, on_bad)
+            if failure is None:
+                res.complete = True
+                return res
+            if received:
                 in_a_row_429 = 0
-                if isinstance(obj, BadLine):
-                    if obj.key not in self.bad_seen:
-                        self.bad_seen.add(obj.key)
-                        if on_bad is not None:
-                            on_bad(obj)
-                    continue
-                got_new |= self._take(obj, key, res, on_game, on_ongoing)
             if failure == "429":
                 in_a_row_429 += 1
                 if in_a_row_429 >= 2:
                     res.message = ("Lichess answered 429 (too many requests) twice in a row; "
                                    "run the import again in a few minutes to resume")
                     return res
-                LOG.info("HTTP 429: waiting %.0f s before resuming", self.client.retry_wait_429)
-                self.client.sleep(self.client.retry_wait_429)
+                wait = self.client.retry_wait_429
+                LOG.info("HTTP 429: waiting %.0f s before resuming", wait)
             else:
                 in_a_row_429 = 0
                 failures = 1 if got_new else failures + 1
@@ -172,12 +156,33 @@ class GameFetcher:
                     return res
                 wait = min(self.retry_wait * 2 ** (failures - 1), RETRY_WAIT_MAX_S)
                 LOG.info("stream broke (%s): resuming in %.1f s", failure, wait)
-                self.client.sleep(wait)
-            if res.oldest_ms is not None:
-                # ``until`` is exclusive: +1 asks again for the oldest game received, so a game
-                # sharing its millisecond is not lost (the id check drops the repeat).
-                resume = res.oldest_ms + 1
-                until = resume if seg.until_ms is None else min(resume, seg.until_ms)
+            self.client.sleep(wait)
+            until = _resumed_until(res, seg, until)
+
+    def _read(self, games: Iterator[dict[str, Any] | BadLine], key: str, res: SegmentResult,
+              on_game: Callable[[dict[str, Any]], None],
+              on_ongoing: Callable[[dict[str, Any]], None] | None,
+              on_bad: Callable[[BadLine], None] | None) -> tuple[str | None, bool, bool]:
+        """Read one download to its end or its break: ``(why it broke, None when it ended;
+        anything received; a new game received)``."""
+        received = got_new = False
+        while True:
+            try:
+                obj = next(games)
+            except StopIteration:
+                return None, received, got_new
+            except berserk.exceptions.ResponseError as exc:
+                return self._failure(exc), received, got_new
+            except (berserk.exceptions.ApiError, requests.RequestException, ValueError) as exc:
+                return failure_reason(exc), received, got_new
+            received = True
+            if isinstance(obj, BadLine):
+                if obj.key not in self.bad_seen:  # counted once, whatever the resumes
+                    self.bad_seen.add(obj.key)
+                    if on_bad is not None:
+                        on_bad(obj)
+                continue
+            got_new |= self._take(obj, key, res, on_game, on_ongoing)
 
     def _failure(self, exc: berserk.exceptions.ResponseError) -> str:
         code = exc.status_code
@@ -217,3 +222,13 @@ class GameFetcher:
         res.games += 1
         on_game(obj)
         return True
+
+
+def _resumed_until(res: SegmentResult, seg: Segment, until: int | None) -> int | None:
+    """The ``until`` of the download that resumes a broken one: just above the oldest game
+    received (``until`` is exclusive: +1 asks again for that game, so a game sharing its
+    millisecond is not lost; the id check drops the repeat)."""
+    if res.oldest_ms is None:
+        return until
+    resume = res.oldest_ms + 1
+    return resume if seg.until_ms is None else min(resume, seg.until_ms)
