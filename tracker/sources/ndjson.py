@@ -435,15 +435,26 @@ def read_ndjson(
     wanted = {p.strip().lower() for p in players} if players else None
     dropped = 0
     last_bad: tuple[int, bool] | None = None  # (line, had a line end) of the last bad line
+    each: Iterable[bytes | str] = lines
     try:
-        for lineno, text, repaired, ends in _texts(lines, log, max_line_bytes, progress):
+        for lineno, line in enumerate(each, 1):
+            if progress is not None and lineno % PROGRESS_EVERY == 0:
+                progress(lineno)
+            if len(line) > max_line_bytes or line.__class__ is OversizedLine:
+                _skip_too_large(log, lineno, line, max_line_bytes)
+                continue
+            decoded = _decoded(line)
+            if decoded is None:  # a blank line
+                continue
+            text, repaired, ends = decoded
             last_bad = None
             if wanted is not None and not any(w in text.lower() for w in wanted):
                 dropped += 1  # a game of others: not even parsed (its names are not in it)
                 continue
-            record, cut_sign = _parsed(text, source, lineno, log, errors)
-            if record is None:
-                if cut_sign:
+            try:
+                record = _checked_record(text, source)
+            except (ValueError, RecordError, RecursionError) as exc:  # JSONDecodeError too
+                if _skip_bad(log, errors, lineno, exc):
                     last_bad = (lineno, ends)
                 continue
             if wanted is not None and record.white.user_id not in wanted and (
@@ -454,33 +465,15 @@ def read_ndjson(
             if repaired:
                 log.repair(REPAIRED_ENCODING, f"line {lineno}: not UTF-8, read as cp1252")
             yield record
-        if last_bad is not None and not last_bad[1]:
-            log.truncated = (
-                f"the last line ({last_bad[0]}) is cut in the middle of a game: the file is "
-                "incomplete; every game before it was read"
-            )
+        _note_cut(log, last_bad)
     finally:
-        if dropped:
-            log.skip(SKIP_NOT_PLAYER, n=dropped)
+        _count_dropped(log, dropped)
 
 
-def _texts(lines: Iterable[bytes] | Iterable[str], log: ReadLog, max_line_bytes: int,
-           progress: Callable[[int], None] | None) -> Iterator[tuple[int, str, bool, bool]]:
-    """The lines that hold something, as text: ``(line number, text stripped, repaired,
-    has a line end)``. A line over ``max_line_bytes`` is skipped here as "game too large";
-    ``progress(lines read)`` every :data:`PROGRESS_EVERY` lines."""
-    each: Iterable[bytes | str] = lines
-    for lineno, line in enumerate(each, 1):
-        if progress is not None and lineno % PROGRESS_EVERY == 0:
-            progress(lineno)
-        if len(line) > max_line_bytes or line.__class__ is OversizedLine:
-            size = getattr(line, "size", len(line))
-            log.skip(SKIP_TOO_LARGE, f"line {lineno}: a game of {size:,} bytes, over the "
-                     f"limit of {max_line_bytes:,}: skipped")
-            continue
-        text = _decoded(line)
-        if text is not None:
-            yield lineno, *text
+def _skip_too_large(log: ReadLog, lineno: int, line: bytes | str, max_line_bytes: int) -> None:
+    size = getattr(line, "size", len(line))
+    log.skip(SKIP_TOO_LARGE, f"line {lineno}: a game of {size:,} bytes, over the limit of "
+             f"{max_line_bytes:,}: skipped")
 
 
 def _decoded(line: bytes | str) -> tuple[str, bool, bool] | None:
@@ -500,20 +493,29 @@ def _decoded(line: bytes | str) -> tuple[str, bool, bool] | None:
         return decode_fallback(raw), True, line.endswith(b"\n")
 
 
-def _parsed(text: str, source: Source, lineno: int, log: ReadLog, errors: list[str] | None
-            ) -> tuple[GameRecord | None, bool]:
-    """The line's record, or ``(None, cut sign)`` when it is skipped (counted in ``log``):
-    a line that is no game may be the sign of a cut file, a whole game with a bad value is
-    not."""
-    try:
-        return _checked_record(text, source), False
-    except (ValueError, RecordError, RecursionError) as exc:  # JSONDecodeError too
-        message = f"line {lineno}: {_reason(exc)}"
-        invalid = isinstance(exc, InvalidValue)
-        log.skip(SKIP_INVALID if invalid else SKIP_TRUNCATED, message)
-        if errors is not None:
-            errors.append(message)
-        return None, not invalid
+def _skip_bad(log: ReadLog, errors: list[str] | None, lineno: int, exc: Exception) -> bool:
+    """Count a line that is no game, or a game with a bad value; True when it may be the
+    sign of a cut file (a whole game with a bad value is not)."""
+    message = f"line {lineno}: {_reason(exc)}"
+    invalid = isinstance(exc, InvalidValue)
+    log.skip(SKIP_INVALID if invalid else SKIP_TRUNCATED, message)
+    if errors is not None:
+        errors.append(message)
+    return not invalid
+
+
+def _note_cut(log: ReadLog, last_bad: tuple[int, bool] | None) -> None:
+    """A bad last line without a line end: the input was cut there."""
+    if last_bad is not None and not last_bad[1]:
+        log.truncated = (
+            f"the last line ({last_bad[0]}) is cut in the middle of a game: the file is "
+            "incomplete; every game before it was read"
+        )
+
+
+def _count_dropped(log: ReadLog, dropped: int) -> None:
+    if dropped:
+        log.skip(SKIP_NOT_PLAYER, n=dropped)
 
 
 def _reason(exc: Exception) -> str:

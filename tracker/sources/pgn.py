@@ -321,10 +321,11 @@ _PERCENT: Final = ord("%")  # an escape line: ignored (PGN spec 6)
 _SPACE: Final = ord(" ")
 _BOM_FIRST: Final = _BOM[0]  # a byte-order mark's first byte
 
+
 def _tag_name(s: bytes) -> bytes:
     """The name of a tag line as python-chess's ``TAG_REGEX`` reads one (``[``, a name,
     whitespace, a quoted value, ``]``); ``b""`` when ``s`` is no tag line. String methods,
-    not a regex: this runs on every line of a dump."""
+    not a regex (:meth:`_GameCutter.bracket` checks the usual ``[Name "`` form first)."""
     if not s.endswith(b'"]'):  # the caller checked the "["
         return b""
     q = s.find(b'"')
