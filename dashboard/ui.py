@@ -8,6 +8,7 @@ import lands and recomputes nothing otherwise.
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any, Final
 
 import charts
@@ -331,5 +332,5 @@ def signed(x: Any) -> str:
     return f"{x:+}" if x else f"{x}"
 
 
-def number(x: int | None, empty: str = "—") -> str:
+def number(x: int | Decimal | None, empty: str = "—") -> str:
     return empty if x is None else f"{x}"

@@ -64,6 +64,12 @@ def own_db(cmrade_db: Path, tmp_path: Path) -> Path:
     (("settings", "cmrade", "--start-rating", "99999"), USAGE),
     (("settings", "nobody"), NOTHING),
     (("dashboard", "--port", "http"), USAGE),
+    (("dashboard", "--port", "70000"), USAGE),  # out of range: a malformed value too
+    (("runs",), DONE),
+    (("runs", "--limit", "-1"), USAGE),
+    (("convert", "1800", "--perf", "blitz"), DONE),
+    (("convert", "99999", "--perf", "blitz"), USAGE),
+    (("convert", "1800", "--perf", "ultraBullet"), USAGE),
     (("no-such-command",), USAGE),
 ])
 def test_exit_codes_follow_one_rule(own_db: Path, args: tuple[str, ...], code: int) -> None:
@@ -72,6 +78,22 @@ def test_exit_codes_follow_one_rule(own_db: Path, args: tuple[str, ...], code: i
     assert "Traceback" not in done.stderr
     if code != DONE:
         assert done.stderr.strip(), "a failure says why"
+
+
+@pytest.mark.parametrize(("args", "line"), [
+    (("convert", "99999", "--perf", "blitz"),
+     "error: a Lichess rating 99999 is out of range (100–4000)"),
+    (("convert", "--perf", "blitz", "--", "-50"),
+     "error: a Lichess rating -50 is out of range (100–4000)"),
+    # no advice to use --scale lichess, which convert does not take
+    (("convert", "1800", "--perf", "ultraBullet"),
+     "error: no scale model covers ultraBullet: the models cover bullet, blitz, rapid, classical"),
+    (("runs", "--limit", "-1"), "error: --limit must be 1 or more, not -1"),
+])
+def test_out_of_range_values_are_one_line(own_db: Path, args: tuple[str, ...],
+                                          line: str) -> None:
+    done = run("--db", str(own_db), *args)
+    assert (done.returncode, done.stderr, done.stdout) == (USAGE, line + "\n", "")
 
 
 def test_import_of_nothing_says_why_and_where(own_db: Path) -> None:

@@ -557,7 +557,7 @@ def run_dashboard_cli(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
 @pytest.mark.parametrize("port", ["99999", "0", "-1"])
 def test_a_port_out_of_range_is_one_line(tmp_path: Path, port: str) -> None:
     done = run_dashboard_cli(tmp_path / "t.db", "--port", port)
-    assert done.returncode == 1
+    assert done.returncode == 2  # a malformed value: a usage error (README, exit codes)
     assert done.stderr == f"error: port must be between 1 and 65535, not {port}\n"
     assert not done.stdout
 

@@ -52,6 +52,11 @@ def test_scale_all_draws_median_band_and_the_real_line(linked_db: Path,
     assert list(at.query_params.get("scale", [])) in (["all"], ["a", "l", "l"])
     assert f"on the {label}" in [c.value for c in at.caption]
     assert "Against your real FIDE rating (standard list): mean gap" in texts(at)
+    # the headline quotes the models' median, the band beside it (not the first model's)
+    last = report.periods[-1].band
+    assert last is not None and (last.min, last.median, last.max) == (1453, 1499, 1545)
+    assert at.metric[1].value == "1499"
+    assert "the models' median; band 1453–1545" in [c.value for c in at.caption]
 
 
 def test_the_default_scale_keeps_the_plain_url_and_the_lichess_label(

@@ -348,3 +348,16 @@ def test_periods_csv_carries_the_scale_the_band_and_the_real_rating(indexinator_
     assert (rows[0]["fide_real"], rows[0]["gap"]) == ("1600", str(first.gap))
     classic = api.replay("indexinator", "blitz", db=indexinator_db)
     assert api.periods_csv(classic).splitlines()[0] == ",".join(api.PERIOD_KEYS)
+
+
+def test_the_terminal_quotes_the_models_median_with_its_band(indexinator_db: Path) -> None:
+    both = run_cli("--db", str(indexinator_db), "replay", "indexinator", "--perf", "blitz",
+                   "--scale", "all")
+    one = run_cli("--db", str(indexinator_db), "replay", "indexinator", "--perf", "blitz",
+                  "--scale", "mathtuition")
+    assert both.returncode == one.returncode == 0, (both.stderr, one.stderr)
+    assert ("Now: FIDE-style 1499 on the FIDE scale (all models: lebowitz, mathtuition): the "
+            "models' median, band 1453–1545 (the table's K, change and after are lebowitz's); "
+            "Lichess 1408; 2861 games counted of 2891.") in " ".join(both.stdout.split())
+    assert ("Now: FIDE-style 1545 on the FIDE scale (mathtuition); Lichess 1408;"
+            in " ".join(one.stdout.split()))

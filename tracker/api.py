@@ -405,11 +405,14 @@ def runs(*, db: Db = None, limit: int = 20) -> list[RunInfo]:
 
     A run whose process is gone (killed, the machine stopped) is marked ``interrupted`` first
     (see :mod:`tracker.run_liveness`); its counts are what it stored. Statuses: ``running``,
-    ``complete``, ``partial``, ``failed``, ``interrupted``.
+    ``complete``, ``partial``, ``failed``, ``interrupted``. Raises ArgumentError (exit 2) for a
+    ``limit`` below 1.
     """
     from tracker.run_liveness import mark_interrupted
     from tracker.store import queries
 
+    if limit < 1:
+        raise ArgumentError(f"--limit must be 1 or more, not {limit}")
     store = open_store(db)
     mark_interrupted(store)
     return queries.import_runs(store, limit=limit)
@@ -507,10 +510,13 @@ def convert(lichess: int, perf: str, scale: str = "all") -> dict[str, Conversion
     """``tracker convert``: a Lichess rating in ``perf`` through one model (``scale`` a model
     key) or every model covering the perf (``"all"``): model key → :class:`Conversion`
     (``output``: the model's own number, rounded half away from zero; ``rating``: the FIDE
-    rating on today's scale, ``None`` = unrated). Raises PerfError, ScaleError (exit 2), one
-    line each."""
+    rating on today's scale, ``None`` = unrated). ``lichess`` must lie in
+    :data:`MIN_CALC_RATING`–:data:`MAX_CALC_RATING` (the calculator's range). Raises PerfError,
+    ScaleError, ArgumentError (exit 2), one line each."""
+    from tracker.fide.scale import MODELS, models_for
     from tracker.fide.scale import convert as convert_rating
     from tracker.perfs import perf_key
+    from tracker.records import SPEEDS
     from tracker.report import ScaleError
     from tracker.report import scale_models as scale_models_for
     from tracker.settings import SCALES
@@ -521,6 +527,12 @@ def convert(lichess: int, perf: str, scale: str = "all") -> dict[str, Conversion
     if scale not in SCALES:
         models = ", ".join(s for s in SCALES if s != "lichess")
         raise ScaleError(f"unknown scale {scale!r}: use {models}")
+    if not models_for(key):
+        covered = [p for p in SPEEDS if any(m.covers(p) for m in MODELS.values())]
+        raise ScaleError(f"no scale model covers {key}: the models cover {', '.join(covered)}")
+    if not MIN_CALC_RATING <= lichess <= MAX_CALC_RATING:
+        raise ArgumentError(f"a Lichess rating {lichess} is out of range "
+                            f"({MIN_CALC_RATING}–{MAX_CALC_RATING})")
     return {m.key: convert_rating(m, key, lichess) for m in scale_models_for(scale, key)}
 
 

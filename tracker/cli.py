@@ -270,7 +270,7 @@ def import_cmd(
 @app.command("runs", short_help="List the last import runs (killed ones as interrupted).",
              epilog=examples("tracker runs --json"))
 def runs_cmd(
-    limit: Annotated[int, typer.Option(help="How many runs, newest first.")] = 20,
+    limit: Annotated[int, typer.Option(help="How many runs, newest first (1 or more).")] = 20,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
 ) -> None:
     """List the last import runs: status (running, complete, partial, failed, interrupted),
@@ -436,8 +436,15 @@ def replay_cmd(
             markup=False,
         )
     else:
-        what = f"{report.model.key}'s figures" if band else report.scale_label
-        out.print(f"Now: FIDE-style {fide_now} ({what}), Lichess "
+        now_band = report.current_band if band else None
+        if now_band is not None and now_band.median is not None:
+            b = api.band_json(now_band)
+            fide_now = (f"{_fmt(b['median'])} on the {report.scale_label}: the models' median, "
+                        f"band {b['min']}–{b['max']} (the table's K, change and after are "
+                        f"{report.model.key}'s)")
+        else:
+            fide_now = f"{fide_now} on the {report.scale_label}"
+        out.print(f"Now: FIDE-style {fide_now}; Lichess "
                   f"{_fmt(report.current_lichess)}; {report.counted} games counted of "
                   f"{len(report.games)}.", markup=False)
         if report.conversions:

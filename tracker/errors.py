@@ -33,3 +33,7 @@ class Terminated(KeyboardInterrupt):
 class DiskFullError(TrackerError):
     """The database's disk (or quota) is full: the import stops, every batch written before
     is kept, the run is recorded as partial where the database still takes that."""
+
+
+class PortError(DashboardError, ArgumentError):
+    """A ``--port`` outside 1–65535: a malformed value, so a usage error (exit code 2)."""

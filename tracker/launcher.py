@@ -17,7 +17,7 @@ import threading
 from pathlib import Path
 
 from tracker import api
-from tracker.errors import DashboardError
+from tracker.errors import DashboardError, PortError
 
 
 def app_path() -> Path:
@@ -35,7 +35,7 @@ def check_port(host: str, port: int) -> None:
     refused before any banner announces it.
     """
     if not 1 <= port <= 65535:
-        raise DashboardError(f"port must be between 1 and 65535, not {port}")
+        raise PortError(f"port must be between 1 and 65535, not {port}")
     try:
         addresses = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM,
                                        flags=socket.AI_PASSIVE)
@@ -66,7 +66,7 @@ def dashboard(*, db: api.Db = None, port: int = 8501, host: str = "127.0.0.1",
     one line too (DatabaseError), before anything starts.
     """
     if not 1 <= port <= 65535:
-        raise DashboardError(f"port must be between 1 and 65535, not {port}")
+        raise PortError(f"port must be between 1 and 65535, not {port}")
     store = api.open_store(db, create=True)  # one line here if the database cannot be opened
     url = store.url
     check_port(host, port)

@@ -175,6 +175,12 @@ class ReplayReport:
         return self.periods[-1].result.rating_after if self.periods else None
 
     @property
+    def current_band(self) -> Band | None:
+        """The last period's band under every model (``--scale all``), else ``None``: with all
+        models the figure to quote is its median, the band around it."""
+        return self.periods[-1].band if self.periods else None
+
+    @property
     def current_lichess(self) -> int | None:
         return self.lichess[-1].rating if self.lichess else None
 

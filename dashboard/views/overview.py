@@ -13,14 +13,21 @@ report = ui.report(player.id, perf)
 
 st.header(f"{report.player} — {perf}")
 fide_now = report.current_rating
+now_band = report.current_band
+band_now = None  # all models: the figure quoted is their median, the band beside it
+if now_band is not None and now_band.median is not None:
+    band_now = api.band_json(now_band)
 k_next = report.next_k()
 lichess, fide, counted, k = st.columns(4)
 lichess.metric("Lichess rating now", ui.number(report.current_lichess),
                help="Lichess's own number after the last rated game (Glicko-2).")
-fide.metric("FIDE-style rating now", ui.number(fide_now, "unrated"),
+fide.metric("FIDE-style rating now",
+            ui.number(band_now["median"] if band_now else fide_now, "unrated"),
             help=f"The rating in force for the next period, from FIDE's rules replayed month "
                  f"by month on these games, on the {report.scale_label}.")
 fide.caption(f"on the {report.scale_label}")
+if band_now is not None:
+    fide.caption(f"the models' median; band {band_now['min']}–{band_now['max']}")
 unrated = api.unrated_text(report)
 if unrated is not None:  # the metric says "unrated"; the caption says why, once
     why = unrated.removeprefix("unrated: ")
