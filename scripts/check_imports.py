@@ -235,18 +235,45 @@ def _cycles(edges: dict[str, set[str]]) -> list[list[str]]:
     return sorted(out)
 
 
+def _why(mine: str, theirs: str) -> str:
+    """Why an import from layer ``mine`` of layer ``theirs`` is against the flow."""
+    if mine == "views":
+        return "the views import only tracker.api (and tracker.errors)"
+    if _rank(theirs) > _rank(mine):
+        return "a later layer"
+    return f"the {mine} layer may not import the {theirs} layer"
+
+
+def _known_cycle_imports(allowed_edges: dict[str, set[str]],
+                         known: frozenset[tuple[str, str]]) -> set[tuple[str, str]]:
+    """The known imports that close a cycle within a layer: left out of the cycle search
+    (removed from ``allowed_edges``) and still "seen" while the module imported reaches back to
+    the importer."""
+    seen: set[tuple[str, str]] = set()
+    for importer, imported in known:
+        if imported in allowed_edges.get(importer, ()):
+            allowed_edges[importer].discard(imported)
+            if _reaches(allowed_edges, imported, importer):
+                seen.add((importer, imported))
+    return seen
+
+
+def _view_library_problems(root: Path, modules: dict[str, Path],
+                           layers: dict[str, str]) -> list[str]:
+    """One line per import of a :data:`VIEW_FORBIDDEN_LIBRARIES` library by a view."""
+    return [f"{modules[module].relative_to(root)}:{line}: {module} (views) imports {name}: "
+            "the views reach it only through tracker.api"
+            for module in sorted(m for m, layer in layers.items() if layer == "views")
+            for line, name in library_imports(modules[module], VIEW_FORBIDDEN_LIBRARIES)]
+
+
 def check(root: Path, known: frozenset[tuple[str, str]] = KNOWN_VIOLATIONS) -> list[str]:
     """One line per problem in the project under ``root`` (none: the flow holds)."""
     modules = find_modules(root)
-    problems: list[str] = []
-    layers: dict[str, str] = {}
-    for module, path in modules.items():
-        layer = layer_of(module)
-        if layer is None:
-            problems.append(f"{path.relative_to(root)}: {module} belongs to no layer: "
-                            "add it to LAYERS in scripts/check_imports.py")
-        else:
-            layers[module] = layer
+    layers = {m: layer for m in modules if (layer := layer_of(m)) is not None}
+    problems = [f"{path.relative_to(root)}: {module} belongs to no layer: add it to LAYERS in "
+                "scripts/check_imports.py" for module, path in modules.items()
+                if module not in layers]
     seen: set[tuple[str, str]] = set()
     allowed_edges: dict[str, set[str]] = {m: set() for m in layers}
     for module in sorted(layers):
@@ -263,25 +290,10 @@ def check(root: Path, known: frozenset[tuple[str, str]] = KNOWN_VIOLATIONS) -> l
                 seen.add(pair)
                 continue
             seen.add(pair)
-            if mine == "views":
-                why = "the views import only tracker.api (and tracker.errors)"
-            elif _rank(theirs) > _rank(mine):
-                why = "a later layer"
-            else:
-                why = f"the {mine} layer may not import the {theirs} layer"
             problems.append(f"{imp.path}:{imp.line}: {module} ({mine}) imports "
-                            f"{imp.imported} ({theirs}): {why}")
-    for module in sorted(m for m, layer in layers.items() if layer == "views"):
-        for line, name in library_imports(modules[module], VIEW_FORBIDDEN_LIBRARIES):
-            problems.append(f"{modules[module].relative_to(root)}:{line}: {module} (views) "
-                            f"imports {name}: the views reach it only through tracker.api")
-    # A known import that closes a cycle within a layer is left out of the cycle search; it is
-    # still "seen" while the module it imports reaches back to the importer.
-    for importer, imported in known:
-        if imported in allowed_edges.get(importer, ()):
-            allowed_edges[importer].discard(imported)
-            if _reaches(allowed_edges, imported, importer):
-                seen.add((importer, imported))
+                            f"{imp.imported} ({theirs}): {_why(mine, theirs)}")
+    problems += _view_library_problems(root, modules, layers)
+    seen |= _known_cycle_imports(allowed_edges, known)
     for component in _cycles(allowed_edges):
         problems.append(f"import cycle: {' ↔ '.join(component)}")
     for importer, imported in sorted(known - seen):

@@ -341,6 +341,38 @@ def _fmt(x: object, width: int = 0) -> str:
     return ("-" if x is None else str(x)).rjust(width)
 
 
+def _print_now(report: api.ReplayReport, band: bool) -> None:
+    """The replay's last lines: the FIDE-style rating now (with all models, their median and
+    band), the Lichess rating, the games counted, and the direct conversions."""
+    now = report.current_rating
+    fide_now = str(now) if now is not None else api.unrated_text(report)
+    if report.model is None:
+        out.print(
+            f"Now: FIDE-style {fide_now}"
+            f", Lichess {_fmt(report.current_lichess)}; {report.counted} games counted of "
+            f"{len(report.games)}. The scales differ: a Lichess 1500 is not a FIDE 1500.",
+            markup=False,
+        )
+    else:
+        now_band = report.current_band if band else None
+        if now_band is not None and now_band.median is not None:
+            b = api.band_json(now_band)
+            fide_now = (f"{_fmt(b['median'])} on the {report.scale_label}: the models' median, "
+                        f"band {b['min']}–{b['max']} (the table's K, change and after are "
+                        f"{report.model.key}'s)")
+        else:
+            fide_now = f"{fide_now} on the {report.scale_label}"
+        out.print(f"Now: FIDE-style {fide_now}; Lichess "
+                  f"{_fmt(report.current_lichess)}; {report.counted} games counted of "
+                  f"{len(report.games)}.", markup=False)
+        if report.conversions:
+            conv = ", ".join(f"{k} {_fmt(c.rating) if c.rating else 'unrated'}"
+                             for k, c in report.conversions.items())
+            out.print(f"Lichess {_fmt(report.current_lichess)} converted directly: {conv}. "
+                      "The models disagree: read them as a band, not one true number.",
+                      markup=False)
+
+
 @app.command("replay", short_help="Replay a player's games as monthly FIDE rating periods.",
              epilog=examples(
                  "tracker replay me --perf blitz",
@@ -426,33 +458,7 @@ def replay_cmd(
     if not wide:
         out.print("(notes per period: widen the terminal, or use --json / the dashboard)",
                   markup=False)
-    now = report.current_rating
-    fide_now = str(now) if now is not None else api.unrated_text(report)
-    if report.model is None:
-        out.print(
-            f"Now: FIDE-style {fide_now}"
-            f", Lichess {_fmt(report.current_lichess)}; {report.counted} games counted of "
-            f"{len(report.games)}. The scales differ: a Lichess 1500 is not a FIDE 1500.",
-            markup=False,
-        )
-    else:
-        now_band = report.current_band if band else None
-        if now_band is not None and now_band.median is not None:
-            b = api.band_json(now_band)
-            fide_now = (f"{_fmt(b['median'])} on the {report.scale_label}: the models' median, "
-                        f"band {b['min']}–{b['max']} (the table's K, change and after are "
-                        f"{report.model.key}'s)")
-        else:
-            fide_now = f"{fide_now} on the {report.scale_label}"
-        out.print(f"Now: FIDE-style {fide_now}; Lichess "
-                  f"{_fmt(report.current_lichess)}; {report.counted} games counted of "
-                  f"{len(report.games)}.", markup=False)
-        if report.conversions:
-            conv = ", ".join(f"{k} {_fmt(c.rating) if c.rating else 'unrated'}"
-                             for k, c in report.conversions.items())
-            out.print(f"Lichess {_fmt(report.current_lichess)} converted directly: {conv}. "
-                      "The models disagree: read them as a band, not one true number.",
-                      markup=False)
+    _print_now(report, band)
     if real:
         gap = report.mean_abs_gap
         out.print(f"Real FIDE: the {report.real_list or 'given'} list. "

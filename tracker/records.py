@@ -289,6 +289,12 @@ def why_invalid(record: GameRecord) -> str | None:
     problem said."""
     if not record.id:
         return "no id"
+    return (_game_fields_problem(record) or _side_problem("white", record.white)
+            or _side_problem("black", record.black))
+
+
+def _game_fields_problem(record: GameRecord) -> str | None:
+    """The first problem of the game's own fields (texts, numbers, rated, times, raw text)."""
     for name, limit in TEXT_LIMITS.items():
         problem = _text_problem(name, getattr(record, name), limit,
                                 optional=name not in ("id", "source", "variant"))
@@ -306,21 +312,20 @@ def why_invalid(record: GameRecord) -> str | None:
     if problem:
         return problem
     raw: object = record.raw
-    if not isinstance(raw, str):
-        return "raw text is not text"
-    for color in ("white", "black"):
-        side = getattr(record, color)
-        if not isinstance(side, Side):
-            return f"{color} is not a player"
-        for name, limit in SIDE_TEXT_LIMITS.items():
-            problem = _text_problem(f"{color} {name}", getattr(side, name), limit)
-            if problem:
-                return problem
-        for name, (low, high) in SIDE_INT_RANGES.items():
-            problem = _int_problem(f"{color} {name}", getattr(side, name), low, high)
-            if problem:
-                return problem
-        provisional: object = side.provisional
-        if not isinstance(provisional, bool):
-            return f"{color} provisional is not true or false"
-    return None
+    return None if isinstance(raw, str) else "raw text is not text"
+
+
+def _side_problem(color: str, side: object) -> str | None:
+    """The first problem of one side (``color``: white or black), or ``None``."""
+    if not isinstance(side, Side):
+        return f"{color} is not a player"
+    for name, limit in SIDE_TEXT_LIMITS.items():
+        problem = _text_problem(f"{color} {name}", getattr(side, name), limit)
+        if problem:
+            return problem
+    for name, (low, high) in SIDE_INT_RANGES.items():
+        problem = _int_problem(f"{color} {name}", getattr(side, name), low, high)
+        if problem:
+            return problem
+    provisional: object = side.provisional
+    return None if isinstance(provisional, bool) else f"{color} provisional is not true or false"
