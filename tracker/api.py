@@ -530,15 +530,21 @@ def convert(lichess: int, perf: str, scale: str = "all") -> dict[str, Conversion
     if not models_for(key):
         covered = [p for p in SPEEDS if any(m.covers(p) for m in MODELS.values())]
         raise ScaleError(f"no scale model covers {key}: the models cover {', '.join(covered)}")
-    if not MIN_CALC_RATING <= lichess <= MAX_CALC_RATING:
-        raise ArgumentError(f"a Lichess rating {lichess} is out of range "
-                            f"({MIN_CALC_RATING}–{MAX_CALC_RATING})")
+    _check_rating(lichess, "a Lichess rating")
     return {m.key: convert_rating(m, key, lichess) for m in scale_models_for(scale, key)}
 
 
 #: Ratings the calculator accepts (rating points): wide, but no negative or absurd numbers.
 MIN_CALC_RATING = 100
 MAX_CALC_RATING = 4000
+
+
+def _check_rating(rating: int, who: str) -> None:
+    """Raise ArgumentError (``"{who} {rating} is out of range (100–4000)"``) outside
+    :data:`MIN_CALC_RATING`–:data:`MAX_CALC_RATING`."""
+    if not MIN_CALC_RATING <= int(rating) <= MAX_CALC_RATING:
+        raise ArgumentError(f"{who} {rating} is out of range "
+                            f"({MIN_CALC_RATING}–{MAX_CALC_RATING})")
 
 
 def calc(
@@ -577,8 +583,7 @@ def calc(
     expected = DEFAULT_EXPECTED if expected is None else expected
     chapter = DEFAULT_CHAPTER if chapter is None else chapter
     for r, who in ((rating, "your rating"), *((o, "an opponent's rating") for o, _ in games)):
-        if not MIN_CALC_RATING <= int(r) <= MAX_CALC_RATING:
-            raise ArgumentError(f"{who} {r} is out of range ({MIN_CALC_RATING}–{MAX_CALC_RATING})")
+        _check_rating(r, who)
     if not is_rules(rules):
         raise ArgumentError(f"unknown rules {rules!r}: use one of {', '.join(RULES)}")
     if not is_chapter(chapter):

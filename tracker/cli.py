@@ -341,7 +341,7 @@ def _fmt(x: object, width: int = 0) -> str:
     return ("-" if x is None else str(x)).rjust(width)
 
 
-def _print_now(report: api.ReplayReport, band: bool) -> None:
+def _print_now(report: api.ReplayReport) -> None:
     """The replay's last lines: the FIDE-style rating now (with all models, their median and
     band), the Lichess rating, the games counted, and the direct conversions."""
     now = report.current_rating
@@ -354,7 +354,7 @@ def _print_now(report: api.ReplayReport, band: bool) -> None:
             markup=False,
         )
     else:
-        now_band = report.current_band if band else None
+        now_band = report.current_band  # set with all models only
         if now_band is not None and now_band.median is not None:
             b = api.band_json(now_band)
             fide_now = (f"{_fmt(b['median'])} on the {report.scale_label}: the models' median, "
@@ -458,7 +458,7 @@ def replay_cmd(
     if not wide:
         out.print("(notes per period: widen the terminal, or use --json / the dashboard)",
                   markup=False)
-    _print_now(report, band)
+    _print_now(report)
     if real:
         gap = report.mean_abs_gap
         out.print(f"Real FIDE: the {report.real_list or 'given'} list. "

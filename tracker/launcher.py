@@ -28,14 +28,19 @@ def app_path() -> Path:
     return app if app.is_file() else here / "_dashboard" / "app.py"
 
 
+def check_port_range(port: int) -> None:
+    """Raise PortError (a usage error, one line) unless ``port`` is 1-65535."""
+    if not 1 <= port <= 65535:
+        raise PortError(f"port must be between 1 and 65535, not {port}")
+
+
 def check_port(host: str, port: int) -> None:
     """Raise DashboardError (one line) unless ``port`` is 1-65535 and free at ``host``.
 
     Binds as the server will (SO_REUSEADDR: a port in TIME_WAIT is free), so a busy port is
     refused before any banner announces it.
     """
-    if not 1 <= port <= 65535:
-        raise PortError(f"port must be between 1 and 65535, not {port}")
+    check_port_range(port)
     try:
         addresses = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM,
                                        flags=socket.AI_PASSIVE)
@@ -65,8 +70,7 @@ def dashboard(*, db: api.Db = None, port: int = 8501, host: str = "127.0.0.1",
     busy port is not announced as the dashboard's URL. A database that cannot be opened is
     one line too (DatabaseError), before anything starts.
     """
-    if not 1 <= port <= 65535:
-        raise PortError(f"port must be between 1 and 65535, not {port}")
+    check_port_range(port)
     store = api.open_store(db, create=True)  # one line here if the database cannot be opened
     url = store.url
     check_port(host, port)
