@@ -7,9 +7,13 @@ the export, its own tables, its own arithmetic.
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
+import struct
 import subprocess
 import sys
+import termios
 from collections import Counter, defaultdict
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -361,3 +365,38 @@ def test_the_terminal_quotes_the_models_median_with_its_band(indexinator_db: Pat
             "Lichess 1408; 2861 games counted of 2891.") in " ".join(both.stdout.split())
     assert ("Now: FIDE-style 1545 on the FIDE scale (mathtuition); Lichess 1408;"
             in " ".join(one.stdout.split()))
+
+
+def run_in_terminal(*args: str, columns: int) -> str:
+    """``tracker ARGS`` with its output on a pseudo-terminal ``columns`` wide (what a person
+    sees: piped output is laid out 200 wide on purpose)."""
+    leader, follower = os.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 50, columns, 0, 0))
+    proc = subprocess.Popen([sys.executable, "-m", "tracker.cli", *args], stdout=follower,
+                            stderr=subprocess.PIPE, env={**os.environ, "NO_COLOR": "1",
+                                                         "TERM": "dumb"})
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # the terminal closed: the command ended
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(leader)
+    assert proc.wait(timeout=120) == 0, proc.stderr.read() if proc.stderr else ""
+    return b"".join(chunks).decode("utf-8").replace("\r\n", "\n")
+
+
+def test_an_80_column_terminal_gets_the_median_and_every_row_fits(indexinator_db: Path) -> None:
+    text = run_in_terminal("--db", str(indexinator_db), "replay", "indexinator", "--perf",
+                           "blitz", "--scale", "all", columns=80)
+    lines = text.splitlines()
+    header = lines[1].split()
+    assert header[-2:] == ["Lichess", "median"] and "min" not in header
+    rows = [line for line in lines if line[:4].isdigit() and line[4:5] == "-"]
+    assert len(rows) == 31 and all(len(line) <= 80 and "…" not in line for line in rows)
+    assert rows[-1].split()[-1] == "1499"  # 2025-10: the models' median
+    assert "(notes and the models' lowest and highest per period" in " ".join(text.split())

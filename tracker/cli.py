@@ -435,8 +435,11 @@ def replay_cmd(
                   padding=(0, 1) if wide else (0, 0))
     names = ["period", "games", "left out" if wide else "out", "score", "expected", "K",
              "before", "change", "after", "perf.", "Lichess"]
-    names += ["min", "median", "max"] if band else []
-    names += ["FIDE real", "gap"] if real else []
+    # Narrow, the band is its median alone (min and max: --json, the dashboard, a wider
+    # terminal), so that the rows still fit 80 columns.
+    band_keys = ("min", "median", "max") if wide else ("median",)
+    names += list(band_keys) if band else []
+    names += ["FIDE real" if wide else "real", "gap"] if real else []
     for name in names:
         table.add_column(name, no_wrap=True, justify="left" if name == "period" else "right")
     if wide:
@@ -450,13 +453,14 @@ def replay_cmd(
                  _fmt(r.performance), _fmt(row.lichess_rating)]
         if band:
             b = api.band_json(row.band) if row.band else {}
-            cells += [_fmt(b.get("min")), _fmt(b.get("median")), _fmt(b.get("max"))]
+            cells += [_fmt(b.get(key)) for key in band_keys]
         if real:
             cells += [_fmt(row.fide_real), _fmt(row.gap)]
         table.add_row(*map(cell, cells), *([cell(r.note)] if wide else []))
     out.print(table)
     if not wide:
-        out.print("(notes per period: widen the terminal, or use --json / the dashboard)",
+        hidden = "notes and the models' lowest and highest" if band else "notes"
+        out.print(f"({hidden} per period: widen the terminal, or use --json / the dashboard)",
                   markup=False)
     _print_now(report)
     if real:
