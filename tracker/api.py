@@ -240,8 +240,22 @@ def import_file(
 
     check_database(db, create=True)
     inputs = open_inputs(paths)
-    return import_inputs(inputs, store=open_store(db, create=True), user=user,
-                         progress=progress)
+    store = open_store(db, create=True)
+    return _prepared(store, import_inputs(inputs, store=store, user=user, progress=progress))
+
+
+def _prepared(store: Store, summary: ImportSummary) -> ImportSummary:
+    """After an import that changed a tracked player's games: their replay passes computed
+    and saved now (:func:`tracker.report_pass.refresh`), so the first report after the
+    import reads one row per perf instead of every game."""
+    if summary.player is None or not (summary.new or summary.updated) or summary.players:
+        return summary
+    from tracker.report_pass import refresh
+    from tracker.store import queries
+
+    if queries.is_tracked(store, summary.player):
+        refresh(store, summary.player)
+    return summary
 
 
 def import_user(
@@ -298,7 +312,7 @@ def import_user(
         max_retries=max_retries,
     )
     store = open_store(db, create=True)
-    return importing_lichess.run_import(job, store=store, progress=progress)
+    return _prepared(store, importing_lichess.run_import(job, store=store, progress=progress))
 
 
 def fide_link(

@@ -23,10 +23,11 @@ from tracker.exact import points, shown
 from tracker.fide import CountedGame, PeriodResult, game_expected, rated_in_chapter, replay
 from tracker.fide.scale import Conversion, ScaleModel, convert, models_for
 from tracker.fide.scale import model as scale_model
-from tracker.lichess_line import LichessPoint, MsLine
+from tracker.lichess_line import LichessPoint
 from tracker.perfs import perf_key
-from tracker.replay_pass import LazyList, LazySelected, MonthOf, RowView
-from tracker.selection import Selected, exclusion_reason, score_halves, select_games
+from tracker.replay_pass import LazyList, LazySelected
+from tracker.report_pass import Pass, player_pass
+from tracker.selection import Selected, select_games
 from tracker.settings import (
     ALL_MODELS,
     LICHESS_SCALE,
@@ -247,57 +248,6 @@ class ReplayReport:
         return report_json(self)
 
 
-@dataclass
-class _Pass:
-    """What one pass over a player's stored rows of a perf collects."""
-
-    counted: list[CountedGame] = field(default_factory=list)
-    excluded: dict[str, Counter[str]] = field(default_factory=dict)
-    periods: list[str] = field(default_factory=list)
-    line: MsLine = field(default_factory=MsLine)
-    games: int = 0
-    name: str | None = None
-
-
-def _walk(rows: Sequence[Sequence[Any]], uid: str, *, count_provisional: bool) -> _Pass:
-    """One pass over plain rows (see :mod:`tracker.replay_pass`): the selection's reasons, the
-    counted games and the Lichess line, without building a record per game. Rows come in end
-    order, so the periods come in order too."""
-    seen = _Pass()
-    view, month = RowView(), MonthOf()
-    white, black = view.white, view.black
-    periods, counted, excluded, add_point = (seen.periods, seen.counted, seen.excluded,
-                                             seen.line.add)
-    period = ""
-    name: str | None = None
-    games = 0
-    for row in rows:
-        view.load(row)
-        color = view.color_of(uid)
-        if color is None:
-            continue
-        games += 1
-        if month(view.ended_ms) != period:
-            period = month(view.ended_ms)
-            periods.append(period)
-        me, opp = (white, black) if color == "white" else (black, white)
-        if name is None and me.name:
-            name = me.name
-        reason = exclusion_reason(view, color, count_provisional=count_provisional)
-        if reason is None:
-            # exclusion_reason() let it through: a finished game against a rated opponent.
-            halves = score_halves(view.result, color)
-            assert opp.rating is not None and halves is not None
-            counted.append(CountedGame(period, opp.rating, halves))
-        elif period in excluded:
-            excluded[period][reason] += 1
-        else:
-            excluded[period] = Counter((reason,))
-        add_point(view.id, view.created_ms, view.ended_ms, view.rated, me.rating, me.rating_diff)
-    seen.games, seen.name = games, name
-    return seen
-
-
 def scale_models(scale: str, perf: str) -> tuple[ScaleModel, ...]:
     """The models a ``scale`` replays ``perf`` under: none for ``lichess``, one for a model
     key, every model covering the perf for ``all``. Raises ScaleError when that is none (a
@@ -325,7 +275,7 @@ class _OnScale:
     start_rating: int | None
 
 
-def _replay_on(model: ScaleModel | None, perf: str, seen: _Pass, months: list[str],
+def _replay_on(model: ScaleModel | None, perf: str, seen: Pass, months: list[str],
                settings: ResolvedSettings) -> _OnScale:
     """Map every opponent through ``model`` (per ``perf``), then run the engine. An opponent
     the model cannot place is left out, counted per period under :data:`BELOW_MODEL`."""
@@ -403,16 +353,15 @@ def build_report(
     ).resolved(perf)
     models = scale_models(settings.scale, perf)
     real = tuple(real or ())
-    rows = queries.replay_rows(store, uid, perf)
-    if not rows:
+    seen = player_pass(store, uid, perf, count_provisional=settings.count_provisional)
+    if seen.rows == 0:
         have = ", ".join(f"{p.perf} ({p.games})" for p in queries.player_perfs(store, uid))
         raise NoGamesError(f"{username} has no {perf} games; perfs with games: {have}")
-    seen = _walk(rows, uid, count_provisional=settings.count_provisional)
     months = sorted(set(seen.periods))
     runs = [_replay_on(m, perf, seen, months, settings) for m in models] or [
         _replay_on(None, perf, seen, months, settings)]
     main = runs[0]
-    by_month = seen.line.monthly_last()
+    by_month = seen.monthly_last()
     real_after = _in_force_after(real, months)
     period_rows: list[PeriodRow] = []
     last_lichess: int | None = None

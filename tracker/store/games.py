@@ -14,13 +14,14 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from sqlalchemy import Connection, Table, and_, func, select, update
+from sqlalchemy import Connection, Select, Table, and_, func, select, update
 from sqlalchemy.sql import ColumnElement
 
 from tracker.codec import compress_raw, decompress_raw, raw_digest
 from tracker.records import GameRecord, Side
 from tracker.store.engine import Database, sqlite_select_in_sql, sqlite_upsert_sql
 from tracker.store.models import Game, GameSide, ImportRun
+from tracker.store.snapshots import bump_write_seq
 from tracker.utc import datetime_to_ms, utc_from_ms
 
 #: Games written per transaction: an interrupted import keeps every finished batch, never a
@@ -214,6 +215,7 @@ def write_games(db: Database, records: Iterable[GameRecord], run: RunCounts | No
             db.upsert_rows(conn, _table(Game), GAME_COLUMNS, game_rows, _SQLITE_GAMES_UPSERT)
             db.upsert_rows(conn, _table(GameSide), SIDE_COLUMNS, side_rows,
                            _SQLITE_SIDES_UPSERT)
+            bump_write_seq(db, conn)  # saved replay passes are stale from this commit on
         if run is not None:
             run_id, fields = run
             conn.execute(update(ImportRun).where(ImportRun.id == run_id)
@@ -340,6 +342,24 @@ def replay_rows(db: Database, user_id: str, perf: str) -> list[tuple[Any, ...]]:
     replay reads, for a report over 100k games without building 100k records. The player's
     side comes with its colour and the other side is the game's other row: two lookups a
     game instead of three. Booleans are as the driver gives them (0/1 from SQLite)."""
+    return db.plain_rows(_replay_select(user_id).where(_table(Game).c.perf == perf))
+
+
+def replay_rows_by_perf(db: Database, user_id: str) -> dict[str | None, list[tuple[Any, ...]]]:
+    """:func:`replay_rows` of every perf the player has games in, in one read (perf → rows;
+    each row has the perf after the :data:`REPLAY_COLUMNS`)."""
+    out: dict[str | None, list[tuple[Any, ...]]] = {}
+    for row in db.plain_rows(_replay_select(user_id).add_columns(_table(Game).c.perf)):
+        perf = row[-1]
+        if perf in out:
+            out[perf].append(row)
+        else:
+            out[perf] = [row]
+    return out
+
+
+def _replay_select(user_id: str) -> Select[Any]:
+    """The ``SELECT`` of :func:`replay_rows` for one player, every perf."""
     games = _table(Game)
     me = _table(GameSide).alias("me")
     opp = _table(GameSide).alias("opp")
@@ -353,15 +373,14 @@ def replay_rows(db: Database, user_id: str, perf: str) -> list[tuple[Any, ...]]:
                 return side.c[name.removeprefix(prefix)]
         return g[name]
 
-    stmt = (
+    return (
         select(*(column(c) for c in REPLAY_COLUMNS))
         .select_from(me)
         .join(games, g.id == me.c.game_id)
         .join(opp, and_(opp.c.game_id == me.c.game_id, opp.c.color != me.c.color))
-        .where(me.c.user_id == user_id.lower(), g.perf == perf)
+        .where(me.c.user_id == user_id.lower())
         .order_by(g.ended_at_ms, g.id)
     )
-    return db.plain_rows(stmt)
 
 
 def count_games(db: Database) -> int:

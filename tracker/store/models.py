@@ -219,3 +219,31 @@ class FideLinkRow(Base):
         BigInteger, ForeignKey("fide_players.id", ondelete="CASCADE"), index=True
     )
     linked_at_ms: Mapped[int] = mapped_column(BigInteger)
+
+
+# -- the replay's saved pass (migration 0005; read and written by tracker.store.snapshots) ---
+
+
+class StoreState(Base):
+    """One row (``id`` 1): counters of the database as a whole."""
+
+    __tablename__ = "store_state"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    #: Bumped in the transaction of every batch that stores or changes a game: anything
+    #: derived from the games and saved with this number is current while it is unchanged.
+    write_seq: Mapped[int] = mapped_column(BigInteger, default=0)
+
+
+class ReplaySnapshot(Base):
+    """The replay report's pass over one player's games of one perf, saved (an opaque
+    ``payload`` that :mod:`tracker.report` writes and reads) with the ``write_seq`` of the
+    games it was computed from. ``options``: the selection options it was computed with."""
+
+    __tablename__ = "replay_snapshots"
+
+    user_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    perf: Mapped[str] = mapped_column(String(16), primary_key=True)
+    options: Mapped[str] = mapped_column(String(32), primary_key=True)
+    write_seq: Mapped[int] = mapped_column(BigInteger)
+    payload: Mapped[bytes] = mapped_column(LargeBinary)

@@ -72,6 +72,12 @@ def ensure_player(db: Database, user_id: str, username: str | None = None) -> No
         conn.execute(stmt)
 
 
+def is_tracked(db: Database, user_id: str) -> bool:
+    """Whether ``user_id`` (any case) is a tracked player."""
+    with db.session() as s:
+        return s.get(Player, user_id.lower()) is not None
+
+
 def _by_games(perfs: list[PerfSummary]) -> list[PerfSummary]:
     return sorted(perfs, key=lambda p: (-p.games, p.perf))
 

@@ -14,11 +14,13 @@ from tracker.store.games import (
     game_source,
     player_games,
     replay_rows,
+    replay_rows_by_perf,
 )
 from tracker.store.players import (
     PerfSummary,
     PlayerSummary,
     UnknownPlayerError,
+    is_tracked,
     list_players,
     player_perfs,
     resolve_player,
@@ -36,10 +38,12 @@ __all__ = [
     "data_version",
     "game_source",
     "import_runs",
+    "is_tracked",
     "list_players",
     "player_games",
     "player_perfs",
     "rating_history",
     "replay_rows",
+    "replay_rows_by_perf",
     "resolve_player",
 ]

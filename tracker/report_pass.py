@@ -1,0 +1,214 @@
+"""The replay report's pass over a player's games of a perf, computed once and saved.
+
+:func:`walk` goes over the stored rows once (see :mod:`tracker.replay_pass`): which games count
+(the selection's reasons for the others), the counted games, the real Lichess line. That read
+and walk cost about 0.5-0.8 s at 100k games, most of a first report. :func:`player_pass` saves
+the result in the database (:mod:`tracker.store.snapshots`) with the database's write counter,
+so the next report reads one row, until a game is written; :func:`refresh` computes and saves
+it ahead, right after an import (the first Overview after an import is then as fast as the
+next). A saved pass is keyed on what it depends on: the player, the perf, the selection's
+``count_provisional`` and a fingerprint of the code that computes it (:data:`CODE_PRINT`), so
+a changed rule never reads a pass the old rule made.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+import msgspec
+
+from tracker import lichess_line, records, replay_pass, selection
+from tracker.fide import CountedGame
+from tracker.lichess_line import MsLine
+from tracker.perfs import PerfError, perf_key
+from tracker.replay_pass import MonthOf, RowView
+from tracker.selection import exclusion_reason, score_halves
+from tracker.settings import get_settings, validate_settings
+from tracker.store import queries, snapshots
+from tracker.store.db import Store
+from tracker.store.games import REPLAY_COLUMNS
+
+
+def _code_print() -> str:
+    """A fingerprint of the modules whose code decides a pass (this one, the selection, the
+    Lichess line, the row view, the records' side checks) and of the replay read's columns."""
+    digest = hashlib.sha256(repr(REPLAY_COLUMNS).encode())
+    for module in (records, selection, lichess_line, replay_pass):
+        digest.update(Path(module.__file__ or "").read_bytes())
+    digest.update(Path(__file__).read_bytes())
+    return digest.hexdigest()[:16]
+
+
+#: Changes whenever the code that computes a pass changes (a saved pass is then recomputed).
+CODE_PRINT: Final = _code_print()
+
+
+@dataclass
+class Pass:
+    """What one pass over a player's stored rows of a perf collects.
+
+    ``rows``: the rows read (the player's games of the perf); ``games``: those the player
+    played (all of them, the rows being theirs); ``periods``: the months with games, in order;
+    ``counted``: the games that count; ``excluded``: per month, reason → games left out;
+    ``line``: the real Lichess line; ``name``: the player's name as Lichess writes it.
+    """
+
+    counted: list[CountedGame] = field(default_factory=list)
+    excluded: dict[str, Counter[str]] = field(default_factory=dict)
+    periods: list[str] = field(default_factory=list)
+    line: MsLine = field(default_factory=MsLine)
+    games: int = 0
+    name: str | None = None
+    rows: int = 0
+    monthly: dict[str, int] | None = None
+
+    def monthly_last(self) -> dict[str, int]:
+        """The line's last rating in each month (``"YYYY-MM"`` → rating points)."""
+        if self.monthly is None:
+            self.monthly = self.line.monthly_last()
+        return self.monthly
+
+
+def walk(rows: Sequence[Sequence[Any]], uid: str, *, count_provisional: bool) -> Pass:
+    """One pass over plain rows (see :mod:`tracker.replay_pass`): the selection's reasons, the
+    counted games and the Lichess line, without building a record per game. Rows come in end
+    order, so the periods come in order too."""
+    seen = Pass(rows=len(rows))
+    view, month = RowView(), MonthOf()
+    white, black = view.white, view.black
+    periods, counted, excluded, add_point = (seen.periods, seen.counted, seen.excluded,
+                                             seen.line.add)
+    period = ""
+    name: str | None = None
+    games = 0
+    for row in rows:
+        view.load(row)
+        color = view.color_of(uid)
+        if color is None:
+            continue
+        games += 1
+        if month(view.ended_ms) != period:
+            period = month(view.ended_ms)
+            periods.append(period)
+        me, opp = (white, black) if color == "white" else (black, white)
+        if name is None and me.name:
+            name = me.name
+        reason = exclusion_reason(view, color, count_provisional=count_provisional)
+        if reason is None:
+            # exclusion_reason() let it through: a finished game against a rated opponent.
+            halves = score_halves(view.result, color)
+            assert opp.rating is not None and halves is not None
+            counted.append(CountedGame(period, opp.rating, halves))
+        elif period in excluded:
+            excluded[period][reason] += 1
+        else:
+            excluded[period] = Counter((reason,))
+        add_point(view.id, view.created_ms, view.ended_ms, view.rated, me.rating, me.rating_diff)
+    seen.games, seen.name = games, name
+    return seen
+
+
+class _Saved(msgspec.Struct, array_like=True):
+    """A pass as saved: the counted games as they are, the line as three columns."""
+
+    rows: int
+    games: int
+    name: str | None
+    periods: list[str]
+    counted: list[CountedGame]
+    excluded: list[tuple[str, list[tuple[str, int]]]]
+    ends: list[int]
+    ids: list[str]
+    ratings: list[int]
+    monthly: list[tuple[str, int]]
+
+
+_DECODER: Final = msgspec.msgpack.Decoder(_Saved)
+
+
+def encode(seen: Pass) -> bytes:
+    """A pass as bytes (msgpack, see :class:`_Saved`)."""
+    raw = seen.line.raw
+    return msgspec.msgpack.encode(_Saved(
+        seen.rows, seen.games, seen.name, seen.periods, seen.counted,
+        [(p, list(c.items())) for p, c in seen.excluded.items()],
+        [r[0] for r in raw], [r[1] for r in raw], [r[2] for r in raw],
+        list(seen.monthly_last().items()),
+    ))
+
+
+def decode(payload: bytes) -> Pass | None:
+    """The pass :func:`encode` made, ``None`` for bytes it did not make."""
+    try:
+        saved = _DECODER.decode(payload)
+    except msgspec.DecodeError:
+        return None
+    if not len(saved.ends) == len(saved.ids) == len(saved.ratings):
+        return None
+    seen = Pass(counted=saved.counted,
+                excluded={p: Counter(dict(c)) for p, c in saved.excluded},
+                periods=saved.periods, games=saved.games, name=saved.name, rows=saved.rows,
+                monthly=dict(saved.monthly))
+    seen.line.raw = list(zip(saved.ends, saved.ids, saved.ratings, strict=True))
+    return seen
+
+
+def _options(count_provisional: bool) -> str:
+    return f"p{int(count_provisional)}-{CODE_PRINT}"
+
+
+def compute(store: Store, uid: str, perf: str, *, count_provisional: bool) -> Pass:
+    """The pass over the stored games, saved for the next report."""
+    seq = snapshots.write_seq(store)
+    rows = queries.replay_rows(store, uid, perf)
+    return _saved(store, seq, rows, uid, perf, count_provisional=count_provisional)
+
+
+def _saved(store: Store, seq: int, rows: Sequence[Sequence[Any]], uid: str, perf: str, *,
+           count_provisional: bool) -> Pass:
+    """The pass over ``rows``, saved with ``seq``: the write counter read *before* the rows
+    (a write in between leaves the saved pass stale, never wrong)."""
+    seen = walk(rows, uid, count_provisional=count_provisional)
+    snapshots.save_pass(store, uid, perf, _options(count_provisional), seq, encode(seen))
+    return seen
+
+
+def player_pass(store: Store, uid: str, perf: str, *, count_provisional: bool) -> Pass:
+    """The pass for a report: the saved one while no game was written since, else
+    :func:`compute`. ``uid``: the player's lowercase Lichess id."""
+    saved = snapshots.saved_pass(store, uid, perf, _options(count_provisional))
+    if saved.payload is not None:
+        seen = decode(saved.payload)
+        if seen is not None:
+            return seen
+    return compute(store, uid, perf, count_provisional=count_provisional)
+
+
+def refresh(store: Store, username: str) -> list[str]:
+    """Compute and save the passes of a player's perfs ahead of their first report (right
+    after an import changed their games), with their saved ``count_provisional``, from one
+    read of their games. A perf no replay reads (a variant) is left alone, and so is one whose
+    saved pass is current. Returns the perfs computed, most played first.
+    Raises UnknownPlayerError for a player with no games."""
+    uid = queries.resolve_player(store, username)
+    settings = validate_settings(get_settings(store, uid))
+    seq = snapshots.write_seq(store)
+    by_perf = queries.replay_rows_by_perf(store, uid)
+    done: list[str] = []
+    for stored, rows in sorted(by_perf.items(), key=lambda kv: -len(kv[1])):
+        try:
+            perf = perf_key(stored or "")
+        except PerfError:
+            continue
+        if perf != stored:  # not a key replay_rows() would select by
+            continue
+        count_provisional = settings.resolved(perf).count_provisional
+        if not snapshots.is_current(store, uid, perf, _options(count_provisional)):
+            _saved(store, seq, rows, uid, perf, count_provisional=count_provisional)
+            done.append(perf)
+    return done

@@ -1,0 +1,110 @@
+"""Saved replay passes and the write counter that says whether one is still current.
+
+The replay report's pass over a player's games of a perf (which games count, why the others do
+not, the Lichess line) costs a read of every game: about 0.5-0.8 s at 100k games. It is saved
+here as an opaque ``payload`` (what :mod:`tracker.replay_pass` encodes; the store does not
+look inside) beside the ``write_seq`` of the database when it was computed. Every batch of
+games written bumps ``write_seq`` in its own transaction (:func:`bump_write_seq`), so a saved
+pass is current exactly while the counter has not moved since: no game can change without the
+counter changing with it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Connection, Table, and_, select, update
+from sqlalchemy.exc import DBAPIError
+
+from tracker.store.engine import Database
+from tracker.store.models import ReplaySnapshot, StoreState
+
+#: ``store_state``'s one row.
+_STATE_ID = 1
+
+
+def _table(model: type[StoreState] | type[ReplaySnapshot]) -> Table:
+    table = model.__table__
+    assert isinstance(table, Table)
+    return table
+
+
+@dataclass(frozen=True, slots=True)
+class SavedPass:
+    """The database's ``write_seq`` now and the saved payload, if one was saved at that
+    ``write_seq`` (``payload`` ``None``: none saved, or saved before a later write)."""
+
+    write_seq: int
+    payload: bytes | None
+
+
+def bump_write_seq(db: Database, conn: Connection) -> None:
+    """Move the write counter on, in ``conn``'s transaction (the one that writes the games;
+    it holds the write lock, so two writers never read the same value)."""
+    bumped = conn.execute(update(StoreState).where(StoreState.id == _STATE_ID)
+                          .values(write_seq=StoreState.write_seq + 1))
+    if bumped.rowcount == 0:
+        conn.execute(db.insert(_table(StoreState)).values(id=_STATE_ID, write_seq=1))
+
+
+def write_seq(db: Database) -> int:
+    """The write counter now (0 before the first write)."""
+    state = _table(StoreState)
+    with db.engine.connect() as conn:
+        now = conn.execute(select(state.c.write_seq).where(state.c.id == _STATE_ID)).scalar()
+    return int(now or 0)
+
+
+def saved_pass(db: Database, user_id: str, perf: str, options: str) -> SavedPass:
+    """The write counter and, if current, the pass saved for ``(user_id, perf, options)``:
+    one query, so the two are read in one state of the database."""
+    snap = _table(ReplaySnapshot)
+    state = _table(StoreState)
+    # Counter and payload in one statement: a write between two reads could otherwise pair
+    # an old payload with a new counter.
+    stmt = (
+        select(state.c.write_seq, snap.c.write_seq, snap.c.payload)
+        .select_from(state.outerjoin(snap, and_(
+            snap.c.user_id == user_id, snap.c.perf == perf, snap.c.options == options)))
+        .where(state.c.id == _STATE_ID)
+    )
+    with db.engine.connect() as conn:
+        row: Any = conn.execute(stmt).first()
+    if row is None:  # no counter row (the migration makes it): nothing is ever current
+        return SavedPass(0, None)
+    now, at, payload = row
+    return SavedPass(int(now), bytes(payload) if at == now else None)
+
+
+def is_current(db: Database, user_id: str, perf: str, options: str) -> bool:
+    """Whether a pass is saved for ``(user_id, perf, options)`` at the write counter now."""
+    snap, state = _table(ReplaySnapshot), _table(StoreState)
+    stmt = (
+        select(snap.c.write_seq)
+        .join(state, and_(state.c.id == _STATE_ID, state.c.write_seq == snap.c.write_seq))
+        .where(snap.c.user_id == user_id, snap.c.perf == perf, snap.c.options == options)
+    )
+    with db.engine.connect() as conn:
+        return conn.execute(stmt).first() is not None
+
+
+def save_pass(db: Database, user_id: str, perf: str, options: str, write_seq: int,
+              payload: bytes) -> bool:
+    """Save a pass computed from the games as they were at ``write_seq`` (read *before* the
+    games were read: a write in between leaves it stale, never wrong). Returns False, having
+    saved nothing, when the database refuses the write (a read-only file or role): a saved
+    pass only saves time, so a report is never refused for it."""
+    table = _table(ReplaySnapshot)
+    stmt = db.insert(table).values(user_id=user_id, perf=perf, options=options,
+                                   write_seq=write_seq, payload=payload)
+    stmt = stmt.on_conflict_do_update(
+        index_elements=["user_id", "perf", "options"],
+        set_={"write_seq": stmt.excluded.write_seq, "payload": stmt.excluded.payload},
+    )
+    try:
+        with db.engine.begin() as conn:
+            conn.execute(stmt)
+    except DBAPIError:
+        return False
+    return True
