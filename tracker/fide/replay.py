@@ -20,7 +20,7 @@ from decimal import Decimal, localcontext
 from fractions import Fraction
 from itertools import groupby
 from operator import attrgetter
-from typing import Final
+from typing import Final, NamedTuple
 
 from tracker.fide.rules import (
     DECIMAL_CONTEXT,
@@ -67,9 +67,11 @@ IMAGINARY_OPPONENT_RATING: Final = 1800
 _TABLE_SPAN: Final = 5000
 
 
-@dataclass(frozen=True, slots=True)
-class CountedGame:
+class CountedGame(NamedTuple):
     """One game that counts for the replay (the caller has already applied rules.md §5).
+
+    An immutable named tuple (a replay of 100k games builds 100k of them: a tuple is built
+    in a third of a frozen dataclass's time).
 
     - ``period``: ``"YYYY-MM"``, the UTC month of the game's end (rules.md §4).
     - ``opponent_rating``: the opponent's rating at the game's start, rating points.
