@@ -22,6 +22,7 @@ its yardstick alternate, so a change of load on a shared machine hits both alike
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -45,8 +46,11 @@ ROOT: Final = Path(__file__).resolve().parent.parent
 
 def _child(*args: str) -> dict[str, Any]:
     """``python -m benchmarks.<args>`` in a fresh process; its last stdout line as JSON."""
+    # As a user's machine runs it: Python's bytecode cache written and read (a sandbox or CI
+    # may set PYTHONDONTWRITEBYTECODE, which recompiles every module in every child).
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     proc = subprocess.run([sys.executable, "-m", *args], capture_output=True, text=True,
-                          check=False, cwd=ROOT)
+                          check=False, cwd=ROOT, env=env)
     if proc.returncode != 0:
         last = (proc.stderr.strip().splitlines() or ["no output"])[-1]
         raise RuntimeError(f"{' '.join(args[:2])} failed: {last}")
