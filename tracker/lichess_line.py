@@ -71,14 +71,24 @@ class LichessLine:
 
 class MsLine:
     """:class:`LichessLine` over stored values (times in ms since the epoch), for the replay's
-    pass over 100k rows: each point is kept as ``(end ms, game id, rating)``, no datetime is
-    built (:meth:`points` builds the :class:`LichessPoint` list when it is read)."""
+    pass over 100k rows: the points are kept as three columns (``ends`` in ms, ``game_ids``,
+    ``ratings``), no datetime is built (:meth:`points` builds the :class:`LichessPoint` list
+    when it is read)."""
 
-    __slots__ = ("_prev", "raw")
+    __slots__ = ("_prev", "ends", "game_ids", "ratings")
 
-    def __init__(self) -> None:
-        self.raw: list[tuple[int, str, int]] = []
-        self._prev: tuple[int, int] | None = None
+    def __init__(self, ends: list[int] | None = None, game_ids: list[str] | None = None,
+                 ratings: list[int] | None = None) -> None:
+        self.ends: list[int] = ends if ends is not None else []
+        self.game_ids: list[str] = game_ids if game_ids is not None else []
+        self.ratings: list[int] = ratings if ratings is not None else []
+        if not len(self.ends) == len(self.game_ids) == len(self.ratings):
+            raise ValueError("a line's columns must have one value per point")
+        self._prev: tuple[int, int] | None = (
+            (self.ends[-1], self.ratings[-1]) if self.ends else None)
+
+    def __len__(self) -> int:
+        return len(self.ends)
 
     def add(self, game_id: str, created_ms: int, ended_ms: int, rated: object,
             rating: int | None, diff: int | None) -> None:
@@ -86,22 +96,29 @@ class MsLine:
         if not rated or rating is None or diff is None:
             return
         post = post_game_rating(rating, diff, created_ms, self._prev)
-        self.raw.append((ended_ms, game_id, post))
+        self.ends.append(ended_ms)
+        self.game_ids.append(game_id)
+        self.ratings.append(post)
         self._prev = (ended_ms, post)
+
+    @property
+    def raw(self) -> list[tuple[int, str, int]]:
+        """The points as ``(end ms, game id, rating)`` tuples."""
+        return list(zip(self.ends, self.game_ids, self.ratings, strict=True))
 
     def points(self) -> list[LichessPoint]:
         """The points, as :class:`LichessLine` has them."""
-        return [LichessPoint(utc_from_ms(end), gid, post) for end, gid, post in self.raw]
+        return [LichessPoint(utc_from_ms(end), gid, post) for end, gid, post in zip(
+            self.ends, self.game_ids, self.ratings, strict=True)]
 
     def last(self) -> LichessPoint:
         """The last point (the line has one)."""
-        end, gid, post = self.raw[-1]
-        return LichessPoint(utc_from_ms(end), gid, post)
+        return LichessPoint(utc_from_ms(self.ends[-1]), self.game_ids[-1], self.ratings[-1])
 
     def monthly_last(self) -> dict[str, int]:
         """:func:`monthly_last` of the points."""
         month = MonthOf()
-        return {month(end): post for end, _, post in self.raw}
+        return {month(end): post for end, post in zip(self.ends, self.ratings, strict=True)}
 
 
 def lichess_line(games: Iterable[GameLike], user_id: str) -> list[LichessPoint]:

@@ -389,8 +389,8 @@ def build_report(
         return [_on_scale_reason(s, first, perf, in_force.get(s.period), settings)
                 for s in selected]
 
-    raw_line = seen.line.raw
-    current = raw_line[-1][2] if raw_line else None
+    line = seen.line
+    current = line.ratings[-1] if len(line) else None
     return ReplayReport(
         player=seen.name or uid,
         user_id=uid,
@@ -398,7 +398,7 @@ def build_report(
         settings=settings,
         periods=period_rows,
         games=LazySelected(seen.games, load_games),
-        lichess=LazyList(len(raw_line), seen.line.points, seen.line.last),
+        lichess=LazyList(len(line), line.points, line.last),
         rating_history=queries.rating_history(store, uid, perf),
         scale=settings.scale,
         model=first,

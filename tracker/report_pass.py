@@ -114,13 +114,15 @@ def walk(rows: Sequence[Sequence[Any]], uid: str, *, count_provisional: bool) ->
 
 
 class _Saved(msgspec.Struct, array_like=True):
-    """A pass as saved: the counted games as they are, the line as three columns."""
+    """A pass as saved: the counted games and the Lichess line as columns."""
 
     rows: int
     games: int
     name: str | None
     periods: list[str]
-    counted: list[CountedGame]
+    counted_at: list[int]  # index into periods
+    counted_opponents: list[int]
+    counted_halves: list[int]
     excluded: list[tuple[str, list[tuple[str, int]]]]
     ends: list[int]
     ids: list[str]
@@ -133,12 +135,14 @@ _DECODER: Final = msgspec.msgpack.Decoder(_Saved)
 
 def encode(seen: Pass) -> bytes:
     """A pass as bytes (msgpack, see :class:`_Saved`)."""
-    raw = seen.line.raw
+    index = {p: i for i, p in enumerate(seen.periods)}
+    counted, line = seen.counted, seen.line
     return msgspec.msgpack.encode(_Saved(
-        seen.rows, seen.games, seen.name, seen.periods, seen.counted,
+        seen.rows, seen.games, seen.name, seen.periods,
+        [index[g.period] for g in counted], [g.opponent_rating for g in counted],
+        [g.score_halves for g in counted],
         [(p, list(c.items())) for p, c in seen.excluded.items()],
-        [r[0] for r in raw], [r[1] for r in raw], [r[2] for r in raw],
-        list(seen.monthly_last().items()),
+        line.ends, line.game_ids, line.ratings, list(seen.monthly_last().items()),
     ))
 
 
@@ -146,16 +150,15 @@ def decode(payload: bytes) -> Pass | None:
     """The pass :func:`encode` made, ``None`` for bytes it did not make."""
     try:
         saved = _DECODER.decode(payload)
-    except msgspec.DecodeError:
+        periods = saved.periods
+        counted = [CountedGame(periods[i], o, h) for i, o, h in zip(
+            saved.counted_at, saved.counted_opponents, saved.counted_halves, strict=True)]
+        line = MsLine(saved.ends, saved.ids, saved.ratings)
+    except (msgspec.DecodeError, ValueError, IndexError):
         return None
-    if not len(saved.ends) == len(saved.ids) == len(saved.ratings):
-        return None
-    seen = Pass(counted=saved.counted,
-                excluded={p: Counter(dict(c)) for p, c in saved.excluded},
-                periods=saved.periods, games=saved.games, name=saved.name, rows=saved.rows,
-                monthly=dict(saved.monthly))
-    seen.line.raw = list(zip(saved.ends, saved.ids, saved.ratings, strict=True))
-    return seen
+    return Pass(counted=counted, excluded={p: Counter(dict(c)) for p, c in saved.excluded},
+                periods=periods, line=line, games=saved.games, name=saved.name,
+                rows=saved.rows, monthly=dict(saved.monthly))
 
 
 def _options(count_provisional: bool) -> str:
