@@ -55,3 +55,21 @@ def test_postgres_replay_equals_sqlite_replay(pg_store: Store, store: Store) -> 
     lite = api.replay("indexinator", "blitz", db=store).to_json()
     assert pg == lite
     assert len(pg["periods"]) == 31
+
+
+def test_postgres_saves_the_replay_pass_and_a_write_makes_it_stale(pg_store: Store) -> None:
+    from tracker import report_pass
+    from tracker.store import snapshots
+
+    import_file(INDEXINATOR, store=pg_store, user="indexinator")
+    options = report_pass._options(False)
+    assert snapshots.saved_pass(pg_store, "indexinator", "blitz", options).payload is None
+    first = api.replay("indexinator", "blitz", db=pg_store).to_json()
+    assert snapshots.is_current(pg_store, "indexinator", "blitz", options)
+    assert api.replay("indexinator", "blitz", db=pg_store).to_json() == first  # read back
+    seq = snapshots.write_seq(pg_store)
+    assert import_file(INDEXINATOR_LATER, store=pg_store).new == 10
+    assert snapshots.write_seq(pg_store) == seq + 1
+    assert not snapshots.is_current(pg_store, "indexinator", "blitz", options)
+    later = api.replay("indexinator", "blitz", db=pg_store).to_json()
+    assert later["periods"][-1]["games"] > first["periods"][-1]["games"]
