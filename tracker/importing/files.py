@@ -125,7 +125,8 @@ def _import_one(f: InputFile, recorder: ImportRecorder, users: Sequence[str],
                            log=log, progress=report, max_game_bytes=cap)
     else:
         cap = max_game_bytes or MAX_PGN_GAME_BYTES
-        records = read_pgn(f.byte_lines(cap), log=log, progress=report, max_game_bytes=cap)
+        records = read_pgn(f.byte_blocks(cap), log=log, progress=report, max_game_bytes=cap,
+                           blocks=True)
     try:
         for rec in records:
             recorder.add(rec)

@@ -31,7 +31,12 @@ import zstandard
 
 from tracker.codec import compression_of
 from tracker.errors import TrackerError
-from tracker.sources.limits import MAX_NDJSON_GAME_BYTES, MAX_PGN_GAME_BYTES, capped_lines
+from tracker.sources.limits import (
+    MAX_NDJSON_GAME_BYTES,
+    MAX_PGN_GAME_BYTES,
+    capped_blocks,
+    capped_lines,
+)
 
 Format = Literal["pgn", "ndjson"]
 
@@ -120,6 +125,10 @@ class InputFile:
         cap = max_line_bytes or (MAX_NDJSON_GAME_BYTES if self.format == "ndjson"
                                  else MAX_PGN_GAME_BYTES)
         yield from capped_lines(self._binary.read, cap)
+        self._note_truncation()
+
+    def _note_truncation(self) -> None:
+        """Set :attr:`truncated` when the compressed stream was cut or damaged."""
         error = self._stream.error if self._stream is not None else None
         if error is not None:
             self.truncated = (
@@ -127,18 +136,21 @@ class InputFile:
                 f"({error}); the games before that point were read"
             )
 
+    def byte_blocks(self, max_line_bytes: int | None = None) -> Iterator[bytes]:
+        """:meth:`byte_lines` in runs of whole lines
+        (:func:`~tracker.sources.limits.capped_blocks`)."""
+        cap = max_line_bytes or (MAX_NDJSON_GAME_BYTES if self.format == "ndjson"
+                                 else MAX_PGN_GAME_BYTES)
+        yield from capped_blocks(self._binary.read, cap)
+        self._note_truncation()
+
     def byte_chunks(self, size: int = 1 << 22) -> Iterator[bytes]:
         """The file's bytes, decompressed, in chunks of ``size`` (lines cut anywhere); a cut or
         damaged compressed stream ends them and sets :attr:`truncated` as :meth:`byte_lines`."""
         read = self._binary.read
         while chunk := read(size):
             yield chunk
-        error = self._stream.error if self._stream is not None else None
-        if error is not None:
-            self.truncated = (
-                f"{self.path.name}: the {self.compression} data ends early or is damaged "
-                f"({error}); the games before that point were read"
-            )
+        self._note_truncation()
 
     @property
     def bytes_read(self) -> int:

@@ -68,6 +68,18 @@ def capped_lines(read: Callable[[int], bytes], cap: int,
     length of what they get. Complete lines are split in C (a ``BytesIO`` over each chunk's
     complete lines): as fast as iterating a buffered file.
     """
+    for block in capped_blocks(read, cap, chunk_bytes):
+        if block.__class__ is OversizedLine:
+            yield block
+        else:
+            yield from io.BytesIO(block)
+
+
+def capped_blocks(read: Callable[[int], bytes], cap: int,
+                  chunk_bytes: int = CHUNK_BYTES) -> Iterator[bytes]:
+    """:func:`capped_lines` in runs: each item is one or more whole lines (``\\n`` kept; the
+    stream's last line may have none) or an :class:`OversizedLine`, for a reader that cuts
+    lines itself (:func:`tracker.sources.pgn.scan_blocks`)."""
     pending = _Pending(cap)
     while chunk := read(chunk_bytes):
         if pending:  # the line the last chunk ended in goes on
@@ -80,7 +92,7 @@ def capped_lines(read: Callable[[int], bytes], cap: int,
             chunk = chunk[end:]
         cut = chunk.rfind(b"\n") + 1
         if cut:
-            yield from io.BytesIO(chunk[:cut])
+            yield chunk[:cut]
         pending.start(chunk[cut:])
     last = pending.add(b"")
     if last:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import codecs
 import hashlib
+import io
 import re
 from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass
@@ -405,6 +406,20 @@ class _GameCutter:
         assert self.wanted is not None
         return _player_key(self.white) in self.wanted or _player_key(self.black) in self.wanted
 
+    def close_before(self, name: bytes) -> _Out | None:
+        """What a tag line ``[name "…"]`` completes when it starts a new game (so that the
+        game can be cut elsewhere, :func:`scan_blocks`); ``None``, changing nothing, when it
+        would not: inside a comment, or a tag of a game that has tags and no moves yet."""
+        if self.in_comment:
+            return None
+        if self.junk:
+            out = (NotAGame(self.junk, _decode(self.junk_text)),)
+            self.junk = 0
+            return out
+        if self.has_moves or name in self.names:
+            return self._finish()
+        return None if self.names else ()
+
     def blank(self) -> None:
         """A blank line: kept in the movetext (as it was), never a game's end."""
         if self.has_moves and self.keep and self.size <= self.cap:
@@ -554,9 +569,16 @@ def scan_games(
     :class:`_GameCutter`, which cuts games and filters players, one method per kind of line.
     """
     cut = _GameCutter(players, max_game_bytes)
+    yield from _cut_lines(cut, _as_bytes(lines))
+    yield from cut.end()
+
+
+def _cut_lines(cut: _GameCutter, lines: Iterable[bytes | Dropped], lineno: int = 0
+               ) -> Iterator[PGNGame | GameTooLarge | NotAGame | None]:
+    """Hand ``lines`` (the first is line ``lineno + 1``) to ``cut``; what they complete."""
     bracket, text = cut.bracket, cut.text  # the lines of nearly every game
-    lineno = 0
-    for line in _as_bytes(lines):
+    max_game_bytes = cut.cap
+    for line in lines:
         if isinstance(line, tuple):  # games dropped by filter_chunks: (games, lines)
             lineno += line[1]
             yield from cut.dropped(line[0])
@@ -585,7 +607,117 @@ def scan_games(
                 out = text(s, line, lineno)
         if out:
             yield from out
+
+
+#: A game as Lichess exports it, cut and read by :func:`scan_blocks` without a step per line:
+#: tag lines in the usual form (``[Name "value"]``, the value without ``"`` or ``\\``, so
+#: nothing to unescape), one blank line, one movetext line (no space around it, not starting
+#: like a tag, an escape or a byte-order mark), then blank lines and the next game's first
+#: tag line in the usual form, or the end of the stream.
+_PLAIN_GAME = re.compile(
+    rb'((?:\[[A-Za-z0-9]+ "[^"\\\r\n]*"\]\n)+)\n'
+    rb"([^\s\[%\xef](?:[^\r\n]*[^\s])?)"
+    rb'(?:\n\n+(?=\[[A-Za-z0-9]+ "[^\r\n]*"\]\n)|\n*\Z)'
+)
+_TAG_LINE = re.compile(r'\[([A-Za-z0-9]+) "([^"\n]*)"\]\n')
+#: Whole lines without a game break are held up to this many bytes (a game cut by a chunk's
+#: end waits for the rest of it), then scanned line by line: memory stays at a chunk.
+_BLOCK_CARRY_LIMIT: Final = 1 << 16
+
+
+def _plain_game(tags: bytes, movetext: bytes, line: int) -> PGNGame | None:
+    """The game :func:`_cut_lines` would give for these tag lines and movetext line (matched
+    by :data:`_PLAIN_GAME`, so a tag line follows it, which ends it), or ``None`` when it
+    would give something else: a repeated tag (a new game there), a movetext ending inside a
+    comment (the tag line after it is comment), text that is not UTF-8 (read line by line)."""
+    o = movetext.rfind(b"{")
+    if o >= 0 and o > movetext.rfind(b"}"):
+        return None
+    try:
+        head = tags.decode("utf-8")
+        moves = movetext.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    pairs = _TAG_LINE.findall(head)
+    headers = dict(pairs)
+    if len(headers) != len(pairs):  # a tag twice: the scanner starts a new game there
+        return None
+    if not headers.keys() <= _TAG_SPELLINGS:
+        headers = {_CANONICAL_TAGS.get(k.lower(), k): v for k, v in pairs}
+    return PGNGame(headers, moves, (head + moves).strip() + "\n", line)
+
+
+def scan_blocks(blocks: Iterable[bytes], max_game_bytes: int = MAX_PGN_GAME_BYTES
+                ) -> Iterator[PGNGame | GameTooLarge | NotAGame | None]:
+    """:func:`scan_games` of the lines in ``blocks`` (runs of whole lines, and
+    :class:`OversizedLine`, as :func:`~tracker.sources.limits.capped_blocks` gives them): the
+    same games, line numbers and skips, without a Python step per line for the games laid out
+    as Lichess exports them (:data:`_PLAIN_GAME`), each cut and read by a few regex calls.
+    Anything else goes line by line through the scanner's :class:`_GameCutter`, which also
+    ends the game before a plain one (:meth:`_GameCutter.close_before`).
+    ``tests/test_scan_blocks.py`` checks it against :func:`scan_games`.
+    """
+    cut = _GameCutter(None, max_game_bytes)
+    lineno = 0
+    carry = b""
+    for block in blocks:
+        if block.__class__ is OversizedLine:
+            yield from _cut_lines(cut, [*io.BytesIO(carry), block], lineno)
+            lineno += carry.count(b"\n") + 1
+            carry = b""
+            continue
+        buf = carry + block if carry else block
+        end = buf.rfind(b"\n\n[") + 2  # whole games: up to the last game break
+        if end < 2:
+            if len(buf) <= _BLOCK_CARRY_LIMIT:
+                carry = buf
+                continue
+            end = len(buf)  # no game break in sight: whole lines all the same
+        items, lineno = _scan_block(cut, buf, end, lineno)
+        yield from items
+        carry = buf[end:]
+    if carry:
+        items, lineno = _scan_block(cut, carry, len(carry), lineno, last=True)
+        yield from items
     yield from cut.end()
+
+
+def _scan_block(cut: _GameCutter, buf: bytes, end: int, lineno: int, last: bool = False
+                ) -> tuple[list[PGNGame | GameTooLarge | NotAGame | None], int]:
+    """The games of ``buf[:end]`` (whole lines; ``last``: the stream ends there) for
+    :func:`scan_blocks`, and the line number reached."""
+    out: list[PGNGame | GameTooLarge | NotAGame | None] = []
+    pos = 0
+    while pos < end:
+        plain = _plain_at(cut, buf, pos, lineno, last)
+        if plain is None:  # line by line up to the next game break
+            stop = buf.find(b"\n\n[", pos, end)
+            stop = end if stop < 0 else stop + 2
+            out.extend(_cut_lines(cut, io.BytesIO(buf[pos:stop]), lineno))
+        else:
+            games, stop = plain
+            out.extend(games)
+        lineno += buf.count(b"\n", pos, stop)
+        pos = stop
+    return out, lineno
+
+
+def _plain_at(cut: _GameCutter, buf: bytes, pos: int, lineno: int, last: bool
+              ) -> tuple[_Out, int] | None:
+    """The plain game (:data:`_PLAIN_GAME`) at ``buf[pos:]``, after what the cutter's game
+    before it completes, and where it stops; ``None`` (the cutter unchanged) when the game
+    there is not plain, or not known whole (``buf`` ends with it and more may follow)."""
+    m = _PLAIN_GAME.match(buf, pos)
+    if m is None or (m.end() == len(buf) and not last) or m.end() - pos > cut.cap:
+        return None
+    tags = m.group(1)
+    game = _plain_game(tags, m.group(2), lineno + 1)
+    if game is None:
+        return None
+    before = cut.close_before(tags[1 : tags.find(b" ")])
+    if before is None:
+        return None
+    return (*before, game), m.end()
 
 
 def split_games(lines: Iterable[bytes] | Iterable[str]) -> Iterator[PGNGame]:
@@ -943,8 +1075,12 @@ def read_pgn(
     errors: list[str] | None = None,
     progress: Callable[[int], None] | None = None,
     max_game_bytes: int = MAX_PGN_GAME_BYTES,
+    blocks: bool = False,
 ) -> Iterator[GameRecord]:
     """Parse PGN lines (bytes or text) lazily into records.
+
+    ``blocks``: ``lines`` are runs of whole byte lines (:meth:`~tracker.sources.files.
+    InputFile.byte_blocks`), cut by :func:`scan_blocks` when no ``players`` are given.
 
     A game over ``max_game_bytes`` is skipped as "game too large" (never held in memory);
     text after a game's termination marker that is no game as "not a game".
@@ -962,7 +1098,9 @@ def read_pgn(
     # One game of look-ahead: the last game of the stream is checked for its end.
     pending: PGNGame | None = None
     try:
-        for seen, game in enumerate(scan_games(lines, players, max_game_bytes), 1):
+        games = (scan_blocks(cast("Iterable[bytes]", lines), max_game_bytes)
+                 if blocks and players is None else scan_games(lines, players, max_game_bytes))
+        for seen, game in enumerate(games, 1):
             if progress is not None and seen % PROGRESS_EVERY == 0:
                 progress(seen)
             if not isinstance(game, PGNGame):
