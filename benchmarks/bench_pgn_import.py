@@ -30,6 +30,7 @@ import resource
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Final
@@ -188,6 +189,40 @@ print(json.dumps({"seconds": seconds, "cpu": cpu, "new": s.new, "read": s.read,
 """
 
 
+class _NoStore:
+    """A stand-in for the naive pipeline's ``sqlite3`` connection that stores nothing: its
+    read side alone (python-chess ``read_headers``, the rows built) is what is timed."""
+
+    def __enter__(self) -> _NoStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def executemany(self, sql: str, rows: object) -> None:
+        return None
+
+
+def read_side(kind: str, path: str) -> dict[str, float]:
+    """The read side of a PGN import, nothing stored, in this process: ``ours`` reads records
+    as ``import_file`` does (:meth:`~tracker.sources.files.InputFile.byte_blocks`,
+    ``read_pgn``), ``naive`` runs :func:`benchmarks.naive.pgn` with writes that do nothing.
+    ``{"seconds", "cpu", "games"}``."""
+    started, cpu = time.perf_counter(), time.process_time()
+    if kind == "ours":
+        from tracker.sources.files import ReadLog, open_input
+        from tracker.sources.pgn import read_pgn
+
+        with open_input(path) as f:
+            games = sum(1 for _ in read_pgn(f.byte_blocks(), log=ReadLog(), blocks=True))
+    else:
+        from benchmarks import naive
+
+        games = naive.pgn(path, _NoStore())  # type: ignore[arg-type]
+    return {"seconds": time.perf_counter() - started, "cpu": time.process_time() - cpu,
+            "games": games}
+
+
 def _run_child(path: Path, users: Sequence[str] = ()) -> dict[str, object]:
     with tempfile.TemporaryDirectory() as tmp:
         before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
@@ -257,6 +292,9 @@ def format_table(results: Sequence[dict[str, object]]) -> str:
 
 
 def main(argv: Sequence[str] = ()) -> int:
+    if argv and argv[0] == "read-side":  # a child of bench_targets: read-side ours|naive FILE
+        print(json.dumps(read_side(argv[1], argv[2])))
+        return 0
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=20_000, help="games in the PGN file")
     parser.add_argument("--dump-mb", type=int, default=1_000,

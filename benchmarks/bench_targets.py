@@ -152,7 +152,7 @@ def pgn_rows(n: int, runs: int, peers_n: int) -> list[Row]:
         "PGN import → SQLite", n, _speed(n, t), f"≥ {PGN_TIMES_NAIVE}× naive",
         y / t >= PGN_TIMES_NAIVE, f"median of {runs}; {_cpu_note(cpu)}",
         yardstick=f"naive python-chess read_headers: {_speed(n, y)}", ratio=f"{y / t:.2f}×",
-    )]
+    ), pgn_read_row(path, n, runs)]
     from benchmarks import bench_peers
 
     peer = "chess-to-sqlite"
@@ -182,6 +182,27 @@ def pgn_rows(n: int, runs: int, peers_n: int) -> list[Row]:
         yardstick=f"{peer}: {_speed(peers_n, peer_s)}", ratio=f"{peer_s / ours_s:.1f}×",
     ))
     return rows
+
+
+def pgn_read_row(path: Path, n: int, runs: int) -> Row:
+    """The PGN import's read side alone (records built, nothing stored) beside the naive
+    pipeline's (``read_headers`` and its rows, nothing stored), alternating, in fresh
+    processes: the part of the PGN target the store does not share."""
+    ours: list[float] = []
+    naive: list[float] = []
+    cpu: list[tuple[float, float]] = []
+    for _ in range(runs):
+        r = _child("benchmarks.bench_pgn_import", "read-side", "naive", str(path))
+        o = _child("benchmarks.bench_pgn_import", "read-side", "ours", str(path))
+        if o["games"] != n or r["games"] != n:
+            raise RuntimeError(f"read {o['games']:,} and {r['games']:,} of {n:,} games")
+        ours.append(o["seconds"])
+        naive.append(r["seconds"])
+        cpu.append((o["cpu"], r["cpu"]))
+    t, y = median(ours), median(naive)
+    return row("PGN read side, nothing stored", n, _speed(n, t), note=f"median of {runs}; "
+               f"{_cpu_note(cpu)}", yardstick=f"naive read_headers, nothing stored: "
+               f"{_speed(n, y)}", ratio=f"{y / t:.2f}×")
 
 
 def zstd_seconds(path: Path) -> tuple[float, float]:
