@@ -619,7 +619,6 @@ _PLAIN_GAME = re.compile(
     rb"([^\s\[%\xef](?:[^\r\n]*[^\s])?)"
     rb'(?:\n\n+(?=\[[A-Za-z0-9]+ "[^\r\n]*"\]\n)|\n*\Z)'
 )
-_TAG_LINE = re.compile(r'\[([A-Za-z0-9]+) "([^"\n]*)"\]\n')
 #: Whole lines without a game break are held up to this many bytes (a game cut by a chunk's
 #: end waits for the rest of it), then scanned line by line: memory stays at a chunk.
 _BLOCK_CARRY_LIMIT: Final = 1 << 16
@@ -638,12 +637,15 @@ def _plain_game(tags: bytes, movetext: bytes, line: int) -> PGNGame | None:
         moves = movetext.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    pairs = _TAG_LINE.findall(head)
-    headers = dict(pairs)
-    if len(headers) != len(pairs):  # a tag twice: the scanner starts a new game there
+    # "]\n[Name " and the values alternate between the quotes (the values hold none)
+    parts = ("]\n" + head).split('"')
+    names = "".join(parts[::2])[3:-3].split(" ]\n[")
+    values = parts[1::2]
+    headers = dict(zip(names, values, strict=True))
+    if len(headers) != len(names):  # a tag twice: the scanner starts a new game there
         return None
     if not headers.keys() <= _TAG_SPELLINGS:
-        headers = {_CANONICAL_TAGS.get(k.lower(), k): v for k, v in pairs}
+        headers = {_CANONICAL_TAGS.get(k.lower(), k): v for k, v in headers.items()}
     return PGNGame(headers, moves, (head + moves).strip() + "\n", line)
 
 
