@@ -18,8 +18,9 @@ from hypothesis import strategies as st
 
 import tracker.sources.pgn as pgn
 from tests.conftest import CASES, CMRADE, DB2013, LICHESS, SINGLE
+from tracker.sources.files import ReadLog
 from tracker.sources.limits import capped_blocks, capped_lines
-from tracker.sources.pgn import PGNGame, scan_blocks, scan_games
+from tracker.sources.pgn import PGNGame, read_pgn, scan_blocks, scan_games
 
 FILES = [
     CMRADE,
@@ -156,3 +157,15 @@ def test_randomly_broken_files_are_cut_as_the_line_scanner_cuts_them(
     finally:
         pgn._BLOCK_CARRY_LIMIT = saved  # type: ignore[misc]
     assert got == expected
+
+
+@pytest.mark.parametrize("players", [None, ["cmrade"]])
+def test_read_pgn_reads_blocks_as_it_reads_lines(players: list[str] | None) -> None:
+    data = CMRADE.read_bytes() + b"\n\n" + DB2013.read_bytes()
+    logs = ReadLog(), ReadLog()
+    by_lines = list(read_pgn(capped_lines(io.BytesIO(data).read, 4 << 20), players=players,
+                             log=logs[0]))
+    by_blocks = list(read_pgn(capped_blocks(io.BytesIO(data).read, 4 << 20), players=players,
+                              log=logs[1], blocks=True))
+    assert by_blocks == by_lines and logs[1] == logs[0]
+    assert len(by_lines) == (474 + 50 if players is None else 474)

@@ -68,7 +68,12 @@ def capped_lines(read: Callable[[int], bytes], cap: int,
     length of what they get. Complete lines are split in C (a ``BytesIO`` over each chunk's
     complete lines): as fast as iterating a buffered file.
     """
-    for block in capped_blocks(read, cap, chunk_bytes):
+    return lines_of_blocks(capped_blocks(read, cap, chunk_bytes))
+
+
+def lines_of_blocks(blocks: Iterable[bytes]) -> Iterator[bytes]:
+    """The lines of :func:`capped_blocks`' runs (an :class:`OversizedLine` as it is)."""
+    for block in blocks:
         if block.__class__ is OversizedLine:
             yield block
         else:

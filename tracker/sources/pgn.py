@@ -44,7 +44,12 @@ from tracker.sources.files import (
     ReadLog,
     decode_fallback,
 )
-from tracker.sources.limits import MAX_PGN_GAME_BYTES, OversizedLine, last_brace
+from tracker.sources.limits import (
+    MAX_PGN_GAME_BYTES,
+    OversizedLine,
+    last_brace,
+    lines_of_blocks,
+)
 
 #: Lichess ``Variant`` tag values (lowercase) → variant keys.
 VARIANT_KEYS = {
@@ -1101,7 +1106,9 @@ def read_pgn(
     pending: PGNGame | None = None
     try:
         games = (scan_blocks(cast("Iterable[bytes]", lines), max_game_bytes)
-                 if blocks and players is None else scan_games(lines, players, max_game_bytes))
+                 if blocks and players is None else
+                 scan_games(lines_of_blocks(cast("Iterable[bytes]", lines)) if blocks
+                            else lines, players, max_game_bytes))
         for seen, game in enumerate(games, 1):
             if progress is not None and seen % PROGRESS_EVERY == 0:
                 progress(seen)
