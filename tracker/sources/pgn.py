@@ -11,6 +11,11 @@ movetext tokenizer (``chess.pgn.MOVETEXT_REGEX``) finds them, which is what the 
 need (FIDE rates no game with fewer than 2 plies) and keeps the import at thousands of games a
 second. The tests pin both against python-chess.
 
+A file is read in blocks of whole lines (:func:`scan_blocks`): a game laid out as Lichess
+exports it (usual tag lines, one movetext line) is cut and read with a few regex calls, and
+counted by its separators when its movetext is plain; any other game goes line by line
+through :func:`scan_games`' cutter, so both give the same games (tested on random files).
+
 Filtering a huge file for a few players (the Lichess open database, tens of GB a month) reads
 only the ``White``/``Black`` tag lines of the games it drops: their movetext is skipped without
 being decoded or tokenized, and nothing of them is kept.
