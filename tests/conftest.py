@@ -29,6 +29,15 @@ def store() -> Store:
 
 
 @pytest.fixture
+def file_batches_of_500(monkeypatch: pytest.MonkeyPatch) -> int:
+    """File imports write batches of 500 games (instead of
+    :data:`~tracker.store.games.FILE_BATCH_SIZE`), so that a 2,907-game export is several
+    batches: for the tests of what an import keeps when a batch fails."""
+    monkeypatch.setattr("tracker.importing.files.FILE_BATCH_SIZE", 500)
+    return 500
+
+
+@pytest.fixture
 def db_path(tmp_path: Path) -> Path:
     """A path for a file database (not created yet)."""
     return tmp_path / "tracker.db"

@@ -250,6 +250,7 @@ def _fill_disk_after(monkeypatch: pytest.MonkeyPatch, batches: int) -> None:
     monkeypatch.setattr(Store, "write_games", write_games)
 
 
+@pytest.mark.usefixtures("file_batches_of_500")
 def test_a_full_disk_is_one_line_exit_1_and_a_partial_run(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
         ) -> None:
@@ -271,6 +272,7 @@ def test_a_full_disk_is_one_line_exit_1_and_a_partial_run(
         assert run.message is not None and run.message.startswith("the disk is full at")
 
 
+@pytest.mark.usefixtures("file_batches_of_500")
 def test_a_refused_last_batch_is_counted_as_not_stored(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from tracker.errors import DiskFullError

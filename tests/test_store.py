@@ -98,6 +98,7 @@ def test_duplicate_ids_within_one_batch_store_one_game(store: Store) -> None:
     assert queries.count_games(store) == 1
 
 
+@pytest.mark.usefixtures("file_batches_of_500")
 def test_interrupted_import_keeps_finished_batches_and_resumes_without_duplicates(
     db_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -20,7 +20,7 @@ from tracker.sources.limits import MAX_NDJSON_GAME_BYTES, MAX_PGN_GAME_BYTES, ca
 from tracker.sources.ndjson import read_ndjson
 from tracker.sources.pgn import filter_chunks, read_pgn
 from tracker.store.db import Store
-from tracker.store.games import BATCH_SIZE
+from tracker.store.games import BATCH_SIZE, FILE_BATCH_SIZE
 
 
 def import_file(
@@ -69,7 +69,7 @@ def import_inputs(
     total = sum(f.size for f in inputs)
     target = ", ".join(str(f.path) for f in inputs)
     recorder = ImportRecorder(store, "file", target, player=users[0] if users else None,
-                              also=users[1:])
+                              also=users[1:], batch_size=FILE_BATCH_SIZE)
     warnings: list[str] = []
     truncated: list[str] = []
     with recorder:

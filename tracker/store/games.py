@@ -25,8 +25,15 @@ from tracker.store.snapshots import bump_write_seq
 from tracker.utc import datetime_to_ms, utc_from_ms
 
 #: Games written per transaction: an interrupted import keeps every finished batch, never a
-#: half-written game, and a batch is small enough to keep memory flat.
+#: half-written game, and a batch is small enough to keep memory flat. The API import's size:
+#: its games come at network speed, and a batch is what a killed download loses.
 BATCH_SIZE: Final = 500
+#: Games written per transaction by a file import: each commit costs a fixed share (the write
+#: lock, the stored-copy lookup, the WAL's commit frame): 10-17 % of a 100k import's CPU time
+#: at 500 games a batch. 5000 games are ~10 MB of records and a quarter of a second
+#: of work: memory stays flat, and a killed import loses at most that (the same command
+#: finishes it; Ctrl+C still writes the batch in hand).
+FILE_BATCH_SIZE: Final = 5000
 
 #: A richer source is never overwritten by a poorer one (PGN has no end time, no provisional
 #: flags): re-importing a PGN download over API games changes nothing.
