@@ -4,10 +4,13 @@ in-memory or temporary databases."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
+from sqlalchemy import select
 
 from tracker.store.db import Store
+from tracker.store.models import Game, GameSide
 
 FIXTURES = Path(__file__).parent / "fixtures"
 LICHESS = FIXTURES / "lichess"
@@ -56,3 +59,18 @@ def indexinator_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
         summary = import_file(INDEXINATOR, store=s, user="indexinator")
         assert summary.new == 2907
     return path
+
+
+def stored_rows(store: Store) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+    """Every stored game and side, every column, by the natural key and sorted: the games
+    without their surrogate key ``pk``, each side with its game's id in place of ``game_pk``.
+    Two databases hold the same games iff these are equal (the keys are numbered per database,
+    in the order games were first stored)."""
+    games_t, sides_t = Game.__table__, GameSide.__table__
+    game_cols = [c for c in games_t.c if c.name != "pk"]
+    side_cols = [c for c in sides_t.c if c.name != "game_pk"]
+    with store.engine.connect() as conn:
+        games = [tuple(r) for r in conn.execute(select(*game_cols))]
+        sides = [tuple(r) for r in conn.execute(
+            select(games_t.c.id, *side_cols).join(games_t, games_t.c.pk == sides_t.c.game_pk))]
+    return sorted(games, key=repr), sorted(sides, key=repr)

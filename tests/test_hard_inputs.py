@@ -17,9 +17,8 @@ from typing import Any
 import chess.pgn
 import pytest
 import zstandard
-from sqlalchemy import select
 
-from tests.conftest import CASES, CMRADE, DB2013, LICHESS, SINGLE
+from tests.conftest import CASES, CMRADE, DB2013, LICHESS, SINGLE, stored_rows
 from tracker import selection
 from tracker.importing import import_file
 from tracker.records import GameRecord
@@ -30,7 +29,6 @@ from tracker.sources.ndjson import read_ndjson
 from tracker.sources.pgn import read_pgn, split_games
 from tracker.store import queries
 from tracker.store.db import Store
-from tracker.store.models import Game, GameSide
 
 REPAIRED = "not UTF-8, read as cp1252"
 
@@ -49,12 +47,10 @@ def ndjson_records(text: str | bytes) -> list[GameRecord]:
 
 
 def all_rows(store: Store) -> list[tuple[Any, ...]]:
-    """Every stored game and side, every column, sorted: two imports gave the same games iff
-    their rows are equal."""
-    with store.session() as s:
-        games = [tuple(r) for r in s.execute(select(Game.__table__))]
-        sides = [tuple(r) for r in s.execute(select(GameSide.__table__))]
-    return sorted(games, key=repr) + sorted(sides, key=repr)
+    """Every stored game and side, every column but the surrogate keys, sorted: two imports
+    gave the same games iff their rows are equal."""
+    games, sides = stored_rows(store)
+    return games + sides
 
 
 def reasons(store: Store, user: str) -> dict[str, str | None]:

@@ -89,7 +89,7 @@ def test_pgn_copy_never_overwrites_an_api_record(store: Store) -> None:
     counts = store.write_games([_game("AAAA0001", raw="pgn", source="pgn")])
     assert counts.unchanged == 1
     with store.session() as s:
-        assert s.get(Game, "AAAA0001").source == "api"
+        assert s.scalars(select(Game.source).where(Game.id == "AAAA0001")).one() == "api"
 
 
 def test_duplicate_ids_within_one_batch_store_one_game(store: Store) -> None:

@@ -42,19 +42,20 @@ SOURCE_RANK: Final = {"api": 2, "ndjson": 2, "pgn": 1}
 #: Ids per ``IN (…)`` lookup: far below SQLite's bound-parameter limit on every version.
 _LOOKUP_CHUNK: Final = 500
 
-#: The columns of ``games`` in the order of the rows :func:`write_games` builds.
+#: The columns of ``games`` in the order of the rows :func:`write_games` builds: ``pk``, the
+#: surrogate key the sides refer to, then the record's columns.
 GAME_COLUMNS: Final = (
-    "id", "source", "created_at_ms", "last_move_at_ms", "ended_at_ms", "rated", "variant",
+    "pk", "id", "source", "created_at_ms", "last_move_at_ms", "ended_at_ms", "rated", "variant",
     "speed", "perf", "status", "result", "plies", "clock_initial", "clock_increment",
     "days_per_turn", "initial_fen", "eco", "opening_name", "tournament_id", "raw", "digest",
 )
 #: The columns of ``game_sides`` in the order of the rows :func:`write_games` builds.
 SIDE_COLUMNS: Final = (
-    "game_id", "color", "user_id", "name", "title", "rating", "rating_diff", "provisional",
+    "game_pk", "color", "user_id", "name", "title", "rating", "rating_diff", "provisional",
     "ai_level",
 )
-#: Columns the store derives (``ended_at_ms``) or reads on demand (``raw``, ``digest``).
-_NOT_RECORD_FIELDS: Final = ("ended_at_ms", "raw", "digest")
+#: Columns the store derives (``pk``, ``ended_at_ms``) or reads on demand (``raw``, ``digest``).
+_NOT_RECORD_FIELDS: Final = ("pk", "ended_at_ms", "raw", "digest")
 #: The game columns that are record fields, in :class:`GameRecord` field order (times ``_ms``).
 RECORD_GAME_COLUMNS: Final = tuple(c for c in GAME_COLUMNS if c not in _NOT_RECORD_FIELDS)
 #: The side columns that are :class:`Side` fields, in field order (without the key).
@@ -89,10 +90,10 @@ _WHITE: Final = slice(_N_GAME, _N_GAME + _N_SIDE)
 _BLACK: Final = slice(_N_GAME + _N_SIDE, _N_GAME + 2 * _N_SIDE)
 _RAW: Final = _N_GAME + 2 * _N_SIDE
 
-_SQLITE_GAMES_UPSERT: Final = sqlite_upsert_sql("games", GAME_COLUMNS, ("id",))
-_SQLITE_SIDES_UPSERT: Final = sqlite_upsert_sql("game_sides", SIDE_COLUMNS, ("game_id", "color"))
-#: What the write path compares of a stored copy: :class:`StoredCopy`'s fields.
-_COPY_COLUMNS: Final = ("id", "digest", "source", "plies", "result")
+_SQLITE_GAMES_UPSERT: Final = sqlite_upsert_sql("games", GAME_COLUMNS, ("pk",))
+_SQLITE_SIDES_UPSERT: Final = sqlite_upsert_sql("game_sides", SIDE_COLUMNS, ("game_pk", "color"))
+#: What the write path reads of a stored copy: the game id, then :class:`StoredCopy`'s fields.
+_COPY_COLUMNS: Final = ("id", "pk", "digest", "source", "plies", "result")
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,8 +107,10 @@ class StoredGame:
 
 @dataclass(frozen=True, slots=True)
 class StoredCopy:
-    """What the write path compares of a stored game: digest, source, plies, result."""
+    """What the write path compares of a stored game (digest, source, plies, result), and its
+    key (``pk``: a new copy is written over it)."""
 
+    pk: int
     digest: str
     source: str
     plies: int | None
@@ -128,25 +131,25 @@ class WriteCounts:
         self.unchanged += other.unchanged
 
 
-def _game_values(rec: GameRecord, digest: str) -> tuple[Any, ...]:
-    """A record as a ``games`` row, in :data:`GAME_COLUMNS` order."""
+def _game_values(pk: int, rec: GameRecord, digest: str) -> tuple[Any, ...]:
+    """A record as a ``games`` row with the key ``pk``, in :data:`GAME_COLUMNS` order."""
     created = datetime_to_ms(rec.created_at)
     last = datetime_to_ms(rec.last_move_at) if rec.last_move_at is not None else None
     return (
-        rec.id, rec.source, created, last, last if last is not None else created, rec.rated,
+        pk, rec.id, rec.source, created, last, last if last is not None else created, rec.rated,
         rec.variant, rec.speed, rec.perf, rec.status, rec.result, rec.plies, rec.clock_initial,
         rec.clock_increment, rec.days_per_turn, rec.initial_fen, rec.eco, rec.opening_name,
         rec.tournament_id, compress_raw(rec.raw), digest,
     )
 
 
-def _side_values(game_id: str, color: str, s: Side) -> tuple[Any, ...]:
-    """A side as a ``game_sides`` row, in :data:`SIDE_COLUMNS` order."""
-    return (game_id, color, s.user_id, s.name, s.title, s.rating, s.rating_diff, s.provisional,
+def _side_values(game_pk: int, color: str, s: Side) -> tuple[Any, ...]:
+    """A side as a ``game_sides`` row of the game ``game_pk``, in :data:`SIDE_COLUMNS` order."""
+    return (game_pk, color, s.user_id, s.name, s.title, s.rating, s.rating_diff, s.provisional,
             s.ai_level)
 
 
-def _poorer(rec: GameRecord, stored: StoredCopy) -> bool:
+def _poorer(rec: GameRecord, stored: StoredCopy | GameRecord) -> bool:
     """True when ``rec`` has less than the stored copy of the same game: a poorer source, fewer
     plies, or no result where the stored copy has one. A finished game never loses moves."""
     return (
@@ -186,8 +189,7 @@ def write_games(db: Database, records: Iterable[GameRecord], run: RunCounts | No
         digest = raw_digest(rec.raw)
         earlier = by_id.get(rec.id)
         if earlier is not None:  # a game twice in one batch: counted, as across batches
-            if digests[rec.id] == digest or _poorer(rec, StoredCopy(
-                    digests[rec.id], earlier.source, earlier.plies, earlier.result)):
+            if digests[rec.id] == digest or _poorer(rec, earlier):
                 counts.unchanged += 1
                 continue
             counts.updated += 1
@@ -201,24 +203,29 @@ def write_games(db: Database, records: Iterable[GameRecord], run: RunCounts | No
         # (a PGN copy written over the richer API record it did not see).
         db.lock_writes(conn)
         existing = _stored_copies(db, conn, list(by_id))
+        next_pk = _largest_pk(conn) + 1
         game_rows: list[tuple[Any, ...]] = []
         side_rows: list[tuple[Any, ...]] = []
-        for gid, rec in by_id.items():
+        # In id order: the id index's pages are touched in turn, and the new games' keys
+        # (numbered here, under the write lock) ascend with the rows.
+        for gid in sorted(by_id):
+            rec = by_id[gid]
             digest = digests[gid]
             old = existing.get(gid)
             if old is None:
                 counts.new += 1
+                pk = next_pk
+                next_pk += 1
             elif old.digest == digest or _poorer(rec, old):
                 counts.unchanged += 1
                 continue
             else:
                 counts.updated += 1
-            game_rows.append(_game_values(rec, digest))
-            side_rows.append(_side_values(gid, "white", rec.white))
-            side_rows.append(_side_values(gid, "black", rec.black))
+                pk = old.pk
+            game_rows.append(_game_values(pk, rec, digest))
+            side_rows.append(_side_values(pk, "white", rec.white))
+            side_rows.append(_side_values(pk, "black", rec.black))
         if game_rows:
-            game_rows.sort()  # in id order the index pages touched are touched in turn
-            side_rows.sort()
             db.upsert_rows(conn, _table(Game), GAME_COLUMNS, game_rows, _SQLITE_GAMES_UPSERT)
             db.upsert_rows(conn, _table(GameSide), SIDE_COLUMNS, side_rows,
                            _SQLITE_SIDES_UPSERT)
@@ -236,8 +243,13 @@ def _table(model: type[Game] | type[GameSide]) -> Table:
     return table
 
 
+def _largest_pk(conn: Connection) -> int:
+    """The largest game key stored, 0 in an empty database (read under the write lock)."""
+    return int(conn.execute(select(func.max(_table(Game).c.pk))).scalar() or 0)
+
+
 def _stored_copies(db: Database, conn: Connection, ids: Sequence[str]) -> dict[str, StoredCopy]:
-    """The stored copies of the games among ``ids`` (digest, source, plies, result)."""
+    """The stored copies of the games among ``ids`` (key, digest, source, plies, result)."""
     games = _table(Game)
     out: dict[str, StoredCopy] = {}
     for i in range(0, len(ids), _LOOKUP_CHUNK):
@@ -248,8 +260,8 @@ def _stored_copies(db: Database, conn: Connection, ids: Sequence[str]) -> dict[s
         else:
             rows = conn.execute(
                 select(*(games.c[c] for c in _COPY_COLUMNS)).where(games.c.id.in_(chunk)))
-        for gid, digest, source, plies, result in rows:
-            out[gid] = StoredCopy(digest, source, plies, result)
+        for gid, pk, digest, source, plies, result in rows:
+            out[gid] = StoredCopy(pk, digest, source, plies, result)
     return out
 
 
@@ -274,8 +286,8 @@ def stored_games(db: Database, ids: Sequence[str]) -> dict[str, StoredGame]:
             stmt = (
                 select(games.c.id, games.c.digest, white.c.user_id, white.c.name,
                        black.c.user_id, black.c.name)
-                .join(white, and_(white.c.game_id == games.c.id, white.c.color == "white"))
-                .join(black, and_(black.c.game_id == games.c.id, black.c.color == "black"))
+                .join(white, and_(white.c.game_pk == games.c.pk, white.c.color == "white"))
+                .join(black, and_(black.c.game_pk == games.c.pk, black.c.color == "black"))
                 .where(games.c.id.in_(list(ids[i : i + _LOOKUP_CHUNK])))
             )
             for gid, digest, wid, wname, bid, bname in conn.execute(stmt):
@@ -302,9 +314,9 @@ def _player_games_select(user_id: str, columns: Sequence[str]) -> Any:
 
     return (
         select(*(column(c) for c in columns))
-        .join(me, and_(me.c.game_id == g.id, me.c.user_id == user_id.lower()))
-        .join(white, and_(white.c.game_id == g.id, white.c.color == "white"))
-        .join(black, and_(black.c.game_id == g.id, black.c.color == "black"))
+        .join(me, and_(me.c.game_pk == g.pk, me.c.user_id == user_id.lower()))
+        .join(white, and_(white.c.game_pk == g.pk, white.c.color == "white"))
+        .join(black, and_(black.c.game_pk == g.pk, black.c.color == "black"))
         .order_by(g.ended_at_ms, g.id)
     )
 
@@ -383,8 +395,8 @@ def _replay_select(user_id: str) -> Select[Any]:
     return (
         select(*(column(c) for c in REPLAY_COLUMNS))
         .select_from(me)
-        .join(games, g.id == me.c.game_id)
-        .join(opp, and_(opp.c.game_id == me.c.game_id, opp.c.color != me.c.color))
+        .join(games, g.pk == me.c.game_pk)
+        .join(opp, and_(opp.c.game_pk == me.c.game_pk, opp.c.color != me.c.color))
         .where(me.c.user_id == user_id.lower())
         .order_by(g.ended_at_ms, g.id)
     )

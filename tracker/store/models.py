@@ -41,11 +41,16 @@ class Base(DeclarativeBase):
 
 
 class Game(Base):
-    """One game, keyed by its Lichess id (or a content id for PGN games without one)."""
+    """One game: its Lichess id (or a content id for PGN games without one) is the natural key,
+    unique; ``pk`` is the surrogate key the sides refer to (migration 0005)."""
 
     __tablename__ = "games"
 
-    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    #: Numbered by the store as games are first stored (the batch's largest plus one), never
+    #: reused or changed: the side table and its indexes, keyed by it, are appended to by a
+    #: bulk import instead of written at random places (1M games: 51 → 28 s of SQLite time).
+    pk: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    id: Mapped[str] = mapped_column(String(32), unique=True)
     source: Mapped[str] = mapped_column(String(8))  # api | ndjson | pgn
     created_at_ms: Mapped[int] = mapped_column(BigInteger)
     last_move_at_ms: Mapped[int | None] = mapped_column(BigInteger)
@@ -80,10 +85,11 @@ class GameSide(Base):
     """One player of one game (``color`` is ``white`` or ``black``)."""
 
     __tablename__ = "game_sides"
-    __table_args__ = (Index("ix_game_sides_user_id_game_id", "user_id", "game_id"),)
+    __table_args__ = (Index("ix_game_sides_user_id_game_pk", "user_id", "game_pk"),)
 
-    game_id: Mapped[str] = mapped_column(
-        String(32), ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    game_pk: Mapped[int] = mapped_column(
+        Integer, ForeignKey("games.pk", ondelete="CASCADE"), primary_key=True,
+        autoincrement=False,
     )
     color: Mapped[str] = mapped_column(String(5), primary_key=True)
     user_id: Mapped[str | None] = mapped_column(String(64))  # lowercase Lichess id

@@ -94,7 +94,7 @@ def list_players(db: Database) -> list[PlayerSummary]:
                 func.min(Game.ended_at_ms),
                 func.max(Game.ended_at_ms),
             )
-            .join(Game, Game.id == GameSide.game_id)
+            .join(Game, Game.pk == GameSide.game_pk)
             .where(GameSide.user_id.in_([p.id for p in players]))
             .group_by(GameSide.user_id, Game.perf)
         ).all()
@@ -129,7 +129,7 @@ def player_perfs(db: Database, user_id: str) -> list[PerfSummary]:
     with db.session() as s:
         rows = s.execute(
             select(Game.perf, func.count(), func.min(Game.ended_at_ms), func.max(Game.ended_at_ms))
-            .join(GameSide, GameSide.game_id == Game.id)
+            .join(GameSide, GameSide.game_pk == Game.pk)
             .where(GameSide.user_id == user_id.lower())
             .group_by(Game.perf)
         ).all()

@@ -45,7 +45,7 @@ def newest_game_ms(db: Database, player_id: str, perfs: Sequence[str] = (), *,
     column = Game.last_move_at_ms if by_last_move else Game.created_at_ms
     stmt = (
         select(func.max(column))
-        .join(GameSide, GameSide.game_id == Game.id)
+        .join(GameSide, GameSide.game_pk == Game.pk)
         .where(GameSide.user_id == player_id.lower())
     )
     if perfs:
