@@ -313,17 +313,26 @@ def _typed_side(p: _Player | None, game_source: str | None) -> Side:
             return Side()
         return Side(ai_level=UNKNOWN_AI_LEVEL)
     user = p.user or _NO_USER
-    name = p.name or None
     user_id = user.id or (user.name or "").lower() or None
-    return Side(
-        user_id=user_id.lower() if user_id else None,
-        name=user.name or name,
-        title=user.title or None,
-        rating=p.rating if p.rating.__class__ is int else None,
-        rating_diff=p.ratingDiff if p.ratingDiff.__class__ is int else None,
-        provisional=bool(p.provisional),
-        ai_level=p.aiLevel if p.aiLevel.__class__ is int else None,
+    rating, diff, ai = p.rating, p.ratingDiff, p.aiLevel
+    return Side(  # positional (a third cheaper than by keyword, twice a game): Side's field order
+        user_id.lower() if user_id else None,  # user_id
+        user.name or p.name or None,  # name
+        user.title or None,  # title
+        rating if rating.__class__ is int else None,  # rating
+        diff if diff.__class__ is int else None,  # rating_diff
+        bool(p.provisional),  # provisional
+        ai if ai.__class__ is int else None,  # ai_level
     )
+
+
+def _plies(moves: str) -> int:
+    """``len(moves.split())``: the moves counted by their spaces when they are the usual one
+    space apart (a fifth of the time of splitting them into a list), else split."""
+    if moves.isprintable() and moves[:1] != " " and moves[-1:] != " " and "  " not in moves:
+        # printable: no whitespace but the ASCII space (no tab, line end or Unicode space)
+        return moves.count(" ") + 1 if moves else 0
+    return len(moves.split())
 
 
 _NO_USER: Final = _User()
@@ -353,29 +362,31 @@ def typed_record(line: str | bytes, raw: str, source: Source = "ndjson") -> Game
         tournament = tour.get("id") if isinstance(tour, Mapping) else tour
     winner = g.winner
     status = g.status or None
+    # Positional, in GameRecord's field order (a quarter cheaper than by keyword, once a game
+    # on an import's hot path); test_ndjson_typed checks the record equals the general path's.
     return GameRecord(
-        id=g.id,
-        source=source,
-        created_at=utc_from_ms(g.createdAt),
-        last_move_at=utc_from_ms(g.lastMoveAt) if g.lastMoveAt is not None else None,
-        rated=g.rated,
-        variant=variant,
-        speed=speed,
-        perf=g.perf or (speed if variant in ("standard", "fromPosition") else variant),
-        status=status,
-        result=(WHITE_WINS if winner == "white" else BLACK_WINS if winner == "black"
-                else None if status in UNFINISHED_STATUSES else DRAW),
-        plies=len(g.moves.split()) if g.moves is not None else None,
-        clock_initial=clock.initial if clock is not None else None,
-        clock_increment=clock.increment if clock is not None else None,
-        days_per_turn=g.daysPerTurn,
-        initial_fen=g.initialFen,
-        eco=opening.eco if opening is not None else None,
-        opening_name=opening.name if opening is not None else None,
-        tournament_id=str(tournament) if tournament else None,
-        white=_typed_side(players.white if players else None, g.source),
-        black=_typed_side(players.black if players else None, g.source),
-        raw=raw,
+        g.id,  # id
+        source,  # source
+        utc_from_ms(g.createdAt),  # created_at
+        _typed_side(players.white if players else None, g.source),  # white
+        _typed_side(players.black if players else None, g.source),  # black
+        utc_from_ms(g.lastMoveAt) if g.lastMoveAt is not None else None,  # last_move_at
+        g.rated,  # rated
+        variant,  # variant
+        speed,  # speed
+        g.perf or (speed if variant in ("standard", "fromPosition") else variant),  # perf
+        status,  # status
+        (WHITE_WINS if winner == "white" else BLACK_WINS if winner == "black"
+         else None if status in UNFINISHED_STATUSES else DRAW),  # result
+        _plies(g.moves) if g.moves is not None else None,  # plies
+        clock.initial if clock is not None else None,  # clock_initial
+        clock.increment if clock is not None else None,  # clock_increment
+        g.daysPerTurn,  # days_per_turn
+        g.initialFen,  # initial_fen
+        opening.eco if opening is not None else None,  # eco
+        opening.name if opening is not None else None,  # opening_name
+        str(tournament) if tournament else None,  # tournament_id
+        raw,  # raw
     )
 
 
