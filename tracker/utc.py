@@ -54,9 +54,12 @@ def datetime_to_ms(dt: datetime) -> int:
 
     Raises ValueError for a naive datetime (its time zone would be the host's, a classic bug).
     """
-    if dt.tzinfo is None or dt.utcoffset() is None:
-        raise ValueError("naive datetime: give an aware datetime (UTC)")
-    return (dt - EPOCH) // _ONE_MS
+    try:  # a naive datetime cannot be subtracted from an aware one: no check needed first
+        return (dt - EPOCH) // _ONE_MS
+    except TypeError:
+        if dt.tzinfo is None or dt.utcoffset() is None:
+            raise ValueError("naive datetime: give an aware datetime (UTC)") from None
+        raise
 
 
 def now_ms() -> int:
