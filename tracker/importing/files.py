@@ -181,10 +181,26 @@ def _screen_chunk(buf: list[bytes], recorder: ImportRecorder, wanted: set[str],
             yield b"\n"
 
 
+def _end_ids(buf: list[bytes]) -> list[str]:
+    """The game ids of the first and the last line of ``buf`` that have one."""
+    ends: list[str] = []
+    for lines in (buf, reversed(buf)):
+        for line in lines:
+            m = _NDJSON_ID.match(line.lstrip())
+            if m is not None:
+                ends.append(m.group(1).decode("ascii"))
+                break
+    return ends
+
+
 def _unchanged_lines(buf: list[bytes], store: Store, state: dict[str, bool]) -> dict[int, str]:
     """``{line index: game id}`` of the lines of ``buf`` whose game is stored with exactly
     this text (a game twice in ``buf`` is not: the last copy wins); see :func:`_screen_known`
     for the probing of a first import."""
+    if not state["probe_all"]:  # a first import so far: the chunk's ends decide, unmatched
+        ends = _end_ids(buf)
+        if not ends or not store.stored_digests(ends):
+            return {}
     ids: dict[int, str] = {}
     for i, line in enumerate(buf):
         m = _NDJSON_ID.match(line.lstrip())
@@ -192,10 +208,6 @@ def _unchanged_lines(buf: list[bytes], store: Store, state: dict[str, bool]) -> 
             ids[i] = m.group(1).decode("ascii")
     if not ids:
         return {}
-    if not state["probe_all"]:
-        ends = list(ids.values())
-        if not store.stored_digests([ends[0], ends[-1]]):
-            return {}
     seen = Counter(ids.values())
     stored = store.stored_digests(list(seen))
     state["probe_all"] = bool(stored)
