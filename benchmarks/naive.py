@@ -3,8 +3,11 @@
 ``python -m benchmarks.naive ndjson|pgn FILE DB`` imports FILE into a new SQLite file DB and
 prints one JSON line: ``seconds`` and ``cpu`` (the pipeline alone, not the interpreter's start;
 CPU time of the process), ``games``, ``peak_mb``. Both use the standard library's ``sqlite3``
-with the same primary keys, indexes, journal (WAL) and sync level (NORMAL) as tracker's store,
-``executemany`` in batches of 500 (one transaction each), the raw text stored as is: no
+with the plain design's keys (the game's text id; the sides keyed by it and their colour, as
+tracker's store had them up to migration 0005: its integer keys since 0006 are one of the
+levers measured against this yardstick), the same indexes, journal (WAL) and sync level
+(NORMAL) as tracker's store, ``executemany`` in batches of 500 (one transaction each), the raw
+text stored as is: no
 validation, no compression, no re-import check, no run record. The NDJSON one reads with
 ``json.loads``; the PGN one with python-chess's ``read_headers`` (the way its documentation
 scans a big file), keeping each game's lines.
