@@ -54,8 +54,10 @@ class Game(Base):
     source: Mapped[str] = mapped_column(String(8))  # api | ndjson | pgn
     created_at_ms: Mapped[int] = mapped_column(BigInteger)
     last_move_at_ms: Mapped[int | None] = mapped_column(BigInteger)
-    #: ``last_move_at_ms`` where known, else ``created_at_ms``: picks the rating period.
-    ended_at_ms: Mapped[int] = mapped_column(BigInteger, index=True)
+    #: ``last_move_at_ms`` where known, else ``created_at_ms``: picks the rating period. Not
+    #: indexed (since 0006): every read of games in time order is a player's, found through
+    #: the sides' ``(user_id, game_pk)`` index and sorted, so an index here only cost imports.
+    ended_at_ms: Mapped[int] = mapped_column(BigInteger)
     rated: Mapped[bool | None] = mapped_column(Boolean)
     variant: Mapped[str] = mapped_column(String(16))
     speed: Mapped[str | None] = mapped_column(String(16))
