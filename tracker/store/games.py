@@ -277,22 +277,49 @@ def stored_games(db: Database, ids: Sequence[str]) -> dict[str, StoredGame]:
 
     A re-import uses it to count a game whose raw text is unchanged without parsing it.
     """
+    out: dict[str, StoredGame] = {}
+    read = _stored_games_joined if db.is_sqlite else _stored_games_in_two
+    with db.engine.connect() as conn:
+        for i in range(0, len(ids), _LOOKUP_CHUNK):
+            read(conn, list(ids[i : i + _LOOKUP_CHUNK]), out)
+    return out
+
+
+def _stored_games_joined(conn: Connection, ids: list[str], out: dict[str, StoredGame]) -> None:
+    """:func:`stored_games` of one chunk in one join (SQLite: a tenth faster than two reads)."""
     games = _table(Game)
     white = _table(GameSide).alias("white")
     black = _table(GameSide).alias("black")
-    out: dict[str, StoredGame] = {}
-    with db.engine.connect() as conn:
-        for i in range(0, len(ids), _LOOKUP_CHUNK):
-            stmt = (
-                select(games.c.id, games.c.digest, white.c.user_id, white.c.name,
-                       black.c.user_id, black.c.name)
-                .join(white, and_(white.c.game_pk == games.c.pk, white.c.color == "white"))
-                .join(black, and_(black.c.game_pk == games.c.pk, black.c.color == "black"))
-                .where(games.c.id.in_(list(ids[i : i + _LOOKUP_CHUNK])))
-            )
-            for gid, digest, wid, wname, bid, bname in conn.execute(stmt):
-                out[gid] = StoredGame(digest, (wid, wname), (bid, bname))
-    return out
+    stmt = (
+        select(games.c.id, games.c.digest, white.c.user_id, white.c.name, black.c.user_id,
+               black.c.name)
+        .join(white, and_(white.c.game_pk == games.c.pk, white.c.color == "white"))
+        .join(black, and_(black.c.game_pk == games.c.pk, black.c.color == "black"))
+        .where(games.c.id.in_(ids))
+    )
+    for gid, digest, wid, wname, bid, bname in conn.execute(stmt):
+        out[gid] = StoredGame(digest, (wid, wname), (bid, bname))
+
+
+def _stored_games_in_two(conn: Connection, ids: list[str], out: dict[str, StoredGame]) -> None:
+    """:func:`stored_games` of one chunk in two reads, each by an index whatever the planner
+    knows of the tables: the games by id, then their sides by key. (As one join, PostgreSQL
+    right after a bulk import, before its statistics caught up, scanned every side for every
+    chunk: 100k games re-imported in 32 s instead of 8.)"""
+    games = _table(Game)
+    sides = _table(GameSide)
+    found = {pk: (gid, digest) for pk, gid, digest in conn.execute(
+        select(games.c.pk, games.c.id, games.c.digest).where(games.c.id.in_(ids)))}
+    if not found:
+        return
+    players: dict[tuple[int, str], tuple[str | None, str | None]] = {
+        (pk, color): (uid, name) for pk, color, uid, name in conn.execute(
+            select(sides.c.game_pk, sides.c.color, sides.c.user_id, sides.c.name)
+            .where(sides.c.game_pk.in_(list(found))))}
+    for pk, (gid, digest) in found.items():
+        white, black = players.get((pk, "white")), players.get((pk, "black"))
+        if white is not None and black is not None:  # as the join: a game with both sides
+            out[gid] = StoredGame(digest, white, black)
 
 
 def _player_games_select(user_id: str, columns: Sequence[str]) -> Any:
