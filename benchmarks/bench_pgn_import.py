@@ -7,12 +7,17 @@ download, the first 50 games of the 2013-01 open database, one arena game with c
 evals) and cached under ``benchmarks/.data/`` (git-ignored), generated streaming on first use:
 
 - ``pgn-import-N.pgn``: N games that have moves, each a real game with a new ``Site`` id;
-- ``dump-MB-clocks.pgn.zst``: MB megabytes of decompressed PGN, zstd-compressed like the
-  monthly ``lichess_db_standard_rated_YYYY-MM.pgn.zst``: real games under made-up player names
-  (20,000 of them), one game in 10,000 by the player the filter looks for, with a
-  ``{ [%clk …] }`` comment after every move as in the dumps since 2017;
-- ``dump-MB.pgn.zst``: the same without clock comments, as in the early dumps: a megabyte then
-  holds about three times as many games and lines, the worst case for the filter.
+- ``dump-varied-MB-clocks.pgn.zst``: MB megabytes of decompressed PGN, zstd-compressed like
+  the monthly ``lichess_db_standard_rated_YYYY-MM.pgn.zst``: varied games
+  (:mod:`benchmarks.dump_synth`: random legal playouts under made-up players, ratings, dates,
+  openings) that compress about 7:1 as the real dumps with clocks do, one game in 10,000 by
+  the player the filter looks for, with a ``{ [%clk …] }`` comment after every move as in the
+  dumps since 2017;
+- ``dump-varied-MB.pgn.zst``: the same without clock comments, as in the early dumps (~4.8:1,
+  the real 2013 dumps ~5:1): a megabyte then holds about three times as many games and lines;
+- ``dump-repeated-MB[-clocks].pgn.zst``: the old synthetic dump, the fixtures' 500 real games
+  cycled under new names (~26:1: zstd decompresses it several times faster than a real dump),
+  kept as a worst case for the filter's share of decompression speed.
 
 Each measurement runs ``tracker.importing.import_file`` in a fresh subprocess (so its peak
 memory is its own: :func:`resource.getrusage` ``RUSAGE_CHILDREN``) into a new SQLite file.
@@ -151,17 +156,28 @@ def pgn_file(n: int) -> Path:
     return path
 
 
-def dump_file(mb: int, clocks: bool = False) -> tuple[Path, int]:
-    """The synthetic dump of ``mb`` MB decompressed; returns (path, decompressed bytes)."""
-    path = DATA / f"dump-{mb}MB{'-clocks' if clocks else ''}.pgn.zst"
+def dump_file(mb: int, clocks: bool = False, repeated: bool = False) -> tuple[Path, int]:
+    """The synthetic dump of ``mb`` MB decompressed; returns (path, decompressed bytes).
+
+    By default varied games (:mod:`benchmarks.dump_synth`), compressed at zstd level 19: about
+    4:1 without clocks and 6.5:1 with them, near the real dumps' 5:1 and 7:1. ``repeated``: the
+    fixtures' 500 real games cycled (:func:`dump_games`) at level 3, ~26:1, which zstd
+    decompresses several times faster than any real dump (a worst case for the ratio)."""
+    from benchmarks import dump_synth
+
+    kind = "repeated" if repeated else "varied"
+    path = DATA / f"dump-{kind}-{mb}MB{'-clocks' if clocks else ''}.pgn.zst"
     size_file = path.with_suffix(".size")
     if not path.exists() or not size_file.exists():
         DATA.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp")
         size = 0
-        with tmp.open("wb") as out, zstandard.ZstdCompressor(level=3).stream_writer(out) as w:
+        games = (dump_games(mb * 1_000_000, clocks) if repeated else
+                 dump_synth.games(mb * 1_000_000, clocks, NEEDLE, NEEDLE_EVERY))
+        level = 3 if repeated else 19
+        with tmp.open("wb") as out, zstandard.ZstdCompressor(level=level).stream_writer(out) as w:
             batch: list[bytes] = []
-            for g in dump_games(mb * 1_000_000, clocks):
+            for g in games:
                 batch.append(g)
                 size += len(g)
                 if len(batch) == 2000:

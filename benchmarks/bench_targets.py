@@ -13,7 +13,11 @@ its yardstick alternate, so a change of load on a shared machine hits both alike
   import (which saves the replay passes, as ``tracker import-file`` does: its cost is printed
   beside), ≤ 50 ms when nothing changed (the dashboard's path: the database state and settings
   looked up, the cached report reused);
-- dump filtering ≥ 50 % of plain zstd decompression of the same dump, peak < 300 MB;
+- dump filtering ≥ 50 % of plain zstd decompression of the same dump, peak < 300 MB, on
+  varied synthetic dumps that compress like real ones (:mod:`benchmarks.dump_synth`: about
+  4.8:1 without clocks, 7:1 with; real dumps 5:1 and 7:1, which zstd decompresses at a few
+  hundred MB/s); the old dump of 500 real games repeated (~26:1, decompressed several times
+  faster than any real dump) is printed as a labelled worst case, not the target;
 - PostgreSQL (the throwaway server of ``tests/pg_server.py``): the same imports and the first
   Overview, ≤ 3× SQLite or explained;
 - peak memory ≤ 300 MB at the largest import, database size per 100k games.
@@ -217,12 +221,16 @@ def zstd_seconds(path: Path) -> tuple[float, float]:
     return time.perf_counter() - started, time.process_time() - cpu
 
 
-def dump_rows(sizes_mb: Sequence[tuple[int, bool]], runs: int) -> list[Row]:
+def dump_rows(sizes_mb: Sequence[tuple[int, bool, bool]], runs: int) -> list[Row]:
+    """Rows of the dump filter per ``(MB, clocks, repeated)``: the target rows on varied
+    dumps (:mod:`benchmarks.dump_synth`: ~4.8:1 without clocks, ~7:1 with, like real dumps),
+    a ``repeated`` one (500 real games cycled, ~26:1, zstd several times faster than on any
+    real dump) as a labelled worst case outside the target."""
     from benchmarks import bench_pgn_import as bp
 
     rows: list[Row] = []
-    for mb, clocks in sizes_mb:
-        dump, size = bp.dump_file(mb, clocks)
+    for mb, clocks, repeated in sizes_mb:
+        dump, size = bp.dump_file(mb, clocks, repeated)
         ours: list[float] = []
         plain: list[float] = []
         peak = 0.0
@@ -237,11 +245,15 @@ def dump_rows(sizes_mb: Sequence[tuple[int, bool]], runs: int) -> list[Row]:
             peak = max(peak, float(r["peak_mb"]))  # type: ignore[arg-type]
             kept = int(r["new"])  # type: ignore[call-overload]
         t, z = median(ours), median(plain)
-        kind = "clocks, 2017+ style" if clocks else "no clocks, 2013 style: worst case"
+        kind = "clocks, 2017+ style" if clocks else "no clocks, 2013 style"
+        if repeated:
+            kind += "; 500 games repeated: worst case, not the target"
+        compression = f"compressed {size / dump.stat().st_size:.1f}:1"
         rows.append(row(
             f"dump filter ({kind})", f"{size / 1e6:,.0f} MB", f"{size / 1e6 / t:,.0f} MB/s",
-            f"≥ {DUMP_SHARE_OF_ZSTD:.0%} of zstd", z / t >= DUMP_SHARE_OF_ZSTD,
-            f"{kept} games kept; median of {runs}; {_cpu_note(cpu)}",
+            f"≥ {DUMP_SHARE_OF_ZSTD:.0%} of zstd" if not repeated else "report it",
+            z / t >= DUMP_SHARE_OF_ZSTD if not repeated else None,
+            f"{compression}; {kept} games kept; median of {runs}; {_cpu_note(cpu)}",
             yardstick=f"zstd -d: {size / 1e6 / z:,.0f} MB/s", ratio=f"{z / t:.0%}",
         ))
         rows.append(row(f"peak memory, dump filter ({kind})", f"{size / 1e6:,.0f} MB",
@@ -401,8 +413,10 @@ def run(quick: bool = False, cap: int = 1_000_000, runs: int = 3,
         ("ndjson", lambda: ndjson_rows(sizes, runs, res)),
         ("pgn", lambda: pgn_rows(sizes[0], runs, 2_000 if quick else 10_000)),
         ("overview", lambda: overview_rows(sizes[0], runs, res)),
-        ("dump", lambda: dump_rows([(100, True), (50, False)] if quick or cap < 1_000_000
-                                   else [(1_000, True), (300, False)], 1 if not quick else runs)),
+        ("dump", lambda: dump_rows([(100, True, False), (50, False, False), (50, False, True)]
+                                   if quick or cap < 1_000_000 else
+                                   [(1_000, True, False), (300, False, False), (300, False, True)],
+                                   1 if not quick else runs)),
         ("postgres", lambda: postgres_rows(sizes, res)),
         ("memory", lambda: memory_rows(res)),
     ]
