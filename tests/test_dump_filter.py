@@ -176,3 +176,20 @@ def test_read_pgn_counts_dropped_runs_as_games_one_by_one(size: int) -> None:
     expected = read(dump.splitlines(keepends=True))
     assert expected[2] == [1000, 2000]
     assert read(filter_chunks(_chunks(dump, size), ["anna"], vector_after=0)) == expected
+
+
+def test_numpy_counts_hold_a_few_chunks_of_memory() -> None:
+    """The vectorised counts of 4 MB chunks (a bool per byte, positions of the newlines)
+    stay within a few chunks' size."""
+    import tracemalloc
+
+    dump = _names_dump() * 40  # ~8.5 MB of plain games
+    tracemalloc.start()
+    try:
+        items = filter_chunks(_chunks(dump, 1 << 22), ["nobody"], vector_after=0)
+        dropped = sum(i[0] for i in items if isinstance(i, tuple))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert dropped == 400 * 40 - 1  # the last game waits for the stream's end
+    assert peak < 32 << 20, peak

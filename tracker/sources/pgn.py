@@ -18,7 +18,10 @@ through :func:`scan_games`' cutter, so both give the same games (tested on rando
 
 Filtering a huge file for a few players (the Lichess open database, tens of GB a month) reads
 only the ``White``/``Black`` tag lines of the games it drops: their movetext is skipped without
-being decoded or tokenized, and nothing of them is kept.
+being decoded or tokenized, and nothing of them is kept. Whole chunks are searched for the
+names (:func:`filter_chunks`); a run of games without them is counted, not cut into lines
+(games, lines and the layout check in one numpy pass once a dump is past 128 MB), and
+:func:`read_pgn` counts such a run at once.
 
 A game is decoded as UTF-8; a game that is not (an old Windows export) is read line by line as
 cp1252/latin-1 and marked repaired. The raw text of every game is kept.
