@@ -277,7 +277,7 @@ def run(games: int = 20_000, dump_mb: int = 1_000, worst_mb: int = 300
         dump, size = dump_file(mb, clocks)
         r = _run_child(dump, [NEEDLE])
         mb_s = size / 1e6 / float(r["seconds"])  # type: ignore[arg-type]
-        kind = "with clocks, like 2017+ dumps" if clocks else "no clocks: worst case"
+        kind = "with clocks, like 2017+ dumps" if clocks else "no clocks, like 2013 dumps"
         out.append({
             "name": f"dump filtering, 1 game in {NEEDLE_EVERY:,} kept ({kind})", "value": mb_s,
             "unit": "MB/s decompressed", "target": TARGET_DUMP_MB_PER_SECOND, "op": ">=",
