@@ -26,6 +26,7 @@ from typing import Any, Final, cast
 import msgspec
 
 from tracker import lichess_line, records, replay_pass, selection
+from tracker._version import __version__
 from tracker.fide import CountedGame
 from tracker.lichess_line import MsLine
 from tracker.perfs import PerfError, perf_key
@@ -56,9 +57,12 @@ def _code_print() -> str:
     """A fingerprint of the modules whose code decides a pass (this one, the selection, the
     Lichess line, the row view, the records' side checks) and of the replay read's columns."""
     digest = hashlib.sha256(repr(REPLAY_COLUMNS).encode())
-    for module in (records, selection, lichess_line, replay_pass):
-        digest.update(Path(module.__file__ or "").read_bytes())
-    digest.update(Path(__file__).read_bytes())
+    for name in (*(m.__file__ for m in (records, selection, lichess_line, replay_pass)),
+                 __file__):
+        try:
+            digest.update(Path(name or "").read_bytes())
+        except OSError:  # no source to read (a frozen install): the version must do
+            digest.update(f"{name}@{__version__}".encode())
     return digest.hexdigest()[:16]
 
 
