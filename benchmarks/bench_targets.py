@@ -271,7 +271,7 @@ def prepare_child(db: str, player: str) -> dict[str, Any]:
     started, cpu = time.perf_counter(), time.process_time()
     perfs = refresh(store, player)
     return {"seconds": time.perf_counter() - started, "cpu": time.process_time() - cpu,
-            "perfs": perfs}
+            "perfs": perfs, "peak_mb": peak_mb()}
 
 
 def overview_child(db: str, player: str) -> dict[str, Any]:
@@ -325,7 +325,7 @@ def overview_rows(n: int, runs: int, res: Results, db: str | None = None,
     g = got[0]
     what = f"{g['games']:,} {PERF} games, {g['counted']:,} counted, {g['periods']} periods"
     prepared = (f"passes saved at import ({', '.join(prep['perfs'])}): {prep['seconds']:.2f} s"
-                f" wall, {prep['cpu']:.2f} s CPU")
+                f" wall, {prep['cpu']:.2f} s CPU, peak {prep['peak_mb']:,.0f} MB")
     if label != "SQLite":
         base = res.sqlite_overview.get(n, 0.0)
         return [row(f"first Overview, cold, {label}", n, f"{cold * 1000:,.0f} ms",

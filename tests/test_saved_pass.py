@@ -70,7 +70,7 @@ def test_the_saved_pass_round_trips_every_field(tmp_path: Path) -> None:
     # indexinator's blitz: 2,891 games, 2,861 counted, 30 left out, 31 months, a Lichess
     # point for each game (as tests/test_replay_report_fast.py checks against the records)
     assert (back.rows, back.games, back.name) == (2891, 2891, "indexinator")
-    assert back.counted == seen.counted and len(back.counted) == 2861
+    assert list(back.counted()) == list(seen.counted()) and len(back.counted_at) == 2861
     assert sum(sum(c.values()) for c in back.excluded.values()) == 30
     assert len(back.periods) == 31 and len(back.line.raw) == 2891
     assert back.excluded == seen.excluded and back.periods == seen.periods
@@ -169,3 +169,16 @@ def test_a_pass_is_keyed_on_the_code_that_computes_it() -> None:
     assert report_pass._options(False) == f"p0-{report_pass.CODE_PRINT}"
     assert report_pass._options(True) != report_pass._options(False)
     assert len(report_pass._options(True)) <= 32  # replay_snapshots.options is String(32)
+
+
+def test_counted_games_that_do_not_fit_the_periods_are_not_a_pass() -> None:
+    from array import array
+
+    seen = report_pass.Pass(periods=["2025-01"], counted_at=array("i", [0, 1]),
+                            counted_opponents=array("i", [1500, 1600]),
+                            counted_halves=array("b", [2, 0]))
+    assert report_pass.decode(report_pass.encode(seen)) is None  # month 1 does not exist
+    seen.counted_at[1] = 0
+    back = report_pass.decode(report_pass.encode(seen))
+    assert back is not None
+    assert [tuple(g) for g in back.counted()] == [("2025-01", 1500, 2), ("2025-01", 1600, 0)]

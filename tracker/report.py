@@ -280,11 +280,11 @@ def _replay_on(model: ScaleModel | None, perf: str, seen: Pass, months: list[str
     """Map every opponent through ``model`` (per ``perf``), then run the engine. An opponent
     the model cannot place is left out, counted per period under :data:`BELOW_MODEL`."""
     if model is None:
-        return _OnScale(replay(seen.counted, settings.engine(), periods=months), {}, None)
+        return _OnScale(replay(seen.counted(), settings.engine(), periods=months), {}, None)
     ratings: dict[int, int | None] = {}
     below: Counter[str] = Counter()
     games: list[CountedGame] = []
-    for g in seen.counted:
+    for g in seen.counted():
         x = g.opponent_rating
         fide = ratings[x] if x in ratings else ratings.setdefault(
             x, convert(model, perf, x).rating)

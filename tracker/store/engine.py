@@ -310,6 +310,12 @@ class Database:
         No per-row result processing: values come as the driver gives them (SQLite booleans
         as 0/1), for reads of 100k rows where SQLAlchemy's row objects cost more than the query.
         """
+        return [row for chunk in self.plain_chunks(stmt) for row in chunk]
+
+    def plain_chunks(self, stmt: Select[Any], size: int = 10_000
+                     ) -> Iterator[list[tuple[Any, ...]]]:
+        """:meth:`plain_rows` a chunk of ``size`` rows at a time, so a read of a million rows
+        never holds them all (the connection stays open until the last chunk is taken)."""
         with self.engine.connect() as conn:
             compiled = stmt.compile(dialect=conn.dialect,
                                     compile_kwargs={"render_postcompile": True})
@@ -323,6 +329,7 @@ class Database:
             cursor = dbapi.cursor()
             try:
                 cursor.execute(str(compiled), args)
-                return list(cursor.fetchall())
+                while chunk := cursor.fetchmany(size):
+                    yield list(chunk)
             finally:
                 cursor.close()

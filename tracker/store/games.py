@@ -391,17 +391,22 @@ def replay_rows(db: Database, user_id: str, perf: str) -> list[tuple[Any, ...]]:
     return db.plain_rows(_replay_select(user_id).where(_table(Game).c.perf == perf))
 
 
-def replay_rows_by_perf(db: Database, user_id: str) -> dict[str | None, list[tuple[Any, ...]]]:
-    """:func:`replay_rows` of every perf the player has games in, in one read (perf → rows;
-    each row has the perf after the :data:`REPLAY_COLUMNS`)."""
-    out: dict[str | None, list[tuple[Any, ...]]] = {}
-    for row in db.plain_rows(_replay_select(user_id).add_columns(_table(Game).c.perf)):
-        perf = row[-1]
-        if perf in out:
-            out[perf].append(row)
-        else:
-            out[perf] = [row]
-    return out
+def replay_rows_by_perf(db: Database, user_id: str) -> Iterator[tuple[Any, ...]]:
+    """:func:`replay_rows` of every perf the player has games in, in one read, read a chunk
+    at a time (a million games are never all held): each row has the perf after the
+    :data:`REPLAY_COLUMNS`, and the rows come perf by perf (by perf key), each perf's in the
+    order of :func:`replay_rows`."""
+    g = _table(Game).c
+    stmt = _replay_select(user_id).add_columns(g.perf).order_by(None).order_by(
+        g.perf, g.ended_at_ms, g.id)
+    for chunk in db.plain_chunks(stmt):
+        yield from chunk
+
+
+def iter_replay_rows(db: Database, user_id: str, perf: str) -> Iterator[tuple[Any, ...]]:
+    """:func:`replay_rows`, read a chunk at a time."""
+    for chunk in db.plain_chunks(_replay_select(user_id).where(_table(Game).c.perf == perf)):
+        yield from chunk
 
 
 def _replay_select(user_id: str) -> Select[Any]:
