@@ -66,7 +66,7 @@ def test_report_matches_the_record_by_record_reference(
     assert uid is not None
     compared = 0
     for perf in perfs:
-        if not queries.replay_rows(store, uid, perf):
+        if not list(queries.replay_rows(store, uid, perf)):
             continue
         report = build_report(store, uid, perf, count_provisional=count_provisional)
         rows, line, selected, name = _reference(store, uid, perf, count_provisional)

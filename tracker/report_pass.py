@@ -244,7 +244,7 @@ def compute(store: Store, uid: str, perf: str, *, count_provisional: bool) -> Pa
     """The pass over the stored games, saved for the next report."""
     seq = snapshots.write_seq(store)
     with _gc_paused():
-        rows = queries.iter_replay_rows(store, uid, perf)
+        rows = queries.replay_rows(store, uid, perf)
         return _saved(store, seq, rows, uid, perf, count_provisional=count_provisional)
 
 

@@ -304,18 +304,15 @@ class Database:
         )
         conn.execute(stmt, [dict(zip(columns, row, strict=True)) for row in rows])
 
-    def plain_rows(self, stmt: Select[Any]) -> list[tuple[Any, ...]]:
-        """Run a Core ``SELECT`` and return the driver's own tuples.
+    def plain_chunks(self, stmt: Select[Any], size: int = 10_000
+                     ) -> Iterator[list[tuple[Any, ...]]]:
+        """Run a Core ``SELECT`` and yield the driver's own tuples, ``size`` rows at a time, so
+        a read of a million rows never holds them all (the connection stays open until the last
+        chunk is taken).
 
         No per-row result processing: values come as the driver gives them (SQLite booleans
         as 0/1), for reads of 100k rows where SQLAlchemy's row objects cost more than the query.
         """
-        return [row for chunk in self.plain_chunks(stmt) for row in chunk]
-
-    def plain_chunks(self, stmt: Select[Any], size: int = 10_000
-                     ) -> Iterator[list[tuple[Any, ...]]]:
-        """:meth:`plain_rows` a chunk of ``size`` rows at a time, so a read of a million rows
-        never holds them all (the connection stays open until the last chunk is taken)."""
         with self.engine.connect() as conn:
             compiled = stmt.compile(dialect=conn.dialect,
                                     compile_kwargs={"render_postcompile": True})

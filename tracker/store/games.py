@@ -382,30 +382,25 @@ def player_games(
             yield record
 
 
-def replay_rows(db: Database, user_id: str, perf: str) -> list[tuple[Any, ...]]:
+def replay_rows(db: Database, user_id: str, perf: str) -> Iterator[tuple[Any, ...]]:
     """The player's games of ``perf`` as plain tuples of :data:`REPLAY_COLUMNS`, in the order
     of :func:`player_games` (one row per side the player played, as there): only what a
-    replay reads, for a report over 100k games without building 100k records. The player's
-    side comes with its colour and the other side is the game's other row: two lookups a
-    game instead of three. Booleans are as the driver gives them (0/1 from SQLite)."""
-    return db.plain_rows(_replay_select(user_id).where(_table(Game).c.perf == perf))
+    replay reads, for a report over 100k games without building 100k records, read a chunk at
+    a time (a million games are never all held). The player's side comes with its colour and
+    the other side is the game's other row: two lookups a game instead of three. Booleans are
+    as the driver gives them (0/1 from SQLite)."""
+    for chunk in db.plain_chunks(_replay_select(user_id).where(_table(Game).c.perf == perf)):
+        yield from chunk
 
 
 def replay_rows_by_perf(db: Database, user_id: str) -> Iterator[tuple[Any, ...]]:
-    """:func:`replay_rows` of every perf the player has games in, in one read, read a chunk
-    at a time (a million games are never all held): each row has the perf after the
-    :data:`REPLAY_COLUMNS`, and the rows come perf by perf (by perf key), each perf's in the
-    order of :func:`replay_rows`."""
+    """:func:`replay_rows` of every perf the player has games in, in one read: each row has
+    the perf after the :data:`REPLAY_COLUMNS`, and the rows come perf by perf (by perf key),
+    each perf's in the order of :func:`replay_rows`."""
     g = _table(Game).c
     stmt = _replay_select(user_id).add_columns(g.perf).order_by(None).order_by(
         g.perf, g.ended_at_ms, g.id)
     for chunk in db.plain_chunks(stmt):
-        yield from chunk
-
-
-def iter_replay_rows(db: Database, user_id: str, perf: str) -> Iterator[tuple[Any, ...]]:
-    """:func:`replay_rows`, read a chunk at a time."""
-    for chunk in db.plain_chunks(_replay_select(user_id).where(_table(Game).c.perf == perf)):
         yield from chunk
 
 
