@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from sqlalchemy import Connection, Select, Table, and_, func, select, update
-from sqlalchemy.sql import ColumnElement
+from sqlalchemy.sql import ColumnElement, FromClause
 
 from tracker.codec import compress_raw, decompress_raw, raw_digest
 from tracker.records import GameRecord, Side
@@ -322,6 +322,16 @@ def _stored_games_in_two(conn: Connection, ids: list[str], out: dict[str, Stored
             out[gid] = StoredGame(digest, white, black)
 
 
+def _column(name: str, game: FromClause, sides: Sequence[tuple[str, FromClause]]
+            ) -> ColumnElement[Any]:
+    """The column a select names ``name``: ``x`` of the side whose prefix it starts with
+    (``white_x``, ``me_x``), else the game's column ``name``."""
+    for prefix, side in sides:
+        if name.startswith(prefix):
+            return side.c[name.removeprefix(prefix)]
+    return game.c[name]
+
+
 def _player_games_select(user_id: str, columns: Sequence[str]) -> Any:
     """``SELECT columns`` of a player's games with both sides joined, in end-time order.
 
@@ -332,15 +342,8 @@ def _player_games_select(user_id: str, columns: Sequence[str]) -> Any:
     black = _table(GameSide).alias("black")
     me = _table(GameSide).alias("me")
     g = games.c
-
-    def column(name: str) -> ColumnElement[Any]:
-        for prefix, side in (("white_", white), ("black_", black)):
-            if name.startswith(prefix):
-                return side.c[name.removeprefix(prefix)]
-        return g[name]
-
     return (
-        select(*(column(c) for c in columns))
+        select(*(_column(c, games, (("white_", white), ("black_", black))) for c in columns))
         .join(me, and_(me.c.game_pk == g.pk, me.c.user_id == user_id.lower()))
         .join(white, and_(white.c.game_pk == g.pk, white.c.color == "white"))
         .join(black, and_(black.c.game_pk == g.pk, black.c.color == "black"))
@@ -410,17 +413,8 @@ def _replay_select(user_id: str) -> Select[Any]:
     me = _table(GameSide).alias("me")
     opp = _table(GameSide).alias("opp")
     g = games.c
-
-    def column(name: str) -> ColumnElement[Any]:
-        if name == "me_color":
-            return me.c.color
-        for prefix, side in (("me_", me), ("opp_", opp)):
-            if name.startswith(prefix):
-                return side.c[name.removeprefix(prefix)]
-        return g[name]
-
     return (
-        select(*(column(c) for c in REPLAY_COLUMNS))
+        select(*(_column(c, games, (("me_", me), ("opp_", opp))) for c in REPLAY_COLUMNS))
         .select_from(me)
         .join(games, g.pk == me.c.game_pk)
         .join(opp, and_(opp.c.game_pk == me.c.game_pk, opp.c.color != me.c.color))
