@@ -240,9 +240,12 @@ def _options(count_provisional: bool) -> str:
     return f"p{int(count_provisional)}-{CODE_PRINT}"
 
 
-def compute(store: Store, uid: str, perf: str, *, count_provisional: bool) -> Pass:
-    """The pass over the stored games, saved for the next report."""
-    seq = snapshots.write_seq(store)
+def compute(store: Store, uid: str, perf: str, *, count_provisional: bool,
+            seq: int | None = None) -> Pass:
+    """The pass over the stored games, saved for the next report. ``seq``: the write counter,
+    read before the games (read here when not given)."""
+    if seq is None:
+        seq = snapshots.write_seq(store)
     with _gc_paused():
         rows = queries.replay_rows(store, uid, perf)
         return _saved(store, seq, rows, uid, perf, count_provisional=count_provisional)
@@ -265,7 +268,7 @@ def player_pass(store: Store, uid: str, perf: str, *, count_provisional: bool) -
         seen = decode(saved.payload)
         if seen is not None:
             return seen
-    return compute(store, uid, perf, count_provisional=count_provisional)
+    return compute(store, uid, perf, count_provisional=count_provisional, seq=saved.write_seq)
 
 
 def refresh(store: Store, username: str) -> list[str]:
