@@ -114,11 +114,6 @@ class MsLine:
         """The game id of each point."""
         return self._ids.decode().split("\n")[:-1]
 
-    @property
-    def raw(self) -> list[tuple[int, str, int]]:
-        """The points as ``(end ms, game id, rating)`` tuples."""
-        return list(zip(self.ends, self.game_ids, self.ratings, strict=True))
-
     def points(self) -> list[LichessPoint]:
         """The points, as :class:`LichessLine` has them."""
         return [LichessPoint(utc_from_ms(end), gid, post) for end, gid, post in zip(
