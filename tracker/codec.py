@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import threading
 import zlib
@@ -66,20 +67,14 @@ class RawTextError(ValueError):
     """A stored raw text that cannot be read (a zstd frame made with an unknown dictionary)."""
 
 
+@functools.cache
 def _raw_dictionary() -> zstandard.ZstdCompressionDict:
     """The raw-text dictionary, loaded once (and checked against its SHA-256)."""
-    try:
-        return _RAW_DICTIONARY[0]
-    except IndexError:
-        data = resources.files("tracker").joinpath("data", RAW_DICTIONARY_FILE).read_bytes()
-        if hashlib.sha256(data).hexdigest() != RAW_DICTIONARY_SHA256:
-            raise RawTextError(f"tracker/data/{RAW_DICTIONARY_FILE} is not the dictionary "
-                               "stored games were written with: reinstall tracker") from None
-        _RAW_DICTIONARY.append(zstandard.ZstdCompressionDict(data))
-        return _RAW_DICTIONARY[0]
-
-
-_RAW_DICTIONARY: list[zstandard.ZstdCompressionDict] = []
+    data = resources.files("tracker").joinpath("data", RAW_DICTIONARY_FILE).read_bytes()
+    if hashlib.sha256(data).hexdigest() != RAW_DICTIONARY_SHA256:
+        raise RawTextError(f"tracker/data/{RAW_DICTIONARY_FILE} is not the dictionary stored "
+                           "games were written with: reinstall tracker")
+    return zstandard.ZstdCompressionDict(data)
 
 
 def compress_raw(raw: str) -> bytes:
