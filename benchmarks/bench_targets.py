@@ -263,9 +263,10 @@ def dump_rows(sizes_mb: Sequence[tuple[int, bool, bool]], runs: int) -> list[Row
 
 def prepare_child(db: str, player: str) -> dict[str, Any]:
     """In a fresh process: what ``tracker import-file`` does after its import, the player's
-    replay passes computed and saved (:func:`tracker.report_pass.refresh`)."""
+    replay passes and their default scales' replays computed and saved
+    (:func:`tracker.report_runs.refresh`)."""
     from tracker import api
-    from tracker.report_pass import refresh
+    from tracker.report_runs import refresh
 
     store = api.open_store(db)
     started, cpu = time.perf_counter(), time.process_time()

@@ -42,7 +42,7 @@ from tracker.store.games import REPLAY_COLUMNS
 
 
 @contextmanager
-def _gc_paused() -> Iterator[None]:
+def gc_paused() -> Iterator[None]:
     """Python's cyclic garbage collector paused (then restored as it was) while 100k-object
     lists are built: none of them holds a cycle, and otherwise the collector walks every
     live object again and again as they pile up (a saved pass read in 30 ms instead of
@@ -104,10 +104,14 @@ class Pass:
 
     def counted(self) -> Iterator[CountedGame]:
         """The counted games, one :class:`CountedGame` at a time, in end order."""
+        return map(CountedGame, self.counted_periods(), self.counted_opponents,
+                   self.counted_halves)
+
+    def counted_periods(self) -> list[str]:
+        """The period of each counted game, in end order (one list shared by every scale's
+        replay of the pass: the month labels are the periods' own strings)."""
         periods = self.periods
-        for i, opponent, halves in zip(self.counted_at, self.counted_opponents,
-                                       self.counted_halves, strict=True):
-            yield CountedGame(periods[i], opponent, halves)
+        return [periods[i] for i in self.counted_at]
 
     def monthly_last(self) -> dict[str, int]:
         """The line's last rating in each month (``"YYYY-MM"`` → rating points)."""
@@ -213,7 +217,7 @@ def encode(seen: Pass) -> bytes:
 def decode(payload: bytes) -> Pass | None:
     """The pass :func:`encode` made, ``None`` for bytes it did not make."""
     try:
-        with _gc_paused():
+        with gc_paused():
             return _decoded(_DECODER.decode(payload))
     except (msgspec.DecodeError, ValueError, IndexError):
         return None
@@ -240,18 +244,22 @@ def _options(count_provisional: bool) -> str:
     return f"p{int(count_provisional)}-{CODE_PRINT}"
 
 
+#: The key of a saved pass beside the keys of its saved replays (public name).
+options = _options
+
+
 def compute(store: Store, uid: str, perf: str, *, count_provisional: bool,
             seq: int | None = None) -> Pass:
     """The pass over the stored games, saved for the next report. ``seq``: the write counter,
     read before the games (read here when not given)."""
     if seq is None:
         seq = snapshots.write_seq(store)
-    with _gc_paused():
+    with gc_paused():
         rows = queries.replay_rows(store, uid, perf)
-        return _saved(store, seq, rows, uid, perf, count_provisional=count_provisional)
+        return save_walk(store, seq, rows, uid, perf, count_provisional=count_provisional)
 
 
-def _saved(store: Store, seq: int, rows: Iterable[Sequence[Any]], uid: str, perf: str, *,
+def save_walk(store: Store, seq: int, rows: Iterable[Sequence[Any]], uid: str, perf: str, *,
            count_provisional: bool) -> Pass:
     """The pass over ``rows``, saved with ``seq``: the write counter read *before* the rows
     (a write in between leaves the saved pass stale, never wrong)."""
@@ -281,7 +289,7 @@ def refresh(store: Store, username: str) -> list[str]:
     settings = validate_settings(get_settings(store, uid))
     seq = snapshots.write_seq(store)
     done: list[str] = []
-    with _gc_paused():
+    with gc_paused():
         for stored, rows in groupby(queries.replay_rows_by_perf(store, uid), key=itemgetter(-1)):
             try:
                 perf = perf_key(stored or "")
@@ -291,6 +299,6 @@ def refresh(store: Store, username: str) -> list[str]:
                 continue
             count_provisional = settings.resolved(perf).count_provisional
             if not snapshots.is_current(store, uid, perf, _options(count_provisional)):
-                _saved(store, seq, rows, uid, perf, count_provisional=count_provisional)
+                save_walk(store, seq, rows, uid, perf, count_provisional=count_provisional)
                 done.append(perf)
     return done
