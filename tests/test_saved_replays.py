@@ -39,9 +39,11 @@ def _no_replay(*_: Any, **__: Any) -> Any:
 
 
 def _keys(store: Store, perf: str) -> set[str]:
+    """The keys of the pass and replays of ``perf`` saved at the write counter now."""
     with store.engine.connect() as conn:
         return {o for (o,) in conn.execute(text(
-            "SELECT options FROM replay_snapshots WHERE perf = :p"), {"p": perf})}
+            "SELECT options FROM replay_snapshots WHERE perf = :p"
+            " AND write_seq = (SELECT write_seq FROM store_state)"), {"p": perf})}
 
 
 @pytest.mark.parametrize("scale", SCALES)
@@ -93,27 +95,30 @@ def test_the_median_is_the_models_median_read_back(tmp_path: Path) -> None:
     assert last is not None and last.median is not None and 1000 < last.median < 2500
 
 
+@pytest.mark.parametrize("scale", [None, "all", "lebowitz"])  # None: the product default
 def test_the_import_saves_the_default_scales_so_the_first_report_replays_nothing(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, scale: str | None) -> None:
     db = tmp_path / "t.db"
-    api.import_file(INDEXINATOR, db=str(db), user="indexinator")
-    settings = PlayerSettings().resolved("blitz")
+    if scale is not None:  # the player's saved scale, then an import of their games
+        api.import_file(INDEXINATOR, db=str(db), user="indexinator")
+        api.settings("indexinator", db=str(db), scale=scale)
+        assert api.import_file(INDEXINATOR_LATER, db=str(db), user="indexinator").new == 10
+    else:
+        api.import_file(INDEXINATOR, db=str(db), user="indexinator")
     with Store(str(db)) as store:
-        # blitz: every model covering it (lebowitz, mathtuition) and the saved scale
-        assert _keys(store, "blitz") == {
-            report_pass.options(False), report_runs.run_options("lebowitz", settings),
-            report_runs.run_options("mathtuition", settings),
-            report_runs.run_options(settings.scale, settings)}
-        assert len(_keys(store, "bullet")) == 3  # the pass, lebowitz, the saved scale
+        for perf in ("blitz", "bullet"):
+            settings = PlayerSettings(scale=scale).resolved(perf)
+            scales = report_runs.default_scales(settings, perf)
+            assert _keys(store, perf) == {report_pass.options(False)} | {
+                report_runs.run_options("lichess" if m is None else m.key, settings)
+                for m in scales}
         with monkeypatch.context() as m:
             m.setattr(report_runs, "replay_on", _no_replay)
             m.setattr(report_pass, "walk", _no_replay)
-            read = {s: _report(store, "blitz", scale=s) for s in ("all", settings.scale)}
-            bullet = _report(store, "bullet", scale="all")
+            read = {p: _report(store, p) for p in ("blitz", "bullet")}
         with store.engine.begin() as conn:
             conn.execute(text("DELETE FROM replay_snapshots"))
-        assert {s: _report(store, "blitz", scale=s) for s in read} == read
-        assert _report(store, "bullet", scale="all") == bullet
+        assert {p: _report(store, p) for p in ("blitz", "bullet")} == read
         with store.engine.begin() as conn:
             conn.execute(text("DELETE FROM replay_snapshots"))
         assert report_runs.refresh(store, "indexinator") == ["blitz", "bullet"]
@@ -189,14 +194,16 @@ def test_bytes_it_did_not_write_are_not_a_replay_and_the_report_is_computed(
 
 
 def test_default_scales() -> None:
-    lichess = PlayerSettings().resolved("blitz")
-    every = PlayerSettings(scale="all").resolved("blitz")
-    keys = [[None if m is None else m.key for m in report_runs.default_scales(s, p)]
-            for s, p in ((lichess, "blitz"), (every, "blitz"), (every, "bullet"),
-                         (every, "correspondence"),
-                         (PlayerSettings(scale="chessdojo-2024").resolved("blitz"), "blitz"))]
-    assert keys == [["lebowitz", "mathtuition", None], ["lebowitz", "mathtuition"],
-                    ["lebowitz"], [None], ["lebowitz", "mathtuition"]]
+    def keys(scale: str | None, perf: str) -> list[str | None]:
+        settings = PlayerSettings(scale=scale).resolved(perf)
+        return [None if m is None else m.key for m in report_runs.default_scales(settings, perf)]
+
+    assert keys("all", "blitz") == ["lebowitz", "mathtuition"]
+    assert keys("all", "bullet") == ["lebowitz"]
+    assert keys("all", "correspondence") == [None]  # no model covers it: the Lichess scale
+    assert keys("lichess", "blitz") == [None]
+    assert keys("mathtuition", "blitz") == ["mathtuition"]
+    assert keys("mathtuition", "bullet") == []  # not covered: the report is an error
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ replay settings, the code of the pass, of this module and of the engine: :func:`
 with the write counter of the pass it replays: never read once a game was written after it,
 only recomputed. :func:`report_replays` reads the pass and every scale's replay in one query;
 :func:`refresh` computes them ahead, right after an import, for the scales a first report
-reads (the player's saved scale and every model covering the perf, the default). The median
+reads (the player's saved scale: with ``all``, every model covering the perf). The median
 of a band is computed from the saved replays (a few dozen periods), not saved.
 """
 
@@ -234,22 +234,19 @@ def report_replays(store: Store, uid: str, perf: str, settings: ResolvedSettings
 
 
 def default_scales(settings: ResolvedSettings, perf: str) -> list[ScaleModel | None]:
-    """The scales a first report of ``perf`` reads: every model covering the perf (the
-    median of all models), or the Lichess scale where none does, and the player's saved
-    scale (``None``: the Lichess scale)."""
-    covering = models_for(perf)
-    scales: list[ScaleModel | None] = list(covering) or [None]
+    """The scales a first report of ``perf`` reads with the player's saved settings: every
+    model covering the perf for ``all`` (their median is the answer; the Lichess scale where
+    none covers it), the model for a model key, the Lichess scale (``None``) for
+    ``lichess``. A model that does not cover the perf gives none (its report is an error)."""
     if settings.scale == LICHESS_SCALE:
-        scales.append(None)
-    elif settings.scale != ALL_MODELS:
-        try:
-            m = scale_model(settings.scale)
-        except KeyError:
-            return scales
-        if m.covers(perf):
-            scales.append(m)
-    unique = {_scale_key(m): m for m in scales}
-    return list(unique.values())
+        return [None]
+    if settings.scale == ALL_MODELS:
+        return list(models_for(perf)) or [None]
+    try:
+        m = scale_model(settings.scale)
+    except KeyError:
+        return []
+    return [m] if m.covers(perf) else []
 
 
 def refresh(store: Store, username: str) -> list[str]:
