@@ -1,8 +1,9 @@
 # tracker — the two commands of the README, and the rest.
 #   make demo   set up, import the bundled real Lichess history into SQLite, replay it, then serve
 #               the dashboard (open the URL it prints last; PORT=8600 make demo for another port)
-#   make test   set up and run the tests (installs Debian's chromium first, when root, for the
-#               dashboard's browser test; says so before it does)
+#   make test   set up and run the tests (installs Debian's chromium, stockfish and postgresql
+#               first, when root and missing, for the browser, engine and PostgreSQL tests; says
+#               so before it does)
 #   make bench  the performance targets against their yardsticks (ARGS=--quick: 10k games)
 PYTHON ?= python3
 VENV   := .venv
@@ -31,8 +32,8 @@ demo-cli: $(STAMP)
 
 # make test runs lint first, so CI (.ci/run → make test) fails on a lint, type or flow error too.
 test: lint
-	@echo "make test: checking for headless Chromium (the dashboard's browser test needs it)…"
-	@bash scripts/ensure-chromium.sh || true
+	@echo "make test: checking for chromium, stockfish and postgresql (browser, engine and PostgreSQL tests)…"
+	@bash scripts/ensure-system-packages.sh || true
 	$(BIN)/python -m pytest -q
 
 # The dashboard's scripts import each other as top-level modules (Streamlit runs them with
