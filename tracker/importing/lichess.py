@@ -48,11 +48,12 @@ from tracker.sources.lichess.sync import (
     Segment,
     SegmentResult,
     advance_cursor,
+    beyond,
     plan_sync,
 )
 from tracker.store.db import Store
 from tracker.store.players import player_perfs
-from tracker.store.sync import load_cursor, newest_game_ms, replace_rating_history, save_cursor
+from tracker.store.sync import load_cursor, replace_rating_history, save_cursor
 from tracker.utc import now_ms
 
 __all__ = [
@@ -167,8 +168,9 @@ def _plan(job: UserImport, store: Store) -> _Plan:
     started = now_ms()
     perf_filter = ",".join(sorted(perfs))
     old = load_cursor(store, user.id, perf_filter)
-    top = newest_game_ms(store, user.id, perfs, by_last_move=bool(perfs))
-    segments = plan_sync(old, perfs=perfs, floor_ms=job.floor_ms, full=job.full, top_ms=top)
+    if old is not None and beyond(old, started):
+        old = None  # moved past now by an older tracker (a file game dated in the future)
+    segments = plan_sync(old, perfs=perfs, floor_ms=job.floor_ms, full=job.full)
     total = None
     if job.floor_ms is None:
         total = (user.games(perfs) if job.full or old is None

@@ -139,6 +139,9 @@ class SyncCursor(Base):
     newest_created_at_ms: Mapped[int | None] = mapped_column(BigInteger)
     #: ``createdAt`` of the oldest game received by an unfinished full import: where to resume.
     resume_until_ms: Mapped[int | None] = mapped_column(BigInteger)
+    #: The newest time up to which that unfinished import stored the games (migration 0007):
+    #: where the next sync goes on once the gap is filled. ``NULL``: from ``resume_until_ms``.
+    resume_top_ms: Mapped[int | None] = mapped_column(BigInteger)
     last_sync_at_ms: Mapped[int | None] = mapped_column(BigInteger)
 
 
