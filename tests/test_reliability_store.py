@@ -12,11 +12,12 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
-from tests.conftest import INDEXINATOR, INDEXINATOR_LATER
+from tests.conftest import CMRADE, INDEXINATOR, INDEXINATOR_LATER
 from tests.lichess_server import LichessServer, ndjson_lines
 from tests.pg_server import postgres_url
 from tracker.importing import import_file
 from tracker.importing.lichess import import_user
+from tracker.store import queries
 from tracker.store.db import Store
 from tracker.store.sync import load_cursor
 
@@ -111,3 +112,72 @@ def test_a_cursor_an_older_tracker_moved_into_the_future_is_read_afresh(
     assert (summary.status, summary.new) == ("complete", 2907)  # before: 0, "complete"
     cursor = load_cursor(backend, "indexinator")
     assert cursor is not None and cursor.newest_ms == json.loads(LINES[0])["createdAt"]
+
+
+# -- 3. text no database can store: one game skipped, every other one stored ------------------
+
+
+def _opponent_named(line: str, name: str) -> str:
+    """The game ``line`` with its opponent's (not indexinator's) name set to ``name``,
+    written as JSON writes it (``\\ud800``, ``\\u0000`` escapes)."""
+    obj = json.loads(line)
+    for side in obj["players"].values():
+        user = side.get("user")
+        if user and user["id"] != "indexinator":
+            user["name"] = name
+            return json.dumps(obj, separators=(",", ":"))
+    raise AssertionError("no opponent with an account")
+
+
+#: Two games whose names no database can store: a lone surrogate, and NUL.
+BAD_NAMES = {5: "jes\ud800108", 9: "nul\x00name"}
+
+
+def _lines_with_bad_names() -> list[str]:
+    lines = list(LINES)
+    for i, name in BAD_NAMES.items():
+        lines[i] = _opponent_named(lines[i], name)
+    assert "\\ud800" in lines[5] and "\\u0000" in lines[9]
+    return lines
+
+
+def test_a_lone_surrogate_or_nul_in_a_file_is_one_invalid_value(
+    backend: Store, tmp_path: Path
+) -> None:
+    path = tmp_path / "bad.ndjson"
+    path.write_text("\n".join(_lines_with_bad_names()) + "\n", encoding="utf-8")
+    summary = import_file(path, store=backend)
+    assert (summary.read, summary.new, summary.skipped) == (2907, 2905, {"invalid value": 2})
+    assert any("lone surrogate" in w for w in summary.warnings)
+    assert any("NUL character" in w for w in summary.warnings)
+    assert queries.count_games(backend) == 2905
+    assert _stored_ids(backend) == _ids(LINES) - {json.loads(LINES[i])["id"] for i in BAD_NAMES}
+
+
+def test_a_lone_surrogate_or_nul_from_the_api_is_one_invalid_value(backend: Store) -> None:
+    with LichessServer() as server:
+        server.add_user("indexinator", _lines_with_bad_names())
+        summary = import_user("indexinator", store=backend, base_url=server.url, **FAST)
+    assert summary.status == "complete", summary.message
+    assert (summary.read, summary.new, summary.skipped) == (2907, 2905, {"invalid value": 2})
+    assert queries.count_games(backend) == 2905
+
+
+def test_a_nul_byte_in_a_pgn_tag_is_one_invalid_value(backend: Store, tmp_path: Path) -> None:
+    data = CMRADE.read_bytes()
+    at = [i for i in range(len(data)) if data.startswith(b'[White "', i)][3] + len('[White "')
+    path = tmp_path / "nul.pgn"
+    path.write_bytes(data[:at] + b"a\x00b" + data[at:])
+    summary = import_file(path, store=backend)
+    assert (summary.new, summary.skipped) == (473, {"invalid value": 1})
+    assert any("white user_id holds a NUL character" in w for w in summary.warnings)
+    assert queries.count_games(backend) == 473
+
+
+def test_an_escaped_backslash_before_u0000_is_a_name_like_any_other() -> None:
+    from tracker.sources.ndjson import read_ndjson
+
+    line = _opponent_named(LINES[5], "back\\u0000slash")  # a backslash, then "u0000"
+    assert "\\\\u0000" in line
+    (record,) = read_ndjson([line.encode()])
+    assert "back\\u0000slash" in (record.white.name, record.black.name)
