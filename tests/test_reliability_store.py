@@ -181,3 +181,197 @@ def test_an_escaped_backslash_before_u0000_is_a_name_like_any_other() -> None:
     assert "\\\\u0000" in line
     (record,) = read_ndjson([line.encode()])
     assert "back\\u0000slash" in (record.white.name, record.black.name)
+
+
+# -- 4. every bounded text column holds the longest value tracker writes ----------------------
+
+#: Columns whose values come from the FIDE client, which checks them (issue 19, item 6).
+FIDE_CHECKED = {("fide_players", "name"), ("fide_players", "federation"),
+                ("fide_players", "title")}
+
+
+def _longest_written() -> dict[tuple[str, str], int]:
+    """Every bounded text column → the longest value tracker writes there, from the limits
+    the code keeps to (the sources check a game's fields against ``TEXT_LIMITS``)."""
+    from tracker.codec import raw_digest
+    from tracker.fide import EXPECTED_METHODS, RULES
+    from tracker.fide.rules import CHAPTERS
+    from tracker.fide_records import LIST_KINDS
+    from tracker.records import PERFS, SIDE_TEXT_LIMITS, TEXT_LIMITS
+    from tracker.report_pass import _options
+    from tracker.settings import SCALES, START_SCALES
+    from tracker.store.runs import RUN_STATUSES
+
+    user_id = SIDE_TEXT_LIMITS["user_id"]  # a game's player; an account's id is 2-30
+    perf = max(map(len, PERFS))
+
+    def longest(values: Any) -> int:
+        return max(len(v) for v in values)
+
+    written = {("games", k): v for k, v in TEXT_LIMITS.items()
+               if k not in ("initial_fen", "opening_name")}  # TEXT columns, unbounded
+    written.update({("game_sides", k): v for k, v in SIDE_TEXT_LIMITS.items()})
+    written.update({
+        ("games", "digest"): len(raw_digest("a game")),
+        ("game_sides", "color"): longest(("white", "black")),
+        ("players", "id"): user_id, ("players", "username"): SIDE_TEXT_LIMITS["name"],
+        ("players", "rules"): longest(RULES), ("players", "expected"): longest(EXPECTED_METHODS),
+        ("players", "scale"): longest(SCALES), ("players", "start_scale"): longest(START_SCALES),
+        ("players", "chapter"): longest(CHAPTERS),
+        ("sync_cursors", "player_id"): user_id,
+        ("sync_cursors", "perf_filter"): len(",".join(sorted(PERFS))),
+        ("import_runs", "source"): longest(("api", "file")),
+        ("import_runs", "status"): longest(RUN_STATUSES),
+        ("import_runs", "player_id"): user_id,
+        ("rating_history", "player_id"): user_id, ("rating_history", "perf"): 32,
+        ("fide_links", "player_id"): user_id,
+        ("fide_ratings", "kind"): longest(LIST_KINDS), ("fide_ratings", "month"): len("2026-12"),
+        ("replay_snapshots", "user_id"): user_id, ("replay_snapshots", "perf"): perf,
+        ("replay_snapshots", "options"): longest((_options(True), _options(False))),
+    })
+    return written
+
+
+def _bounded_columns() -> dict[tuple[str, str], int]:
+    from sqlalchemy import String
+
+    from tracker.store.models import Base
+
+    return {(t.name, c.name): c.type.length for t in Base.metadata.tables.values()
+            for c in t.columns if isinstance(c.type, String) and c.type.length is not None}
+
+
+def test_every_bounded_text_column_holds_the_longest_value_written() -> None:
+    columns = _bounded_columns()
+    written = _longest_written()
+    assert set(columns) == set(written) | FIDE_CHECKED  # a new column needs its bound here
+    too_narrow = {col: (written[col], width) for col, width in columns.items()
+                  if col in written and written[col] > width}
+    assert too_narrow == {}  # before: status 11 > 10, perf_filter 135 > 128
+
+
+def test_postgresql_columns_after_the_migrations_are_as_wide(pg_url: str) -> None:
+    with Store(pg_url) as store:
+        try:
+            with store.engine.connect() as conn:
+                widths = {(t, c): n for t, c, n in conn.execute(text(
+                    "SELECT table_name, column_name, character_maximum_length FROM "
+                    "information_schema.columns WHERE table_schema = 'public' AND "
+                    "character_maximum_length IS NOT NULL AND table_name != 'alembic_version'"))}
+        finally:
+            with store.engine.begin() as conn:
+                conn.execute(text("DROP SCHEMA public CASCADE; CREATE SCHEMA public"))
+    assert widths == _bounded_columns()
+    assert all(widths[col] >= n for col, n in _longest_written().items())
+
+
+def _dead_pid() -> int:
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)
+    return int(proc.stdout)
+
+
+def test_a_killed_run_is_marked_interrupted_and_every_status_is_stored(backend: Store) -> None:
+    import socket
+
+    from tracker import api
+    from tracker.store.runs import RUN_STATUSES
+
+    run_id = backend.start_run("file", "games.pgn")
+    backend.update_run(run_id, message=f"running in process {_dead_pid()} on "
+                       f"{socket.gethostname()}")
+    (run,) = api.runs(db=backend)  # before, on PostgreSQL: a DataError, every time
+    assert (run.id, run.status) == (run_id, "interrupted")
+    for status in RUN_STATUSES:
+        backend.update_run(run_id, status=status)
+        assert queries.import_runs(backend)[0].status == status
+    with pytest.raises(ValueError, match="not an import run status"):
+        backend.update_run(run_id, status="stopped")
+
+
+def test_an_import_of_every_perf_keeps_its_cursor(lichess: LichessServer, backend: Store) -> None:
+    from tracker.records import PERFS
+
+    summary = import_user("indexinator", store=backend, base_url=lichess.url,
+                          perf=",".join(PERFS), **FAST)
+    assert (summary.status, summary.new) == ("complete", 2907)  # before, PostgreSQL: failed
+    cursor = load_cursor(backend, "indexinator", ",".join(sorted(PERFS)))
+    assert cursor is not None and cursor.newest_ms is not None
+
+
+def test_a_rating_history_series_with_a_name_no_perf_has_is_left_out() -> None:
+    from tracker.sources.lichess import parse_rating_history
+
+    errors: list[str] = []
+    series = parse_rating_history([{"name": "Blitz", "points": [[2024, 0, 31, 1500]]},
+                                   {"name": "x" * 40, "points": [[2024, 0, 31, 1500]]},
+                                   {"name": "nul\x00", "points": [[2024, 0, 31, 1500]]}],
+                                  errors=errors)
+    assert list(series) == ["blitz"]
+    assert len(errors) == 2 and "is not a perf's name" in errors[0]
+
+
+def test_an_account_answered_for_another_name_is_an_error(backend: Store) -> None:
+    from tests.lichess_server import Account
+    from tracker.sources.lichess import LichessError
+
+    with LichessServer() as server:
+        server.accounts["someone"] = Account("x" * 100)  # an id the store cannot hold
+        with pytest.raises(LichessError, match="another account than 'someone'"):
+            import_user("someone", store=backend, base_url=server.url, **FAST)
+    assert queries.import_runs(backend) == []
+
+
+@pytest.mark.parametrize("dialect", ["sqlite", "postgresql"])
+def test_migration_0007_widens_an_existing_database_and_goes_back(
+    dialect: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    from alembic import command
+    from sqlalchemy import create_engine, event
+
+    from tracker.store.engine import _sqlite_on_connect, alembic_config
+
+    url = f"sqlite:///{tmp_path / 'old.db'}" if dialect == "sqlite" else (
+        request.getfixturevalue("pg_url"))
+    engine = create_engine(url)
+    if dialect == "sqlite":
+        event.listen(engine, "connect", _sqlite_on_connect)
+    cfg = alembic_config()
+
+    def migrate(step: Any, revision: str) -> None:
+        with engine.begin() as conn:
+            cfg.attributes["connection"] = conn
+            step(cfg, revision)
+
+    try:
+        migrate(command.upgrade, "0006")
+        with engine.begin() as conn:
+            conn.execute(text("INSERT INTO players (id, username, added_at_ms) "
+                              "VALUES ('p', 'p', 1)"))
+            conn.execute(text("INSERT INTO import_runs (source, target, started_at_ms, status, "
+                              "read, new, updated, unchanged, skipped) "
+                              "VALUES ('api', 'p', 1, 'running', 0, 0, 0, 0, '{}')"))
+            conn.execute(text("INSERT INTO sync_cursors (player_id, perf_filter, "
+                              "resume_until_ms) VALUES ('p', 'blitz', 5)"))
+        migrate(command.upgrade, "0007")
+        long_filter = "x" * 135
+        with engine.begin() as conn:  # what 0006 refused on PostgreSQL
+            conn.execute(text("UPDATE import_runs SET status = 'interrupted'"))
+            conn.execute(text("INSERT INTO sync_cursors (player_id, perf_filter) "
+                              f"VALUES ('p', '{long_filter}')"))
+            assert conn.execute(text("SELECT perf_filter, resume_until_ms, resume_top_ms "
+                                     "FROM sync_cursors ORDER BY perf_filter")).all() == [
+                ("blitz", 5, None), (long_filter, None, None)]
+        migrate(command.downgrade, "0006")
+        with engine.connect() as conn:
+            assert conn.execute(text("SELECT status FROM import_runs")).scalar() == "partial"
+            assert conn.execute(text("SELECT perf_filter FROM sync_cursors")).all() == [
+                ("blitz",)]
+    finally:
+        if dialect == "postgresql":
+            with engine.begin() as conn:
+                conn.execute(text("DROP SCHEMA public CASCADE; CREATE SCHEMA public"))
+        engine.dispose()

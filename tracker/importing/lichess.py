@@ -53,6 +53,7 @@ from tracker.sources.lichess.sync import (
 )
 from tracker.store.db import Store
 from tracker.store.players import player_perfs
+from tracker.store.runs import RunStatus
 from tracker.store.sync import load_cursor, replace_rating_history, save_cursor
 from tracker.utc import now_ms
 
@@ -230,7 +231,7 @@ def _cursor_mover(store: Store, job: UserImport, plan: _Plan,
 
 
 def _download(fetcher: GameFetcher, segments: list[Segment], feed: _Feed,
-              results: list[SegmentResult]) -> tuple[str, str | None]:
+              results: list[SegmentResult]) -> tuple[RunStatus, str | None]:
     """Download the segments in turn into ``feed``, each one's result in ``results``;
     ``(status, message)``: ``partial`` from the first that stops unfinished."""
     try:
