@@ -375,3 +375,36 @@ def test_migration_0007_widens_an_existing_database_and_goes_back(
             with engine.begin() as conn:
                 conn.execute(text("DROP SCHEMA public CASCADE; CREATE SCHEMA public"))
         engine.dispose()
+
+
+# -- 2. a --since in the future is refused ----------------------------------------------------
+
+
+def test_a_since_in_the_future_is_refused_with_one_line_and_exit_2(
+    lichess: LichessServer, tmp_path: Path
+) -> None:
+    import os
+    import subprocess
+    import sys
+    from datetime import UTC, datetime, timedelta
+
+    from tracker.sources.lichess import ImportArgumentError
+
+    ahead = (datetime.now(UTC) + timedelta(days=30)).date().isoformat()
+    db = tmp_path / "t.db"
+    proc = subprocess.run(
+        [sys.executable, "-m", "tracker.cli", "--db", str(db), "import", "indexinator",
+         "--since", ahead, "--base-url", lichess.url],
+        capture_output=True, text=True, env={**os.environ, "NO_COLOR": "1"}, timeout=120)
+    assert proc.returncode == 2  # before: 0, and the cursor at that date
+    assert proc.stderr.strip() == (f"error: since {ahead} is in the future: give a date up to "
+                                   "today")
+    assert lichess.requests == [] and not db.exists()
+    with pytest.raises(ImportArgumentError, match="in the future"):
+        import_user("indexinator", store=Store("sqlite://"), base_url=lichess.url,
+                    since=10**20)
+    today = datetime.now(UTC).date().isoformat()
+    with Store(str(db)) as store:  # today is allowed
+        summary = import_user("indexinator", store=store, base_url=lichess.url, since=today,
+                              **FAST)
+    assert summary.status == "complete"

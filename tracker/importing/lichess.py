@@ -41,7 +41,7 @@ from tracker.sources.lichess.client import (
     make_session,
     parse_rating_history,
 )
-from tracker.sources.lichess.params import check_username, epoch_ms, parse_perfs
+from tracker.sources.lichess.params import check_username, parse_perfs, since_floor
 from tracker.sources.lichess.stream import MAX_RETRIES, RETRY_WAIT_S, SKIP_ONGOING, GameFetcher
 from tracker.sources.lichess.sync import (
     SEARCH_INDEX_LAG_MS,
@@ -108,12 +108,13 @@ def connect(
 ) -> UserImport:
     """Check the arguments and look the account up; nothing is written.
 
-    Raises ImportArgumentError (a bad username, perf or date), UnknownUserError (an unknown or
-    closed account), TokenError (a token Lichess refuses), LichessError (Lichess unreachable).
+    Raises ImportArgumentError (a bad username, perf or date, a ``since`` in the future),
+    UnknownUserError (an unknown or closed account), TokenError (a token Lichess refuses),
+    LichessError (Lichess unreachable).
     """
     name = check_username(username)
     perfs = parse_perfs(perf)
-    floor = None if since is None else epoch_ms(since, "since")
+    floor = None if since is None else since_floor(since, now_ms())
     http = session or make_session(token, timeout)
     client = LichessClient(config.base_url(base_url), http, retry_wait_429=retry_wait_429,
                            sleep=sleep)
