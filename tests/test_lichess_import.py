@@ -571,25 +571,25 @@ def test_bad_arguments_are_refused_before_any_request(lichess: LichessServer) ->
 
 def test_plan_and_cursor_for_a_first_run_a_gap_and_new_games() -> None:
     assert plan_sync(None) == [Segment("all", None, None, None, True)]
-    plan = plan_sync(Cursor(1_000_000_000_000, 1_100_000_000_000, 1_200_000_000_000),
-                     top_ms=1_150_000_000_000)
+    plan = plan_sync(Cursor(1_000_000_000_000, 1_100_000_000_000, 1_200_000_000_000,
+                            resume_top_ms=1_150_000_000_000))
     assert [(s.kind, s.since_ms, s.until_ms) for s in plan] == [
         ("gap", 1_000_000_000_001, 1_100_000_000_001),
         ("new", 1_150_000_000_001, None),
         ("correspondence", 1_200_000_000_000 - 86_400_000, None),
     ]
-    old = Cursor(1_000_000_000_000, 1_100_000_000_000, 1_200_000_000_000)
+    old = Cursor(1_000_000_000_000, 1_100_000_000_000, 1_200_000_000_000, 1_150_000_000_000)
     done = [SegmentResult(complete=True, newest_ms=1_160_000_000_000) for _ in plan]
     assert advance_cursor(old, plan, done, started_ms=1_300_000_000_000) == Cursor(
         1_160_000_000_000, None, 1_300_000_000_000)
     # the new games stopped half-way: the old gap is closed, a new one opens above the top
     half = [done[0], SegmentResult(oldest_ms=1_155_000_000_000, newest_ms=1_170_000_000_000)]
     assert advance_cursor(old, plan, half, started_ms=1_300_000_000_000) == Cursor(
-        1_150_000_000_000, 1_155_000_000_000, 1_200_000_000_000)
+        1_150_000_000_000, 1_155_000_000_000, 1_200_000_000_000, 1_170_000_000_000)
     # the gap itself stopped: it only shrinks, nothing else moves
     assert advance_cursor(old, plan, [SegmentResult(oldest_ms=1_050_000_000_000)],
                           started_ms=1) == Cursor(1_000_000_000_000, 1_050_000_000_000,
-                                                  1_200_000_000_000)
+                                                  1_200_000_000_000, 1_150_000_000_000)
     # a first run that stopped with nothing received leaves no cursor
     assert advance_cursor(None, plan_sync(None), [SegmentResult()], started_ms=1) is None
 

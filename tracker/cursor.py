@@ -19,3 +19,4 @@ class Cursor:
     newest_ms: int | None = None
     resume_until_ms: int | None = None
     last_sync_at_ms: int | None = None
+    resume_top_ms: int | None = None

@@ -284,6 +284,48 @@ def invalid_value(record: GameRecord) -> str | None:
     return None if _plainly_valid(record) else why_invalid(record)
 
 
+def _text_trouble(value: str | None) -> str | None:
+    """What in ``value`` no database can store: a NUL character (PostgreSQL refuses it in
+    text) or a lone surrogate (a JSON escape such as ``\\ud800`` alone decodes to one, and
+    UTF-8 cannot encode it); ``None`` when it can be stored."""
+    if value is None or (value.isascii() and "\x00" not in value):
+        return None
+    if "\x00" in value:
+        return "a NUL character"
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return "a lone surrogate (a \\ud800-\\udfff escape without its pair)"
+    return None
+
+
+def unstorable_text(record: GameRecord) -> str | None:
+    """Why a text of ``record`` cannot be stored — a field holding a NUL character or a lone
+    surrogate, or a raw text holding a lone surrogate — or ``None``.
+
+    Not part of :func:`invalid_value`'s quick check, which every game passes through: a source
+    calls it when its input can hold such a character (a JSON line with a ``\\u`` escape of a
+    surrogate or of NUL, a PGN game with a NUL byte, a game object from the API), and skips
+    the game as "invalid value" when it says why."""
+    for name in TEXT_LIMITS:
+        trouble = _text_trouble(getattr(record, name))
+        if trouble:
+            return f"{name} holds {trouble}"
+    for color in ("white", "black"):
+        side = record.side(color)
+        for name in SIDE_TEXT_LIMITS:
+            trouble = _text_trouble(getattr(side, name))
+            if trouble:
+                return f"{color} {name} holds {trouble}"
+    raw = record.raw
+    if not raw.isascii():
+        try:
+            raw.encode("utf-8")
+        except UnicodeEncodeError:
+            return "the game's text holds a lone surrogate"
+    return None
+
+
 def why_invalid(record: GameRecord) -> str | None:
     """:func:`invalid_value` without its quick check: each field checked in turn, the first
     problem said."""

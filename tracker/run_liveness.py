@@ -17,14 +17,14 @@ from __future__ import annotations
 import os
 import re
 import socket
-from typing import Final
 
 from sqlalchemy import select, update
 
 from tracker.store.db import Store
 from tracker.store.models import ImportRun
+from tracker.store.runs import INTERRUPTED
 
-INTERRUPTED: Final = "interrupted"
+__all__ = ["INTERRUPTED", "mark_interrupted", "process_gone", "running_message"]
 _RUNNING = re.compile(r"^running in process (\d+) on (\S+)")
 
 

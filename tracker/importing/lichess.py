@@ -41,18 +41,20 @@ from tracker.sources.lichess.client import (
     make_session,
     parse_rating_history,
 )
-from tracker.sources.lichess.params import check_username, epoch_ms, parse_perfs
+from tracker.sources.lichess.params import check_username, parse_perfs, since_floor
 from tracker.sources.lichess.stream import MAX_RETRIES, RETRY_WAIT_S, SKIP_ONGOING, GameFetcher
 from tracker.sources.lichess.sync import (
     SEARCH_INDEX_LAG_MS,
     Segment,
     SegmentResult,
     advance_cursor,
+    beyond,
     plan_sync,
 )
 from tracker.store.db import Store
 from tracker.store.players import player_perfs
-from tracker.store.sync import load_cursor, newest_game_ms, replace_rating_history, save_cursor
+from tracker.store.runs import RunStatus
+from tracker.store.sync import load_cursor, replace_rating_history, save_cursor
 from tracker.utc import now_ms
 
 __all__ = [
@@ -106,12 +108,13 @@ def connect(
 ) -> UserImport:
     """Check the arguments and look the account up; nothing is written.
 
-    Raises ImportArgumentError (a bad username, perf or date), UnknownUserError (an unknown or
-    closed account), TokenError (a token Lichess refuses), LichessError (Lichess unreachable).
+    Raises ImportArgumentError (a bad username, perf or date, a ``since`` in the future),
+    UnknownUserError (an unknown or closed account), TokenError (a token Lichess refuses),
+    LichessError (Lichess unreachable).
     """
     name = check_username(username)
     perfs = parse_perfs(perf)
-    floor = None if since is None else epoch_ms(since, "since")
+    floor = None if since is None else since_floor(since, now_ms())
     http = session or make_session(token, timeout)
     client = LichessClient(config.base_url(base_url), http, retry_wait_429=retry_wait_429,
                            sleep=sleep)
@@ -167,8 +170,9 @@ def _plan(job: UserImport, store: Store) -> _Plan:
     started = now_ms()
     perf_filter = ",".join(sorted(perfs))
     old = load_cursor(store, user.id, perf_filter)
-    top = newest_game_ms(store, user.id, perfs, by_last_move=bool(perfs))
-    segments = plan_sync(old, perfs=perfs, floor_ms=job.floor_ms, full=job.full, top_ms=top)
+    if old is not None and beyond(old, started):
+        old = None  # moved past now by an older tracker (a file game dated in the future)
+    segments = plan_sync(old, perfs=perfs, floor_ms=job.floor_ms, full=job.full)
     total = None
     if job.floor_ms is None:
         total = (user.games(perfs) if job.full or old is None
@@ -228,7 +232,7 @@ def _cursor_mover(store: Store, job: UserImport, plan: _Plan,
 
 
 def _download(fetcher: GameFetcher, segments: list[Segment], feed: _Feed,
-              results: list[SegmentResult]) -> tuple[str, str | None]:
+              results: list[SegmentResult]) -> tuple[RunStatus, str | None]:
     """Download the segments in turn into ``feed``, each one's result in ``results``;
     ``(status, message)``: ``partial`` from the first that stops unfinished."""
     try:

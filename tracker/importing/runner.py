@@ -31,6 +31,7 @@ from tracker.run_liveness import mark_interrupted, running_message
 from tracker.store.db import Store
 from tracker.store.engine import DatabaseError
 from tracker.store.games import BATCH_SIZE, StoredGame, WriteCounts
+from tracker.store.runs import RunStatus
 from tracker.utc import now_ms
 
 LOG = logging.getLogger(__name__)
@@ -270,7 +271,8 @@ class ImportRecorder:
         import moves its sync cursor there, over the games that were stored)."""
         self._on_finish.append(hook)
 
-    def finish(self, status: str = "complete", message: str | None = None) -> ImportSummary:
+    def finish(self, status: RunStatus = "complete", message: str | None = None
+               ) -> ImportSummary:
         """Write what is buffered, name the player, record the run's end, run the
         :meth:`on_finish` hooks; returns the summary."""
         if self._buffer:

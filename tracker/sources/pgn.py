@@ -39,7 +39,7 @@ from datetime import UTC, datetime
 from itertools import chain
 from typing import Final, cast
 
-from tracker.records import DRAW, RESULTS, GameRecord, Side, invalid_value
+from tracker.records import DRAW, RESULTS, GameRecord, Side, invalid_value, unstorable_text
 from tracker.sources.files import (
     REPAIRED_ENCODING,
     SKIP_CUT_GAME,
@@ -1109,6 +1109,9 @@ class _Records:
             problem: str | None = f"{type(exc).__name__}: {str(exc)[:120]}"
         else:
             problem = invalid_value(record)
+            raw = record.raw
+            if problem is None and ("\x00" in raw or not raw.isascii()):
+                problem = unstorable_text(record)  # a NUL byte in a tag, a lone surrogate
         if problem is not None:
             self._reject(SKIP_INVALID, game, f"invalid value: {problem}")
             return None

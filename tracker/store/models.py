@@ -134,11 +134,15 @@ class SyncCursor(Base):
     player_id: Mapped[str] = mapped_column(
         String(64), ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
     )
-    perf_filter: Mapped[str] = mapped_column(String(128), primary_key=True, default="")
+    #: The perf keys, sorted, joined by commas: 135 characters with every perf (0007: 256).
+    perf_filter: Mapped[str] = mapped_column(String(256), primary_key=True, default="")
     #: ``createdAt`` of the newest game fully imported, ms since epoch UTC.
     newest_created_at_ms: Mapped[int | None] = mapped_column(BigInteger)
     #: ``createdAt`` of the oldest game received by an unfinished full import: where to resume.
     resume_until_ms: Mapped[int | None] = mapped_column(BigInteger)
+    #: The newest time up to which that unfinished import stored the games (migration 0007):
+    #: where the next sync goes on once the gap is filled. ``NULL``: from ``resume_until_ms``.
+    resume_top_ms: Mapped[int | None] = mapped_column(BigInteger)
     last_sync_at_ms: Mapped[int | None] = mapped_column(BigInteger)
 
 
@@ -153,8 +157,8 @@ class ImportRun(Base):
     player_id: Mapped[str | None] = mapped_column(String(64))
     started_at_ms: Mapped[int] = mapped_column(BigInteger)
     finished_at_ms: Mapped[int | None] = mapped_column(BigInteger)
-    #: running | complete | partial | failed
-    status: Mapped[str] = mapped_column(String(10))
+    #: One of :data:`tracker.store.runs.RUN_STATUSES` (0007: 16 wide, for ``interrupted``).
+    status: Mapped[str] = mapped_column(String(16))
     read: Mapped[int] = mapped_column(Integer, default=0)
     new: Mapped[int] = mapped_column(Integer, default=0)
     updated: Mapped[int] = mapped_column(Integer, default=0)

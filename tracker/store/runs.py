@@ -6,13 +6,20 @@ Times are milliseconds since the epoch, UTC.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final, Literal, get_args
 
 from sqlalchemy import func, select
 
 from tracker.store.engine import Database, DatabaseError
 from tracker.store.models import Game, ImportRun
 from tracker.utc import now_ms
+
+#: How an import run stands: ``running`` until it ends ``complete``, ``partial`` (stopped
+#: early, what was read is kept) or ``failed``; ``interrupted`` when its process was found gone
+#: (:mod:`tracker.run_liveness`). ``import_runs.status`` holds the longest.
+RunStatus = Literal["running", "complete", "partial", "failed", "interrupted"]
+RUN_STATUSES: Final[tuple[str, ...]] = get_args(RunStatus)
+INTERRUPTED: Final = "interrupted"
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +64,11 @@ def start_run(db: Database, source: str, target: str, player_id: str | None = No
 
 
 def update_run(db: Database, run_id: int, **fields: Any) -> None:
-    """Set fields of an import run (counts, status, message, player_id, finished_at_ms)."""
+    """Set fields of an import run (counts, status, message, player_id, finished_at_ms).
+
+    Raises ValueError for a status that is not one of :data:`RUN_STATUSES`."""
+    if "status" in fields and fields["status"] not in RUN_STATUSES:
+        raise ValueError(f"not an import run status: {fields['status']!r}")
     with db.session() as session:
         run = session.get(ImportRun, run_id)
         if run is None:

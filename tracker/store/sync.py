@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import date
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, select
 
 from tracker.cursor import Cursor
 from tracker.store.engine import Database
-from tracker.store.models import Game, GameSide, RatingHistoryPoint, SyncCursor
+from tracker.store.models import RatingHistoryPoint, SyncCursor
 
 
 def load_cursor(db: Database, player_id: str, perf_filter: str = "") -> Cursor | None:
@@ -23,7 +23,8 @@ def load_cursor(db: Database, player_id: str, perf_filter: str = "") -> Cursor |
         row = s.get(SyncCursor, (player_id.lower(), perf_filter))
         if row is None:
             return None
-        return Cursor(row.newest_created_at_ms, row.resume_until_ms, row.last_sync_at_ms)
+        return Cursor(row.newest_created_at_ms, row.resume_until_ms, row.last_sync_at_ms,
+                      row.resume_top_ms)
 
 
 def save_cursor(db: Database, player_id: str, perf_filter: str, cursor: Cursor) -> None:
@@ -35,23 +36,8 @@ def save_cursor(db: Database, player_id: str, perf_filter: str, cursor: Cursor) 
             s.add(row)
         row.newest_created_at_ms = cursor.newest_ms
         row.resume_until_ms = cursor.resume_until_ms
+        row.resume_top_ms = cursor.resume_top_ms
         row.last_sync_at_ms = cursor.last_sync_at_ms
-
-
-def newest_game_ms(db: Database, player_id: str, perfs: Sequence[str] = (), *,
-                   by_last_move: bool = False) -> int | None:
-    """``createdAt`` (or ``lastMoveAt`` with ``by_last_move``) of the player's newest stored
-    game, among ``perfs`` when given; ``None`` when there is none."""
-    column = Game.last_move_at_ms if by_last_move else Game.created_at_ms
-    stmt = (
-        select(func.max(column))
-        .join(GameSide, GameSide.game_pk == Game.pk)
-        .where(GameSide.user_id == player_id.lower())
-    )
-    if perfs:
-        stmt = stmt.where(Game.perf.in_(list(perfs)))
-    with db.session() as s:
-        return s.execute(stmt).scalar_one_or_none()
 
 
 def replace_rating_history(

@@ -72,6 +72,10 @@ class TokenError(LichessError):
 # -- rating history ---------------------------------------------------------------------------
 
 
+#: What a perf key of the rating history may be (``rating_history.perf`` is 32 wide).
+_PERF_KEY: Final = re.compile(r"[A-Za-z0-9]{1,32}")
+
+
 def series_perf_key(name: str) -> str:
     """A rating-history series name → its perf key: ``"King of the Hill"`` → ``kingOfTheHill``,
     ``"Three-Check"`` → ``threeCheck``, ``"UltraBullet"`` → ``ultraBullet``."""
@@ -105,8 +109,14 @@ def parse_rating_history(
             except (TypeError, ValueError):
                 if errors is not None:
                     errors.append(f"rating history {name}: not a day and a rating: {point!r}")
-        if points:
-            out[series_perf_key(name)] = sorted(points)
+        if not points:
+            continue
+        key = series_perf_key(name)
+        if not _PERF_KEY.fullmatch(key):  # the store's column holds a perf key
+            if errors is not None:
+                errors.append(f"rating history: {name[:40]!r} is not a perf's name: left out")
+            continue
+        out[key] = sorted(points)
     return out
 
 
@@ -257,11 +267,15 @@ class LichessClient:
             raise LichessError(f"Lichess sent no account data for {username!r}")
         if data.get("disabled") or data.get("closed"):
             raise UnknownUserError(f"the Lichess account {username!r} is closed")
+        if str(data["id"]).lower() != username.lower():  # ids are lowercase usernames
+            raise LichessError(f"Lichess answered for another account than {username!r}")
+        spelled = data.get("username")
         count = data.get("count") or {}
         perfs = data.get("perfs") or {}
         return LichessUser(
-            id=str(data["id"]).lower(),
-            username=str(data.get("username") or username),
+            id=username.lower(),
+            username=spelled if isinstance(spelled, str) and spelled.lower() == username.lower()
+            else username,
             games_all=count.get("all") if isinstance(count.get("all"), int) else None,
             perf_games={k: int(v.get("games") or 0) for k, v in perfs.items()
                         if isinstance(v, Mapping)},

@@ -68,6 +68,20 @@ def epoch_ms(value: int | float | str | date | datetime, name: str = "time") -> 
     return value
 
 
+def since_floor(value: int | float | str | date | datetime, now_ms: int) -> int:
+    """The ``--since`` floor in ms UTC (see :func:`epoch_ms`); ImportArgumentError for one
+    after ``now_ms``: no game can be that new, and the sync cursor would start there, so that
+    later syncs would never ask for the games played until then."""
+    floor = epoch_ms(value, "since")
+    if floor > now_ms:
+        try:
+            shown = datetime.fromtimestamp(floor / 1000, UTC).date().isoformat()
+        except (OverflowError, ValueError, OSError):
+            shown = f"{floor} ms"
+        raise ImportArgumentError(f"since {shown} is in the future: give a date up to today")
+    return floor
+
+
 def month_window(period: str) -> tuple[int, int]:
     """The ``since`` (inclusive) and ``until`` (exclusive) of a UTC calendar month, in ms.
 

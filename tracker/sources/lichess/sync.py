@@ -79,12 +79,15 @@ def _after(stored_to: int | None, floor: int | None, by_last_move: bool) -> int 
 
 
 def plan_sync(cursor: Cursor | None, *, perfs: Sequence[str] = (), floor_ms: int | None = None,
-              full: bool = False, top_ms: int | None = None) -> list[Segment]:
+              full: bool = False) -> list[Segment]:
     """The downloads of one sync, in order.
 
     - No cursor (first sync) or ``full``: everything since ``floor_ms`` (``--since``).
     - Else, first the gap an unfinished run left (``(newest, resume_until]``), then the games
-      after the newest stored one (``top_ms`` after a gap, the cursor's ``newest`` otherwise).
+      after the newest one the API runs are known to have stored: after a gap, the newest the
+      unfinished run received (the cursor's ``resume_top``; ``resume_until`` when unknown),
+      the cursor's ``newest`` otherwise. Never the newest game in the store: a game from a
+      file (or one dated in the future) says nothing of what the API has sent.
       In ``createdAt`` the window starts 1 ms after it: the cursor already stands before any
       game that was still being played (see :func:`advance_cursor`), so nothing finished since
       can be older. In ``lastMoveAt`` it starts :data:`SEARCH_INDEX_LAG_MS` before it.
@@ -106,7 +109,8 @@ def plan_sync(cursor: Cursor | None, *, perfs: Sequence[str] = (), floor_ms: int
     if cursor.resume_until_ms is not None:
         segments.append(Segment("gap", _after(cursor.newest_ms, floor_ms, by_last_move),
                                 cursor.resume_until_ms + 1, perf_type, ongoing))
-        stored_to = max(top_ms or cursor.resume_until_ms, cursor.resume_until_ms)
+        stored_to = (cursor.resume_top_ms if cursor.resume_top_ms is not None
+                     else cursor.resume_until_ms)
     segments.append(Segment("new", _after(stored_to, floor_ms, by_last_move), None, perf_type,
                             ongoing, stored_to_ms=stored_to))
     if not by_last_move and cursor.last_sync_at_ms is not None:
@@ -116,8 +120,55 @@ def plan_sync(cursor: Cursor | None, *, perfs: Sequence[str] = (), floor_ms: int
     return segments
 
 
+def beyond(cursor: Cursor, now_ms: int) -> bool:
+    """True when one of ``cursor``'s times is after ``now_ms``: no download can have stored a
+    game there, so the cursor is wrong (older trackers moved it to the newest game in the
+    store, a file's game dated in the future included) and the sync starts afresh."""
+    return any(t is not None and t > now_ms for t in
+               (cursor.newest_ms, cursor.resume_until_ms, cursor.resume_top_ms))
+
+
 def _max(a: int | None, b: int | None) -> int | None:
     return b if a is None else a if b is None else max(a, b)
+
+
+def _capped(value: int | None, limit: int | None) -> int | None:
+    """``value``, at most ``limit`` (``None`` stays ``None``: no time known)."""
+    return value if value is None or limit is None else min(value, limit)
+
+
+def _received_to(res: SegmentResult, started_ms: int) -> int | None:
+    """The newest time up to which a segment's games are stored: its newest finished game,
+    never past a real-time game still being played (1 ms before the oldest one) nor past the
+    sync's start (a game dated in the future, by a server's clock or a bad value)."""
+    top = _capped(res.newest_ms, started_ms)
+    if res.oldest_ongoing_ms is not None:
+        top = res.oldest_ongoing_ms - 1 if top is None else min(top, res.oldest_ongoing_ms - 1)
+    return top
+
+
+def _after_segment(cur: Cursor | None, seg: Segment, res: SegmentResult, started_ms: int,
+                   floor_ms: int | None) -> Cursor | None:
+    last_sync = cur.last_sync_at_ms if cur else None
+    if seg.kind in ("all", "new"):
+        base = seg.stored_to_ms if seg.kind == "new" else (
+            floor_ms - 1 if floor_ms is not None else None)
+        if res.complete:
+            newest = _max(base, _capped(res.newest_ms, started_ms))
+            if res.oldest_ongoing_ms is not None:
+                limit = res.oldest_ongoing_ms - 1
+                newest = limit if newest is None else min(newest, limit)
+            return Cursor(newest, None, last_sync)
+        if res.oldest_ms is not None:
+            return Cursor(base, res.oldest_ms, last_sync, _received_to(res, started_ms))
+        return Cursor(base, None, last_sync) if seg.kind == "new" else cur
+    if seg.kind == "gap" and cur is not None:
+        if res.complete:
+            return Cursor(cur.newest_ms, None, last_sync)
+        if res.oldest_ms is not None:
+            return replace(cur, resume_until_ms=min(res.oldest_ms, cur.resume_until_ms or
+                                                    res.oldest_ms))
+    return cur
 
 
 def advance_cursor(old: Cursor | None, plan: Sequence[Segment],
@@ -128,32 +179,16 @@ def advance_cursor(old: Cursor | None, plan: Sequence[Segment],
     ``newest_ms``: every game up to this time is stored (``createdAt`` or ``lastMoveAt``, as the
     filter's windows count). It never passes a real-time game that was still being played: it
     stays 1 ms before the oldest one's ``createdAt``, so the game is asked for again once it has
-    ended. ``resume_until_ms``: an unfinished run stored the games down to this time but not
-    those between ``newest_ms`` and it. ``last_sync_at_ms``: the start of the last sync that
-    completed, where the next correspondence pass looks back from.
+    ended; nor the sync's start (``started_ms``). ``resume_until_ms``: an unfinished run stored
+    the games down to this time but not those between ``newest_ms`` and it;
+    ``resume_top_ms``: the newest time up to which that run stored them, where the next sync
+    goes on once the gap is filled. Only what the downloads received moves the cursor, never
+    the games in the store. ``last_sync_at_ms``: the start of the last sync that completed,
+    where the next correspondence pass looks back from.
     """
     cur = old
     for seg, res in zip(plan, results, strict=False):
-        last_sync = cur.last_sync_at_ms if cur else None
-        if seg.kind in ("all", "new"):
-            base = seg.stored_to_ms if seg.kind == "new" else (
-                floor_ms - 1 if floor_ms is not None else None)
-            if res.complete:
-                newest = _max(base, res.newest_ms)
-                if res.oldest_ongoing_ms is not None:
-                    limit = res.oldest_ongoing_ms - 1
-                    newest = limit if newest is None else min(newest, limit)
-                cur = Cursor(newest, None, last_sync)
-            elif res.oldest_ms is not None:
-                cur = Cursor(base, res.oldest_ms, last_sync)
-            elif seg.kind == "new":
-                cur = Cursor(base, None, last_sync)
-        elif seg.kind == "gap" and cur is not None:
-            if res.complete:
-                cur = Cursor(cur.newest_ms, None, last_sync)
-            elif res.oldest_ms is not None:
-                cur = Cursor(cur.newest_ms, min(res.oldest_ms, cur.resume_until_ms or
-                                                res.oldest_ms), last_sync)
+        cur = _after_segment(cur, seg, res, started_ms, floor_ms)
     if cur is not None and len(results) == len(plan) and all(r.complete for r in results):
         cur = replace(cur, last_sync_at_ms=started_ms)
     return cur

@@ -1,0 +1,410 @@
+"""What a second, hostile look at the store's paths found (issue 19), on SQLite and
+PostgreSQL: a resumed sync after a file import, text no database can hold, column sizes,
+oversized PGN tags. Each test failed before its fix."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import text
+
+from tests.conftest import CMRADE, INDEXINATOR, INDEXINATOR_LATER
+from tests.lichess_server import LichessServer, ndjson_lines
+from tests.pg_server import postgres_url
+from tracker.importing import import_file
+from tracker.importing.lichess import import_user
+from tracker.store import queries
+from tracker.store.db import Store
+from tracker.store.sync import load_cursor
+
+LINES = ndjson_lines(INDEXINATOR)
+LATER = ndjson_lines(INDEXINATOR_LATER)
+FAST: dict[str, Any] = {"retry_wait_429": 0.05, "retry_wait": 0.01, "timeout": (2.0, 0.4)}
+#: 2035-01-01, a year mistyped in a file
+FUTURE_MS = 2_051_222_400_000
+
+
+@pytest.fixture(scope="module")
+def pg_url() -> Iterator[str]:
+    with postgres_url() as (url, reason):
+        if url is None:
+            pytest.skip(reason)
+        yield url
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    """A fresh migrated store on SQLite (a file) or on the throwaway PostgreSQL."""
+    if request.param == "sqlite":
+        with Store(str(tmp_path / "t.db")) as s:
+            yield s
+        return
+    url = request.getfixturevalue("pg_url")
+    store = Store(url)
+    try:
+        yield store
+    finally:
+        with store.engine.begin() as conn:  # a clean schema for the next test
+            conn.execute(text("DROP SCHEMA public CASCADE; CREATE SCHEMA public"))
+        store.close()
+
+
+@pytest.fixture
+def lichess() -> Iterator[LichessServer]:
+    with LichessServer() as server:
+        server.add_user("indexinator", LINES)
+        yield server
+
+
+def _ids(lines: list[str]) -> set[str]:
+    return {json.loads(line)["id"] for line in lines}
+
+
+def _stored_ids(store: Store) -> set[str]:
+    with store.engine.connect() as conn:
+        return {r[0] for r in conn.execute(text("SELECT id FROM games"))}
+
+
+# -- 1. a resumed sync follows what the API sent, never a file's game -------------------------
+
+
+@pytest.mark.parametrize("file_game", ["a later game", "a game dated 2035"])
+def test_a_resumed_sync_fetches_the_new_games_after_a_file_import(
+    lichess: LichessServer, backend: Store, tmp_path: Path, file_game: str
+) -> None:
+    lichess.cut_after(900)
+    lichess.fail_429(times=2, skip=1)  # the resumed download meets 429 twice: partial
+    first = import_user("indexinator", store=backend, base_url=lichess.url, **FAST)
+    assert (first.status, first.new) == ("partial", 900)
+    one = tmp_path / "one.ndjson"
+    if file_game == "a later game":  # the player's newest game, from a file, before the API
+        one.write_text(LATER[0] + "\n", encoding="utf-8")
+        extra: set[str] = set()
+    else:  # a copy of a game with its own id and a mistyped year
+        obj = json.loads(LINES[0])
+        obj.update(id="Fut00001", createdAt=FUTURE_MS, lastMoveAt=FUTURE_MS + 600_000)
+        one.write_text(json.dumps(obj) + "\n", encoding="utf-8")
+        extra = {"Fut00001"}
+    assert import_file(one, store=backend).new == 1
+    lichess.add_games("indexinator", LATER)  # ten new games on Lichess
+    for _ in range(2):
+        again = import_user("indexinator", store=backend, base_url=lichess.url, **FAST)
+        assert again.status == "complete", again.message
+    assert _stored_ids(backend) == _ids(LINES) | _ids(LATER) | extra  # before: 9 or 10 lost
+    cursor = load_cursor(backend, "indexinator")
+    assert cursor is not None and cursor.newest_ms == max(
+        json.loads(line)["createdAt"] for line in LATER)
+
+
+def test_a_cursor_an_older_tracker_moved_into_the_future_is_read_afresh(
+    lichess: LichessServer, backend: Store
+) -> None:
+    from tracker.cursor import Cursor
+    from tracker.store.sync import save_cursor
+
+    backend.ensure_player("indexinator", "indexinator")
+    save_cursor(backend, "indexinator", "", Cursor(FUTURE_MS, None, FUTURE_MS))
+    summary = import_user("indexinator", store=backend, base_url=lichess.url, **FAST)
+    assert (summary.status, summary.new) == ("complete", 2907)  # before: 0, "complete"
+    cursor = load_cursor(backend, "indexinator")
+    assert cursor is not None and cursor.newest_ms == json.loads(LINES[0])["createdAt"]
+
+
+# -- 3. text no database can store: one game skipped, every other one stored ------------------
+
+
+def _opponent_named(line: str, name: str) -> str:
+    """The game ``line`` with its opponent's (not indexinator's) name set to ``name``,
+    written as JSON writes it (``\\ud800``, ``\\u0000`` escapes)."""
+    obj = json.loads(line)
+    for side in obj["players"].values():
+        user = side.get("user")
+        if user and user["id"] != "indexinator":
+            user["name"] = name
+            return json.dumps(obj, separators=(",", ":"))
+    raise AssertionError("no opponent with an account")
+
+
+#: Two games whose names no database can store: a lone surrogate, and NUL.
+BAD_NAMES = {5: "jes\ud800108", 9: "nul\x00name"}
+
+
+def _lines_with_bad_names() -> list[str]:
+    lines = list(LINES)
+    for i, name in BAD_NAMES.items():
+        lines[i] = _opponent_named(lines[i], name)
+    assert "\\ud800" in lines[5] and "\\u0000" in lines[9]
+    return lines
+
+
+def test_a_lone_surrogate_or_nul_in_a_file_is_one_invalid_value(
+    backend: Store, tmp_path: Path
+) -> None:
+    path = tmp_path / "bad.ndjson"
+    path.write_text("\n".join(_lines_with_bad_names()) + "\n", encoding="utf-8")
+    summary = import_file(path, store=backend)
+    assert (summary.read, summary.new, summary.skipped) == (2907, 2905, {"invalid value": 2})
+    assert any("lone surrogate" in w for w in summary.warnings)
+    assert any("NUL character" in w for w in summary.warnings)
+    assert queries.count_games(backend) == 2905
+    assert _stored_ids(backend) == _ids(LINES) - {json.loads(LINES[i])["id"] for i in BAD_NAMES}
+
+
+def test_a_lone_surrogate_or_nul_from_the_api_is_one_invalid_value(backend: Store) -> None:
+    with LichessServer() as server:
+        server.add_user("indexinator", _lines_with_bad_names())
+        summary = import_user("indexinator", store=backend, base_url=server.url, **FAST)
+    assert summary.status == "complete", summary.message
+    assert (summary.read, summary.new, summary.skipped) == (2907, 2905, {"invalid value": 2})
+    assert queries.count_games(backend) == 2905
+
+
+def test_a_nul_byte_in_a_pgn_tag_is_one_invalid_value(backend: Store, tmp_path: Path) -> None:
+    data = CMRADE.read_bytes()
+    at = [i for i in range(len(data)) if data.startswith(b'[White "', i)][3] + len('[White "')
+    path = tmp_path / "nul.pgn"
+    path.write_bytes(data[:at] + b"a\x00b" + data[at:])
+    summary = import_file(path, store=backend)
+    assert (summary.new, summary.skipped) == (473, {"invalid value": 1})
+    assert any("white user_id holds a NUL character" in w for w in summary.warnings)
+    assert queries.count_games(backend) == 473
+
+
+def test_an_escaped_backslash_before_u0000_is_a_name_like_any_other() -> None:
+    from tracker.sources.ndjson import read_ndjson
+
+    line = _opponent_named(LINES[5], "back\\u0000slash")  # a backslash, then "u0000"
+    assert "\\\\u0000" in line
+    (record,) = read_ndjson([line.encode()])
+    assert "back\\u0000slash" in (record.white.name, record.black.name)
+
+
+# -- 4. every bounded text column holds the longest value tracker writes ----------------------
+
+#: Columns whose values come from the FIDE client, which checks them (issue 19, item 6).
+FIDE_CHECKED = {("fide_players", "name"), ("fide_players", "federation"),
+                ("fide_players", "title")}
+
+
+def _longest_written() -> dict[tuple[str, str], int]:
+    """Every bounded text column → the longest value tracker writes there, from the limits
+    the code keeps to (the sources check a game's fields against ``TEXT_LIMITS``)."""
+    from tracker.codec import raw_digest
+    from tracker.fide import EXPECTED_METHODS, RULES
+    from tracker.fide.rules import CHAPTERS
+    from tracker.fide_records import LIST_KINDS
+    from tracker.records import PERFS, SIDE_TEXT_LIMITS, TEXT_LIMITS
+    from tracker.report_pass import _options
+    from tracker.settings import SCALES, START_SCALES
+    from tracker.store.runs import RUN_STATUSES
+
+    user_id = SIDE_TEXT_LIMITS["user_id"]  # a game's player; an account's id is 2-30
+    perf = max(map(len, PERFS))
+
+    def longest(values: Any) -> int:
+        return max(len(v) for v in values)
+
+    written = {("games", k): v for k, v in TEXT_LIMITS.items()
+               if k not in ("initial_fen", "opening_name")}  # TEXT columns, unbounded
+    written.update({("game_sides", k): v for k, v in SIDE_TEXT_LIMITS.items()})
+    written.update({
+        ("games", "digest"): len(raw_digest("a game")),
+        ("game_sides", "color"): longest(("white", "black")),
+        ("players", "id"): user_id, ("players", "username"): SIDE_TEXT_LIMITS["name"],
+        ("players", "rules"): longest(RULES), ("players", "expected"): longest(EXPECTED_METHODS),
+        ("players", "scale"): longest(SCALES), ("players", "start_scale"): longest(START_SCALES),
+        ("players", "chapter"): longest(CHAPTERS),
+        ("sync_cursors", "player_id"): user_id,
+        ("sync_cursors", "perf_filter"): len(",".join(sorted(PERFS))),
+        ("import_runs", "source"): longest(("api", "file")),
+        ("import_runs", "status"): longest(RUN_STATUSES),
+        ("import_runs", "player_id"): user_id,
+        ("rating_history", "player_id"): user_id, ("rating_history", "perf"): 32,
+        ("fide_links", "player_id"): user_id,
+        ("fide_ratings", "kind"): longest(LIST_KINDS), ("fide_ratings", "month"): len("2026-12"),
+        ("replay_snapshots", "user_id"): user_id, ("replay_snapshots", "perf"): perf,
+        ("replay_snapshots", "options"): longest((_options(True), _options(False))),
+    })
+    return written
+
+
+def _bounded_columns() -> dict[tuple[str, str], int]:
+    from sqlalchemy import String
+
+    from tracker.store.models import Base
+
+    return {(t.name, c.name): c.type.length for t in Base.metadata.tables.values()
+            for c in t.columns if isinstance(c.type, String) and c.type.length is not None}
+
+
+def test_every_bounded_text_column_holds_the_longest_value_written() -> None:
+    columns = _bounded_columns()
+    written = _longest_written()
+    assert set(columns) == set(written) | FIDE_CHECKED  # a new column needs its bound here
+    too_narrow = {col: (written[col], width) for col, width in columns.items()
+                  if col in written and written[col] > width}
+    assert too_narrow == {}  # before: status 11 > 10, perf_filter 135 > 128
+
+
+def test_postgresql_columns_after_the_migrations_are_as_wide(pg_url: str) -> None:
+    with Store(pg_url) as store:
+        try:
+            with store.engine.connect() as conn:
+                widths = {(t, c): n for t, c, n in conn.execute(text(
+                    "SELECT table_name, column_name, character_maximum_length FROM "
+                    "information_schema.columns WHERE table_schema = 'public' AND "
+                    "character_maximum_length IS NOT NULL AND table_name != 'alembic_version'"))}
+        finally:
+            with store.engine.begin() as conn:
+                conn.execute(text("DROP SCHEMA public CASCADE; CREATE SCHEMA public"))
+    assert widths == _bounded_columns()
+    assert all(widths[col] >= n for col, n in _longest_written().items())
+
+
+def _dead_pid() -> int:
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)
+    return int(proc.stdout)
+
+
+def test_a_killed_run_is_marked_interrupted_and_every_status_is_stored(backend: Store) -> None:
+    import socket
+
+    from tracker import api
+    from tracker.store.runs import RUN_STATUSES
+
+    run_id = backend.start_run("file", "games.pgn")
+    backend.update_run(run_id, message=f"running in process {_dead_pid()} on "
+                       f"{socket.gethostname()}")
+    (run,) = api.runs(db=backend)  # before, on PostgreSQL: a DataError, every time
+    assert (run.id, run.status) == (run_id, "interrupted")
+    for status in RUN_STATUSES:
+        backend.update_run(run_id, status=status)
+        assert queries.import_runs(backend)[0].status == status
+    with pytest.raises(ValueError, match="not an import run status"):
+        backend.update_run(run_id, status="stopped")
+
+
+def test_an_import_of_every_perf_keeps_its_cursor(lichess: LichessServer, backend: Store) -> None:
+    from tracker.records import PERFS
+
+    summary = import_user("indexinator", store=backend, base_url=lichess.url,
+                          perf=",".join(PERFS), **FAST)
+    assert (summary.status, summary.new) == ("complete", 2907)  # before, PostgreSQL: failed
+    cursor = load_cursor(backend, "indexinator", ",".join(sorted(PERFS)))
+    assert cursor is not None and cursor.newest_ms is not None
+
+
+def test_a_rating_history_series_with_a_name_no_perf_has_is_left_out() -> None:
+    from tracker.sources.lichess import parse_rating_history
+
+    errors: list[str] = []
+    series = parse_rating_history([{"name": "Blitz", "points": [[2024, 0, 31, 1500]]},
+                                   {"name": "x" * 40, "points": [[2024, 0, 31, 1500]]},
+                                   {"name": "nul\x00", "points": [[2024, 0, 31, 1500]]}],
+                                  errors=errors)
+    assert list(series) == ["blitz"]
+    assert len(errors) == 2 and "is not a perf's name" in errors[0]
+
+
+def test_an_account_answered_for_another_name_is_an_error(backend: Store) -> None:
+    from tests.lichess_server import Account
+    from tracker.sources.lichess import LichessError
+
+    with LichessServer() as server:
+        server.accounts["someone"] = Account("x" * 100)  # an id the store cannot hold
+        with pytest.raises(LichessError, match="another account than 'someone'"):
+            import_user("someone", store=backend, base_url=server.url, **FAST)
+    assert queries.import_runs(backend) == []
+
+
+@pytest.mark.parametrize("dialect", ["sqlite", "postgresql"])
+def test_migration_0007_widens_an_existing_database_and_goes_back(
+    dialect: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    from alembic import command
+    from sqlalchemy import create_engine, event
+
+    from tracker.store.engine import _sqlite_on_connect, alembic_config
+
+    url = f"sqlite:///{tmp_path / 'old.db'}" if dialect == "sqlite" else (
+        request.getfixturevalue("pg_url"))
+    engine = create_engine(url)
+    if dialect == "sqlite":
+        event.listen(engine, "connect", _sqlite_on_connect)
+    cfg = alembic_config()
+
+    def migrate(step: Any, revision: str) -> None:
+        with engine.begin() as conn:
+            cfg.attributes["connection"] = conn
+            step(cfg, revision)
+
+    try:
+        migrate(command.upgrade, "0006")
+        with engine.begin() as conn:
+            conn.execute(text("INSERT INTO players (id, username, added_at_ms) "
+                              "VALUES ('p', 'p', 1)"))
+            conn.execute(text("INSERT INTO import_runs (source, target, started_at_ms, status, "
+                              "read, new, updated, unchanged, skipped) "
+                              "VALUES ('api', 'p', 1, 'running', 0, 0, 0, 0, '{}')"))
+            conn.execute(text("INSERT INTO sync_cursors (player_id, perf_filter, "
+                              "resume_until_ms) VALUES ('p', 'blitz', 5)"))
+        migrate(command.upgrade, "0007")
+        long_filter = "x" * 135
+        with engine.begin() as conn:  # what 0006 refused on PostgreSQL
+            conn.execute(text("UPDATE import_runs SET status = 'interrupted'"))
+            conn.execute(text("INSERT INTO sync_cursors (player_id, perf_filter) "
+                              f"VALUES ('p', '{long_filter}')"))
+            assert conn.execute(text("SELECT perf_filter, resume_until_ms, resume_top_ms "
+                                     "FROM sync_cursors ORDER BY perf_filter")).all() == [
+                ("blitz", 5, None), (long_filter, None, None)]
+        migrate(command.downgrade, "0006")
+        with engine.connect() as conn:
+            assert conn.execute(text("SELECT status FROM import_runs")).scalar() == "partial"
+            assert conn.execute(text("SELECT perf_filter FROM sync_cursors")).all() == [
+                ("blitz",)]
+    finally:
+        if dialect == "postgresql":
+            with engine.begin() as conn:
+                conn.execute(text("DROP SCHEMA public CASCADE; CREATE SCHEMA public"))
+        engine.dispose()
+
+
+# -- 2. a --since in the future is refused ----------------------------------------------------
+
+
+def test_a_since_in_the_future_is_refused_with_one_line_and_exit_2(
+    lichess: LichessServer, tmp_path: Path
+) -> None:
+    import os
+    import subprocess
+    import sys
+    from datetime import UTC, datetime, timedelta
+
+    from tracker.sources.lichess import ImportArgumentError
+
+    ahead = (datetime.now(UTC) + timedelta(days=30)).date().isoformat()
+    db = tmp_path / "t.db"
+    proc = subprocess.run(
+        [sys.executable, "-m", "tracker.cli", "--db", str(db), "import", "indexinator",
+         "--since", ahead, "--base-url", lichess.url],
+        capture_output=True, text=True, env={**os.environ, "NO_COLOR": "1"}, timeout=120)
+    assert proc.returncode == 2  # before: 0, and the cursor at that date
+    assert proc.stderr.strip() == (f"error: since {ahead} is in the future: give a date up to "
+                                   "today")
+    assert lichess.requests == [] and not db.exists()
+    with pytest.raises(ImportArgumentError, match="in the future"):
+        import_user("indexinator", store=Store("sqlite://"), base_url=lichess.url,
+                    since=10**20)
+    today = datetime.now(UTC).date().isoformat()
+    with Store(str(db)) as store:  # today is allowed
+        summary = import_user("indexinator", store=store, base_url=lichess.url, since=today,
+                              **FAST)
+    assert summary.status == "complete"
