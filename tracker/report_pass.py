@@ -2,11 +2,12 @@
 
 :func:`walk` goes over the stored rows once (see :mod:`tracker.replay_pass`): which games count
 (the selection's reasons for the others), the counted games, the real Lichess line. That read
-and walk cost about 0.5-0.8 s at 100k games, most of a first report. :func:`player_pass` saves
+and walk cost about 0.5-0.8 s at 100k games, most of a first report. :func:`save_walk` saves
 the result in the database (:mod:`tracker.store.snapshots`) with the database's write counter,
-so the next report reads one row, until a game is written; :func:`refresh` computes and saves
-it ahead, right after an import (the first Overview after an import is then as fast as the
-next). A saved pass is keyed on what it depends on: the player, the perf, the selection's
+so the next report reads one row, until a game is written; :mod:`tracker.report_runs` reads it
+for a report, with each scale's replay of it, and computes both ahead right after an import
+(the first Overview after an import is then as fast as the next). A saved pass is keyed on
+what it depends on: the player, the perf, the selection's
 ``count_provisional`` and a fingerprint of the code that computes it (:data:`CODE_PRINT`), so
 a changed rule never reads a pass the old rule made.
 """
@@ -21,8 +22,6 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from itertools import groupby
-from operator import itemgetter
 from pathlib import Path
 from typing import Any, Final
 
@@ -32,10 +31,8 @@ from tracker import lichess_line, records, replay_pass, selection
 from tracker._version import __version__
 from tracker.fide import CountedGame
 from tracker.lichess_line import MsLine
-from tracker.perfs import PerfError, perf_key
 from tracker.replay_pass import MonthOf, RowView
 from tracker.selection import exclusion_reason, score_halves
-from tracker.settings import get_settings, validate_settings
 from tracker.store import queries, snapshots
 from tracker.store.db import Store
 from tracker.store.games import REPLAY_COLUMNS
@@ -260,45 +257,9 @@ def compute(store: Store, uid: str, perf: str, *, count_provisional: bool,
 
 
 def save_walk(store: Store, seq: int, rows: Iterable[Sequence[Any]], uid: str, perf: str, *,
-           count_provisional: bool) -> Pass:
+              count_provisional: bool) -> Pass:
     """The pass over ``rows``, saved with ``seq``: the write counter read *before* the rows
     (a write in between leaves the saved pass stale, never wrong)."""
     seen = walk(rows, uid, count_provisional=count_provisional)
     snapshots.save_pass(store, uid, perf, _options(count_provisional), seq, encode(seen))
     return seen
-
-
-def player_pass(store: Store, uid: str, perf: str, *, count_provisional: bool) -> Pass:
-    """The pass for a report: the saved one while no game was written since, else
-    :func:`compute`. ``uid``: the player's lowercase Lichess id."""
-    saved = snapshots.saved_pass(store, uid, perf, _options(count_provisional))
-    if saved.payload is not None:
-        seen = decode(saved.payload)
-        if seen is not None:
-            return seen
-    return compute(store, uid, perf, count_provisional=count_provisional, seq=saved.write_seq)
-
-
-def refresh(store: Store, username: str) -> list[str]:
-    """Compute and save the passes of a player's perfs ahead of their first report (right
-    after an import changed their games), with their saved ``count_provisional``, from one
-    read of their games, streamed (a million games are never all held). A perf no replay reads
-    (a variant) is left alone, and so is one whose saved pass is current. Returns the perfs
-    computed, by perf key. Raises UnknownPlayerError for a player with no games."""
-    uid = queries.resolve_player(store, username)
-    settings = validate_settings(get_settings(store, uid))
-    seq = snapshots.write_seq(store)
-    done: list[str] = []
-    with gc_paused():
-        for stored, rows in groupby(queries.replay_rows_by_perf(store, uid), key=itemgetter(-1)):
-            try:
-                perf = perf_key(stored or "")
-            except PerfError:
-                continue
-            if perf != stored:  # not a key replay_rows() would select by
-                continue
-            count_provisional = settings.resolved(perf).count_provisional
-            if not snapshots.is_current(store, uid, perf, _options(count_provisional)):
-                save_walk(store, seq, rows, uid, perf, count_provisional=count_provisional)
-                done.append(perf)
-    return done
