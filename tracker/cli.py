@@ -28,7 +28,7 @@ from rich.markup import escape
 
 from tracker import api
 from tracker.api import ArgumentError, TrackerError
-from tracker.cli_groups import group_app
+from tracker.cli_groups import group_app, sync_cmd
 from tracker.cli_text import cell, err, examples, out, say, visible
 from tracker.errors import Terminated
 
@@ -625,6 +625,8 @@ fide_app = typer.Typer(
 )
 app.add_typer(fide_app, name="fide")
 app.add_typer(group_app, name="group")  # tracker/cli_groups.py
+app.command("sync", short_help="Bring every tracked player (or a group) up to date.",
+            epilog=examples("tracker sync", "tracker sync --group club"))(sync_cmd)
 
 
 def _fide_month(ms: int) -> str:
