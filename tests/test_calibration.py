@@ -142,3 +142,21 @@ def test_seven_linked_members_are_refused_with_the_reason(tmp_path: Path) -> Non
     cli = _tracker(db, "group", "calibrate", "club", "--perf", "blitz")
     assert cli.returncode == 1
     assert cli.stderr == f"no club model: {c.refused}\n"
+
+
+def test_dashboard_picker_offers_the_club_model(club: str,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    from dashboard import charts
+    from tests.test_dashboard import assert_clean, chart_traces, open_app
+
+    api.group_calibrate("club", "blitz", db=club)
+    at = open_app(Path(club), monkeypatch, query={"player": "member03", "perf": "blitz",
+                                                  "scale": "club:club"})
+    assert_clean(at)
+    picker = next(s for s in at.sidebar.selectbox if s.label == "Scale")
+    assert picker.value == "club:club"
+    # the club model after "all", not in it
+    assert picker.options[-2:] == ["FIDE scale: all models (median and band)",
+                                   "FIDE scale: club model of club"]
+    label = "FIDE scale (club model of club (n=10 members))"
+    assert charts.fide_name(label) in chart_traces(at)
