@@ -162,7 +162,11 @@ def _print_sync(result: api.SyncResult) -> None:
 
 
 def _gap(x: float | None) -> str:
-    return "-" if x is None else f"{x:+.0f}"
+    """A signed gap in whole points (``+36``, ``0``, ``-12``; ``-`` for none)."""
+    if x is None:
+        return "-"
+    text = f"{x:+.0f}"
+    return "0" if text in ("+0", "-0") else text
 
 
 @group_app.command("calibrate", short_help="Measure the scale models on the members with a "
