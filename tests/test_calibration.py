@@ -104,6 +104,16 @@ def test_replay_on_the_club_scale(club: str, roster: Roster) -> None:
                                                          scale="all").models]
 
 
+def test_club_scale_as_a_saved_setting(club: str) -> None:
+    api.group_calibrate("club", "blitz", db=club)
+    api.settings("member04", db=club, scale="club:club")
+    try:
+        report = api.replay("member04", "blitz", db=club)
+        assert report.model is not None and report.model.key == "club:club"
+    finally:
+        api.settings("member04", db=club, scale="lichess")
+
+
 def test_club_scale_errors(club: str) -> None:
     with pytest.raises(api.ClubModelError, match="club:club has no rapid model"):
         api.replay("member03", "rapid", db=club, scale="club:club")
