@@ -170,3 +170,12 @@ def test_dashboard_picker_offers_the_club_model(club: str,
                                    "FIDE scale: club model of club"]
     label = "FIDE scale (club model of club (n=10 members))"
     assert charts.fide_name(label) in chart_traces(at)
+
+
+def test_a_line_that_cannot_be_fitted_is_refused_not_a_traceback() -> None:
+    from tracker.calibration import MemberMonth, fit_club
+    from tracker.lad import FitError
+
+    same_x = [MemberMonth(f"m{i}", "2024-05", 1500, 1400 + i) for i in range(8)]
+    with pytest.raises(FitError):
+        fit_club("blitz", same_x)

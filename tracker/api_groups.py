@@ -171,8 +171,8 @@ def group_list(*, db: Db = None) -> list[GroupInfo]:
 
 
 def group_members(name: str, *, db: Db = None) -> list[tuple[str, int | None]]:
-    """The members of group ``name``: ``[(username, FIDE id or None), …]`` by lowercase id
-    (the spelling given, or Lichess's once imported). Raises UnknownGroupError."""
+    """The members of group ``name``: ``[(username as given, FIDE id to link or None), …]``
+    by lowercase id. Raises UnknownGroupError."""
     from tracker.store import groups
 
     return [(m.username, m.fide_id) for m in

@@ -30,7 +30,7 @@ from typing import Any, Final
 
 from tracker.errors import TrackerError
 from tracker.fide.scale import Linear, ScaleModel, convert, models_for
-from tracker.lad import lad_line
+from tracker.lad import FitError, lad_line
 from tracker.perfs import perf_key
 from tracker.report_pass import player_pass
 from tracker.settings import CLUB_PREFIX
@@ -249,7 +249,11 @@ def calibrate(store: Store, group: str, perf: str, *, save: bool = True,
                   f"model needs at least {min_members}")
         return Calibration(name, perf, len(members), linked, used, data, gaps, None, None,
                            reason, left_out)
-    fit = fit_club(perf, data)
+    try:
+        fit = fit_club(perf, data)
+    except FitError as exc:  # every member at one Lichess rating: no slope to fit
+        return Calibration(name, perf, len(members), linked, used, data, gaps, None, None,
+                           f"no line can be fitted: {exc}", left_out)
     if save:
         stamp = groups.save_club_model(store, name, perf, club_payload(fit, data))
         fit = ClubFit(**{**asdict(fit), "fitted_at_ms": stamp})
