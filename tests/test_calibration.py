@@ -172,10 +172,15 @@ def test_dashboard_picker_offers_the_club_model(club: str,
     assert charts.fide_name(label) in chart_traces(at)
 
 
-def test_a_line_that_cannot_be_fitted_is_refused_not_a_traceback() -> None:
-    from tracker.calibration import MemberMonth, fit_club
-    from tracker.lad import FitError
+def test_a_line_that_cannot_be_fitted_is_refused_not_a_traceback(
+        store: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tracker import calibration
+    from tracker.calibration import MemberMonth
 
-    same_x = [MemberMonth(f"m{i}", "2024-05", 1500, 1400 + i) for i in range(8)]
-    with pytest.raises(FitError):
-        fit_club("blitz", same_x)
+    api.group_create("flat", db=store)  # type: ignore[arg-type]
+    api.group_add("flat", [f"m{i}x" for i in range(8)], db=store)  # type: ignore[arg-type]
+    monkeypatch.setattr(calibration, "_member_months", lambda _s, uid, _p: (
+        [MemberMonth(uid, "2024-05", 1500, 1400 + len(uid))], ""))  # all at Lichess 1500
+    c = api.group_calibrate("flat", "blitz", db=store)  # type: ignore[arg-type]
+    assert c.club is None and c.used == 8
+    assert c.refused == "no line can be fitted: a line needs at least two points at different x"
