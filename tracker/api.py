@@ -27,6 +27,24 @@ from tracker.errors import DashboardError as DashboardError
 from tracker.errors import TrackerError as TrackerError
 
 if TYPE_CHECKING:
+    from tracker.api_groups import GroupAddResult as GroupAddResult
+    from tracker.api_groups import GroupRemoveResult as GroupRemoveResult
+    from tracker.api_groups import SyncResult as SyncResult
+    from tracker.api_groups import calibration_json as calibration_json
+    from tracker.api_groups import club_scales as club_scales
+    from tracker.api_groups import group_add as group_add
+    from tracker.api_groups import group_calibrate as group_calibrate
+    from tracker.api_groups import group_create as group_create
+    from tracker.api_groups import group_list as group_list
+    from tracker.api_groups import group_members as group_members
+    from tracker.api_groups import group_remove as group_remove
+    from tracker.api_groups import parse_fide_pairs as parse_fide_pairs
+    from tracker.api_groups import sync as sync
+    from tracker.api_groups import sync_row as sync_row
+    from tracker.calibration import Calibration as Calibration
+    from tracker.calibration import ClubFit as ClubFit
+    from tracker.calibration import ClubModelError as ClubModelError
+    from tracker.calibration import ModelGap as ModelGap
     from tracker.exact import dumps as dumps
     from tracker.exact import shown as shown
     from tracker.fide import CHAPTERS as CHAPTERS
@@ -43,6 +61,7 @@ if TYPE_CHECKING:
     from tracker.game_view import GameMoves as GameMoves
     from tracker.importing import ImportSummary as ImportSummary
     from tracker.importing import Progress as Progress
+    from tracker.importing.group_sync import PlayerSync as PlayerSync
     from tracker.lichess_line import LichessPoint as LichessPoint
     from tracker.perfs import PerfError as PerfError
     from tracker.presentation import GAME_KEYS as GAME_KEYS
@@ -75,6 +94,9 @@ if TYPE_CHECKING:
     from tracker.store.db import Store as Store
     from tracker.store.fide import FideLink as FideLink
     from tracker.store.fide import RatingInForce as RatingInForce
+    from tracker.store.groups import GroupExistsError as GroupExistsError
+    from tracker.store.groups import GroupInfo as GroupInfo
+    from tracker.store.groups import UnknownGroupError as UnknownGroupError
     from tracker.store.queries import PlayerSummary as PlayerSummary
     from tracker.store.queries import RunInfo as RunInfo
 
@@ -105,6 +127,16 @@ _LAZY: Final[dict[str, str]] = {
     # The driver's own error for a locked or unreachable database, raised mid-query.
     "DatabaseOperationalError": "tracker.store.engine:OperationalError",
     **dict.fromkeys(("PlayerSummary", "RunInfo"), "tracker.store.queries"),
+    # Groups (tracker group …, tracker sync): their own module, tracker/api_groups.py.
+    **dict.fromkeys(("GroupAddResult", "GroupRemoveResult", "SyncResult", "group_add",
+                     "group_create", "group_list", "group_members", "group_remove",
+                     "parse_fide_pairs", "sync", "sync_row", "group_calibrate",
+                     "club_scales", "calibration_json"), "tracker.api_groups"),
+    **dict.fromkeys(("Calibration", "ClubFit", "ClubModelError", "ModelGap"),
+                    "tracker.calibration"),
+    "PlayerSync": "tracker.importing.group_sync",
+    **dict.fromkeys(("GroupExistsError", "GroupInfo", "UnknownGroupError"),
+                    "tracker.store.groups"),
     # ``api.dashboard``: the process launcher now lives on the CLI side (tracker.launcher);
     # resolved by name on first use for callers of the old path, never imported by the api.
     "dashboard": "tracker.launcher",
@@ -287,24 +319,9 @@ def import_user(
     Raises UnknownUserError (exit code 2) for an unknown or closed account, before the
     database is even opened.
     """
-    from tracker import config
     from tracker.importing import lichess as importing_lichess
-    from tracker.sources.lichess import TokenError
 
-    where = "the token given"
-    if token is None:
-        where = "the token file" if token_file is not None else "$LICHESS_TOKEN"
-        try:
-            token = config.token(token_file)
-        except OSError as exc:
-            raise TokenError(
-                f"cannot read the token file {token_file}: {exc.strerror or exc}"
-            ) from None
-        except UnicodeDecodeError:
-            raise TokenError(
-                f"the token file {token_file} is not text: {_TOKEN_HELP}") from None
-    if token is not None:
-        token = check_token(token, where)
+    token = resolve_token(token, token_file)
     check_database(db, create=True)
     job = importing_lichess.connect(  # the account is checked before the database is opened
         username, perf=perf, since=since, full=full, base_url=base_url, token=token,
@@ -396,6 +413,29 @@ def fide_json(link: FideLink) -> dict[str, Any]:
 
 
 _TOKEN_HELP = "a Lichess API token is one line of letters, digits and _ (lip_…)"
+
+
+def resolve_token(token: str | None = None,
+                  token_file: str | os.PathLike[str] | None = None) -> str | None:
+    """The API token to use: ``token`` > ``token_file`` > ``$LICHESS_TOKEN`` (``None``: none),
+    checked by :func:`check_token`. Raises TokenError (exit code 2: an unreadable file, a
+    malformed token), never with the token in the message."""
+    from tracker import config
+    from tracker.sources.lichess import TokenError
+
+    where = "the token given"
+    if token is None:
+        where = "the token file" if token_file is not None else "$LICHESS_TOKEN"
+        try:
+            token = config.token(token_file)
+        except OSError as exc:
+            raise TokenError(
+                f"cannot read the token file {token_file}: {exc.strerror or exc}"
+            ) from None
+        except UnicodeDecodeError:
+            raise TokenError(
+                f"the token file {token_file} is not text: {_TOKEN_HELP}") from None
+    return None if token is None else check_token(token, where)
 
 
 def check_token(token: str, where: str = "the token") -> str:
