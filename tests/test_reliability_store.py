@@ -199,7 +199,8 @@ def _longest_written() -> dict[tuple[str, str], int]:
     from tracker.fide_records import LIST_KINDS
     from tracker.records import PERFS, SIDE_TEXT_LIMITS, TEXT_LIMITS
     from tracker.report_pass import _options
-    from tracker.settings import SCALES, START_SCALES
+    from tracker.settings import CLUB_PREFIX, SCALES, START_SCALES
+    from tracker.store.groups import MAX_NAME
     from tracker.store.runs import RUN_STATUSES
 
     user_id = SIDE_TEXT_LIMITS["user_id"]  # a game's player; an account's id is 2-30
@@ -228,7 +229,13 @@ def _longest_written() -> dict[tuple[str, str], int]:
         ("fide_ratings", "kind"): longest(LIST_KINDS), ("fide_ratings", "month"): len("2026-12"),
         ("replay_snapshots", "user_id"): user_id, ("replay_snapshots", "perf"): perf,
         ("replay_snapshots", "options"): longest((_options(True), _options(False))),
+        ("groups", "name"): MAX_NAME,
+        ("group_members", "user_id"): user_id,
+        ("group_members", "username"): SIDE_TEXT_LIMITS["name"],
+        ("club_models", "perf"): perf,
     })
+    # A saved scale may name a club model: "club:" and a group's name.
+    written[("players", "scale")] = max(longest(SCALES), len(CLUB_PREFIX) + MAX_NAME)
     return written
 
 
