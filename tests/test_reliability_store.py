@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
-from tests.conftest import CMRADE, INDEXINATOR, INDEXINATOR_LATER
+from tests.conftest import CMRADE, INDEXINATOR, INDEXINATOR_LATER, SINGLE
 from tests.lichess_server import LichessServer, ndjson_lines
 from tests.pg_server import postgres_url
 from tracker.importing import import_file
@@ -439,3 +439,19 @@ def test_a_pgn_game_with_a_5_mb_tag_is_one_game_too_large(
     alone = import_file(one, store=backend, user=user)
     assert (alone.read, alone.new, alone.skipped) == (1, 0, {"game too large": 1})
     assert queries.count_games(backend) == 2
+
+
+def test_a_file_whose_name_is_not_utf8_is_imported(backend: Store, tmp_path: Path) -> None:
+    import os
+
+    from tracker.store.runs import storable_text
+
+    name = os.fsdecode(b"caf\xe9.pgn")  # Latin-1 bytes: a surrogate escape in Python
+    path = tmp_path / name
+    path.write_bytes(SINGLE.read_bytes())
+    summary = import_file(path, store=backend)  # before: UnicodeEncodeError, 0 games
+    assert (summary.status, summary.new) == ("complete", 1)
+    (run,) = queries.import_runs(backend)
+    assert run.target.endswith("caf\ufffd.pgn")
+    assert storable_text("jes\ud800108\x00") == "jes\ufffd\ufffd\ufffd108\ufffd"
+    assert storable_text("plain é") == "plain é"
