@@ -276,6 +276,40 @@ def import_file(
     return _prepared(store, import_inputs(inputs, store=store, user=user, progress=progress))
 
 
+def import_uploads(
+    uploads: Sequence[tuple[str, bytes]],
+    *,
+    db: Db = None,
+    user: str | Sequence[str] | None = None,
+    progress: Progress | None = None,
+) -> ImportSummary:
+    """:func:`import_file` of files sent with their names (the dashboard's upload): each
+    ``(name, content)`` is written to a private temporary folder of its own under the last
+    part of its name (:func:`upload_name`: ``..``, a path, a NUL never leave it) and the files
+    are imported as one run; the folder is removed after."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="tracker-upload-") as tmp:
+        paths = []
+        for i, (name, content) in enumerate(uploads):
+            folder = Path(tmp) / str(i)  # a folder per file: two of one name are two files
+            folder.mkdir()
+            path = folder / upload_name(name)
+            path.write_bytes(content)
+            paths.append(path)
+        return import_file(paths, db=db, user=user, progress=progress)
+
+
+def upload_name(name: str) -> str:
+    """A file name fit to write an upload under: the last part of ``name`` (after any ``/``
+    or ``\\``), at most 100 characters (its end kept: the extension names the compression),
+    ``upload`` for ``..``, ``.``, an empty name or one with a NUL."""
+    last = name.replace("\\", "/").rsplit("/", 1)[-1].strip()
+    if last in ("", ".", "..") or "\x00" in last:
+        return "upload"
+    return last if len(last) <= 100 else "upload-" + last[-93:]
+
+
 def _prepared(store: Store, summary: ImportSummary) -> ImportSummary:
     """After an import that changed a tracked player's games: their replay passes computed
     and saved now (:func:`tracker.report_pass.refresh`), so the first report after the
@@ -454,19 +488,24 @@ def check_token(token: str, where: str = "the token") -> str:
     return token
 
 
+#: The largest ``limit`` of :func:`runs`: what a database's LIMIT takes (a signed 32-bit
+#: integer); beyond it SQLite raises OverflowError.
+MAX_RUNS_LIMIT: Final = 2**31 - 1
+
+
 def runs(*, db: Db = None, limit: int = 20) -> list[RunInfo]:
     """``tracker runs``: the last ``limit`` import runs, newest first.
 
     A run whose process is gone (killed, the machine stopped) is marked ``interrupted`` first
     (see :mod:`tracker.run_liveness`); its counts are what it stored. Statuses: ``running``,
     ``complete``, ``partial``, ``failed``, ``interrupted``. Raises ArgumentError (exit 2) for a
-    ``limit`` below 1.
+    ``limit`` below 1 or above :data:`MAX_RUNS_LIMIT`.
     """
     from tracker.run_liveness import mark_interrupted
     from tracker.store import queries
 
-    if limit < 1:
-        raise ArgumentError(f"--limit must be 1 or more, not {limit}")
+    if not 1 <= limit <= MAX_RUNS_LIMIT:
+        raise ArgumentError(f"--limit must be 1 to {MAX_RUNS_LIMIT}, not {limit}")
     store = open_store(db)
     mark_interrupted(store)
     return queries.import_runs(store, limit=limit)

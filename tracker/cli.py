@@ -840,6 +840,20 @@ def main() -> None:
         say(err, f"{'terminated' if stopped else 'interrupted'}: what was imported so far is "
                  "kept; run again to resume")
         sys.exit(EXIT_TERMINATED if stopped else EXIT_INTERRUPTED)
+    except SystemExit as exc:
+        interrupt = _unhandled_interrupt(exc)
+        if interrupt is None:
+            raise
+        stopped = isinstance(interrupt, Terminated)
+        say(err, f"{'terminated' if stopped else 'interrupted'}: stopped before it finished")
+        sys.exit(EXIT_TERMINATED if stopped else EXIT_INTERRUPTED)
+
+
+def _unhandled_interrupt(exc: SystemExit) -> KeyboardInterrupt | None:
+    """The Ctrl+C or SIGTERM that typer turned into a silent exit 130 (a command that does
+    not handle it itself, as imports do: ``fide link``…), or ``None``."""
+    cause = exc.__context__.__cause__ if exc.__context__ is not None else None
+    return cause if isinstance(cause, KeyboardInterrupt) else None
 
 
 if __name__ == "__main__":

@@ -3,10 +3,8 @@ files. The other pages refresh by themselves: their caches are keyed on the data
 
 from __future__ import annotations
 
-import tempfile
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import streamlit as st
@@ -105,21 +103,13 @@ with from_file:
             st.warning("Choose a file first.")
         else:
             bar, update = progress_bar("Importing")
-            with tempfile.TemporaryDirectory(prefix="tracker-upload-") as tmp:
-                paths = []
-                for i, f in enumerate(files):
-                    # a folder per file: two uploads of the same name are two files
-                    folder = Path(tmp) / str(i)
-                    folder.mkdir()
-                    path = folder / (Path(f.name).name or "upload")
-                    path.write_bytes(f.getvalue())
-                    paths.append(path)
-                try:
-                    summary = api.import_file(paths, db=ui.store(),
-                                              user=user.strip() or None, progress=update)
-                except TrackerError as exc:
-                    bar.empty()
-                    st.error(str(exc))
-                else:
-                    bar.progress(1.0, text="Done")
-                    show_summary(summary)
+            try:
+                summary = api.import_uploads([(f.name, f.getvalue()) for f in files],
+                                             db=ui.store(), user=user.strip() or None,
+                                             progress=update)
+            except TrackerError as exc:
+                bar.empty()
+                st.error(str(exc))
+            else:
+                bar.progress(1.0, text="Done")
+                show_summary(summary)

@@ -42,12 +42,32 @@ class RunInfo:
     repaired: dict[str, int] = field(default_factory=dict)  # reason -> games imported repaired
 
 
+def storable_text(text: str) -> str:
+    """``text`` as a database can store it: a file name's undecodable bytes (Python's
+    surrogate escapes) and lone surrogates as U+FFFD, a NUL as U+FFFD (PostgreSQL refuses it
+    in text). Unchanged in the usual case (ASCII without NUL, or valid text)."""
+    if "\x00" not in text:
+        if text.isascii():
+            return text
+        try:
+            text.encode("utf-8")
+            return text
+        except UnicodeEncodeError:
+            pass
+    try:
+        data = text.encode("utf-8", "surrogateescape")  # a file name's bytes back
+    except UnicodeEncodeError:
+        data = text.encode("utf-8", "surrogatepass")
+    return data.decode("utf-8", "replace").replace("\x00", "\ufffd")
+
+
 def start_run(db: Database, source: str, target: str, player_id: str | None = None) -> int:
-    """Record an import run as ``running``; returns its id."""
+    """Record an import run as ``running``; returns its id. ``target`` is stored as
+    :func:`storable_text` makes it (a file name need not be UTF-8)."""
     with db.session() as session:
         run = ImportRun(
             source=source,
-            target=target,
+            target=storable_text(target),
             player_id=player_id,
             started_at_ms=now_ms(),
             status="running",
@@ -69,6 +89,9 @@ def update_run(db: Database, run_id: int, **fields: Any) -> None:
     Raises ValueError for a status that is not one of :data:`RUN_STATUSES`."""
     if "status" in fields and fields["status"] not in RUN_STATUSES:
         raise ValueError(f"not an import run status: {fields['status']!r}")
+    for key in ("message", "target"):  # may name a file, or quote what a file holds
+        if isinstance(fields.get(key), str):
+            fields[key] = storable_text(fields[key])
     with db.session() as session:
         run = session.get(ImportRun, run_id)
         if run is None:
