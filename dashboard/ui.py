@@ -1,7 +1,8 @@
 """What the pages share: the database, cached queries, the player and perf pickers, messages.
 
 Caching: every query is keyed on the database URL and :func:`tracker.api.data_version`
-(a fingerprint that changes when an import lands), plus the player, the perf and the player's
+(a fingerprint that changes with every batch of games written: it holds the store's write
+counter, which the saved replay passes are keyed on too), plus the player, the perf and the player's
 saved settings for a replay. Nothing is keyed on time, so a page shows new data as soon as an
 import lands and recomputes nothing otherwise.
 """
@@ -35,6 +36,8 @@ SCALES_NOTE: Final = (
     "rating is FIDE's method applied to the same games. A Lichess 1500 is not a FIDE 1500."
 )
 
+#: :func:`tracker.api.data_version`: games, newest run's end (ms), the store's write counter.
+DataVersion = tuple[int, int, int]
 SettingsKey = tuple[int | None, int | None, str | None, str | None, bool | None, str | None,
                     str | None]
 
@@ -65,13 +68,13 @@ def store() -> Store:
         raise  # unreachable: st.stop() raises
 
 
-def data_version() -> tuple[int, int]:
+def data_version() -> DataVersion:
     """The database's fingerprint now (one cheap query per page run)."""
     return api.data_version(store())
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def _players(url: str, version: tuple[int, int]) -> list[PlayerSummary]:
+def _players(url: str, version: DataVersion) -> list[PlayerSummary]:
     return api.players(db=_store(url))
 
 
@@ -92,7 +95,7 @@ RealKey = tuple[tuple[str, tuple[tuple[str, int], ...]], ...]
 
 
 @st.cache_resource(show_spinner=False, max_entries=MAX_REPORTS)
-def _report(url: str, version: tuple[int, int], user_id: str, perf: str,
+def _report(url: str, version: DataVersion, user_id: str, perf: str,
             settings: SettingsKey, scale: str, real: RealKey) -> ReplayReport:
     # ``real`` is in the key because the replay compares with the stored FIDE list, which a
     # link changes without changing the games.
@@ -104,7 +107,7 @@ def _report(url: str, version: tuple[int, int], user_id: str, perf: str,
 
 
 @st.cache_resource(show_spinner=False, max_entries=MAX_REPORTS)
-def _overview_figure(url: str, version: tuple[int, int], user_id: str, perf: str,
+def _overview_figure(url: str, version: DataVersion, user_id: str, perf: str,
                      settings: SettingsKey, scale: str, real: RealKey) -> Figure:
     return charts.overview_figure(
         _report(url, version, user_id, perf, settings, scale, real),
@@ -130,7 +133,7 @@ def real_lines(user_id: str, perf: str) -> RealKey:
 
 
 def _key(user_id: str, perf: str
-         ) -> tuple[str, tuple[int, int], str, str, SettingsKey, str, RealKey]:
+         ) -> tuple[str, DataVersion, str, str, SettingsKey, str, RealKey]:
     return (db_url(), data_version(), user_id, perf, settings_key(user_id),
             current_scale(perf), real_lines(user_id, perf))
 

@@ -216,9 +216,10 @@ def database_place(db: Db = None) -> str:
         return str(path)
 
 
-def data_version(db: Db = None) -> tuple[int, int]:
-    """A cheap fingerprint of the database's content: it changes when an import lands (the
-    dashboard keys its caches on it)."""
+def data_version(db: Db = None) -> tuple[int, int, int]:
+    """A cheap fingerprint of the database's content: (games, newest import run's end in ms,
+    the write counter the saved replay passes are keyed on). It changes with every batch of
+    games written, a killed import's too (the dashboard keys its caches on it)."""
     from tracker.store import queries
 
     return queries.data_version(open_store(db))
