@@ -717,11 +717,17 @@ def unrated_text(report: ReplayReport) -> str | None:
 def game_moves(game_id: str, *, db: Db = None, orientation: str = "white") -> GameMoves:
     """One stored game's moves (SAN) and final position, drawn by python-chess as SVG from
     ``orientation``'s side (``"white"``/``"black"``), with its lichess.org link. Read from the
-    game's stored source text. Raises ArgumentError for an unknown game id."""
+    game's stored source text; a text that cannot be read (damaged in the database) gives no
+    moves and the reason in ``problem``. Raises ArgumentError for an unknown game id."""
+    from tracker.codec import RawTextError
     from tracker.game_view import game_moves as _game_moves
+    from tracker.game_view import unreadable
     from tracker.store import queries
 
-    found = queries.game_source(open_store(db), game_id)
+    try:
+        found = queries.game_source(open_store(db), game_id)
+    except RawTextError as exc:  # damaged in the database: said, and repaired by a re-import
+        return unreadable(game_id, str(exc), orientation=orientation)
     if found is None:
         raise ArgumentError(f"no game {game_id!r} in the database")
     raw, initial_fen, variant, source = found
