@@ -234,15 +234,19 @@ def import_file(
 ) -> ImportSummary:
     """``tracker import-file``: import NDJSON/PGN files; see :func:`tracker.importing.import_file`.
 
-    Every input is checked before the database is opened, so a bad path changes nothing.
+    Every input is checked before the database is opened: when none can be imported nothing
+    changes (InputError); of several, those that can be read are imported and the others
+    named in the run's message (it ends ``partial``).
     """
     from tracker.importing import import_inputs
     from tracker.sources.files import open_inputs
 
     check_database(db, create=True)
-    inputs = open_inputs(paths)
+    unreadable: list[str] = []
+    inputs = open_inputs(paths, unreadable=unreadable)
     store = open_store(db, create=True)
-    return _prepared(store, import_inputs(inputs, store=store, user=user, progress=progress))
+    return _prepared(store, import_inputs(inputs, store=store, user=user, progress=progress,
+                                          unreadable=unreadable))
 
 
 def _prepared(store: Store, summary: ImportSummary) -> ImportSummary:
