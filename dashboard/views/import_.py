@@ -37,8 +37,8 @@ def progress_bar(label: str) -> tuple[Any, Callable[[int, int, int | None], None
 
 def show_summary(summary: ImportSummary) -> None:
     for warning in summary.warnings:
-        st.warning(warning)
-    line = summary.line()
+        st.warning(ui.md(warning))
+    line = ui.md(summary.line())
     if summary.status == "complete":
         st.success(line)
     elif summary.status == "partial":
@@ -51,7 +51,7 @@ def show_summary(summary: ImportSummary) -> None:
 
 
 st.header("Import games")
-st.caption(f"Into `{ui.db_label()}`. Importing again only adds what is new; nothing is "
+st.caption(f"Into {ui.code(ui.db_label())}. Importing again only adds what is new; nothing is "
            "duplicated.")
 
 from_lichess, from_file = st.tabs(["From Lichess", "From a file"])
@@ -84,7 +84,7 @@ with from_lichess:
                 )
             except TrackerError as exc:
                 bar.empty()
-                st.error(str(exc))
+                st.error(ui.md(exc))
             else:
                 bar.progress(1.0, text="Done")
                 show_summary(summary)
@@ -119,7 +119,7 @@ with from_file:
                                               user=user.strip() or None, progress=update)
                 except TrackerError as exc:
                     bar.empty()
-                    st.error(str(exc))
+                    st.error(ui.md(exc))
                 else:
                     bar.progress(1.0, text="Done")
                     show_summary(summary)
