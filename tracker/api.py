@@ -77,6 +77,7 @@ if TYPE_CHECKING:
     from tracker.store.fide import RatingInForce as RatingInForce
     from tracker.store.queries import PlayerSummary as PlayerSummary
     from tracker.store.queries import RunInfo as RunInfo
+    from tracker.store.snapshots import SavedPassInfo as SavedPassInfo
 
 #: Names this module re-exports from the layers below, imported on first use (PEP 562).
 _LAZY: Final[dict[str, str]] = {
@@ -105,6 +106,7 @@ _LAZY: Final[dict[str, str]] = {
     # The driver's own error for a locked or unreachable database, raised mid-query.
     "DatabaseOperationalError": "tracker.store.engine:OperationalError",
     **dict.fromkeys(("PlayerSummary", "RunInfo"), "tracker.store.queries"),
+    "SavedPassInfo": "tracker.store.snapshots",
     # ``api.dashboard``: the process launcher now lives on the CLI side (tracker.launcher);
     # resolved by name on first use for callers of the old path, never imported by the api.
     "dashboard": "tracker.launcher",
@@ -223,6 +225,31 @@ def data_version(db: Db = None) -> tuple[int, int, int]:
     from tracker.store import queries
 
     return queries.data_version(open_store(db))
+
+
+def saved_passes(username: str | None = None, *, db: Db = None) -> list[SavedPassInfo]:
+    """``tracker passes``: the replay passes saved in the database (of ``username`` only, when
+    given), each with its player, perf, options, whether it is current (saved since the last
+    write of games) and its size in bytes. Raises UnknownPlayerError for a player with no
+    games."""
+    from tracker.store import queries, snapshots
+
+    store = open_store(db)
+    uid = None if username is None else queries.resolve_player(store, username)
+    return snapshots.list_passes(store, uid)
+
+
+def drop_passes(username: str | None = None, *, db: Db = None) -> int:
+    """``tracker passes --drop``: tell tracker the games changed behind its back (the database
+    was edited by hand, or restored from a copy): drop the saved replay passes (of
+    ``username`` only, when given) and move the store's write counter on, so every replay and
+    every dashboard page computes again from the games as they are. Returns the passes
+    dropped. Raises UnknownPlayerError for a player with no games."""
+    from tracker.store import queries, snapshots
+
+    store = open_store(db)
+    uid = None if username is None else queries.resolve_player(store, username)
+    return snapshots.drop_passes(store, uid)
 
 
 def import_file(
