@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from datetime import date, datetime
 from decimal import Decimal
@@ -355,6 +355,7 @@ def fide_link(
     base_url: str | None = None,
     token: str | None = None,
     timeout: tuple[float, float] = (5.0, 30.0),
+    on_wait: Callable[[str], None] | None = None,
 ) -> FideRefresh:
     """``tracker fide link``: link a FIDE id to a tracked player and store FIDE's data.
 
@@ -364,7 +365,10 @@ def fide_link(
     the session the game import uses. Linking again refreshes (no duplicate rows); linking
     another id replaces the link. ``tracker import USER`` refreshes a link after each
     complete import. Returns :class:`~tracker.real_fide.FideRefresh` (the stored link, rows
-    new/updated/unchanged, entries left out).
+    new/updated/unchanged, entries and profile values left out: every value is checked, a
+    rating must be 0–3500, a birth year 1900 to next year). Each answer may take at most 60 s
+    and hold 1 MB; an HTTP 429 is waited out once (a minute), ``on_wait`` told first (one
+    line; else it is logged as a warning).
 
     Raises FideIdError (exit 2) for text that is not a FIDE id, UnknownPlayerError for a
     player with no games, UnknownFideIdError (exit 2: Lichess answered 404; nothing stored),
@@ -375,7 +379,7 @@ def fide_link(
 
     store = open_store(db)
     return real_fide.link_player(store, username, fide_id, base_url=config.base_url(base_url),
-                                 session=lichess.make_session(token, timeout))
+                                 session=lichess.make_session(token, timeout), on_wait=on_wait)
 
 
 def fide_show(username: str, *, db: Db = None) -> FideLink:

@@ -741,7 +741,8 @@ def fide_link_cmd(
     stores them. Linking again refreshes; every
     complete `tracker import USER` refreshes too. Exit code 2 for an unknown FIDE id
     (nothing is stored)."""
-    result = api.fide_link(username, fide_id, db=state.db, base_url=base_url)
+    result = api.fide_link(username, fide_id, db=state.db, base_url=base_url,
+                           on_wait=lambda line: say(err, line))
     for w in result.warnings:
         say(err, f"warning: {w}")
     if as_json:
