@@ -185,3 +185,26 @@ def test_side_variations_are_skipped_not_built(monkeypatch: pytest.MonkeyPatch) 
     assert cut.moves == ["e4"]
     assert cut.problem == (f"only the first {MAX_VIEW_PGN_CHARS // 1024} KB of this game's "
                            f"{len(huge) // 1024} KB were read")
+
+
+def test_the_games_page_shows_a_damaged_game_in_one_line(
+        indexinator_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every stored text damaged: the Games page lists the month, and a clicked game shows its
+    players, one warning and no moves; no exception."""
+    db = tmp_path / "copy.db"
+    shutil.copy(indexinator_db, db)
+    with Store(str(db)) as store, store.engine.begin() as conn:
+        conn.execute(update(Game).values(raw=b"\x28\xb5\x2f\xfd damaged"))
+    monkeypatch.setenv("TRACKER_DB", str(db))
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+    at.run()
+    at.switch_page("views/games.py").run()
+    at.selectbox(key="games_period").set_value("2023-05").run()
+    at.session_state["games_table"] = {"selection": {"rows": [0], "columns": [], "cells": []}}
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.subheader[0].value == "Rasam877 (1607) – indexinator (1622), 1-0"
+    warnings = [w.value for w in at.warning]
+    assert len(warnings) == 1 and warnings[0].startswith(
+        "this game's stored text cannot be read: ")
+    assert "_No moves stored._" in [m.value for m in at.markdown]
