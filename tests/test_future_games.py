@@ -46,7 +46,11 @@ def test_a_game_dated_2999_is_left_out_and_now_is_unchanged(tmp_path: Path) -> N
     assert after.periods[-1].excluded == {**before.periods[-1].excluded, FUTURE: 1}
     assert after.counted == before.counted and len(after.games) == len(before.games) + 1
     future = [s for s in after.games if s.game.id == "FUTURE01"]
-    assert [s.reason for s in future] == [FUTURE]
+    assert [(s.reason, s.period) for s in future] == [(FUTURE, "2025-10")]
+    listed = after.period_games("2025-10")  # the Games page: the month's rows, with it
+    assert len(listed) == after.periods[-1].result.games + sum(
+        after.periods[-1].excluded.values())
+    assert [d.selected.reason for d in listed].count(FUTURE) == 1
     assert after.current_lichess == before.current_lichess  # no Lichess point in 2999
     assert REASONS[0] == FUTURE
 
