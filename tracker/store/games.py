@@ -202,7 +202,7 @@ def write_games(db: Database, records: Iterable[GameRecord], run: RunCounts | No
         # write lock from its start, so a concurrent import cannot store its copy in between
         # (a PGN copy written over the richer API record it did not see).
         db.lock_writes(conn)
-        existing = _stored_copies(db, conn, list(by_id), check_raw=True)
+        existing = _stored_copies(db, conn, list(by_id), True)  # check_raw
         next_pk = _largest_pk(conn) + 1
         game_rows: list[tuple[Any, ...]] = []
         side_rows: list[tuple[Any, ...]] = []
@@ -248,7 +248,7 @@ def _largest_pk(conn: Connection) -> int:
     return int(conn.execute(select(func.max(_table(Game).c.pk))).scalar() or 0)
 
 
-def _stored_copies(db: Database, conn: Connection, ids: Sequence[str], *,
+def _stored_copies(db: Database, conn: Connection, ids: Sequence[str],
                    check_raw: bool = False) -> dict[str, StoredCopy]:
     """The stored copies of the games among ``ids`` (key, digest, source, plies, result).
 
