@@ -133,10 +133,12 @@ def _decompressed(blob: bytes) -> bytes:
     return decompressor.decompress(blob)
 
 
-def intact_raw(blob: bytes, digest: str) -> bool:
+def intact_raw(blob: object, digest: str) -> bool:
     """Whether a stored raw text still reads back to the text of ``digest`` (a damaged blob,
     or one a hand edit changed, does not: a re-import writes the game again)."""
-    try:
-        return raw_digest(decompress_raw(blob)) == digest
-    except RawTextError:
+    if not isinstance(blob, bytes | bytearray | memoryview):
+        return False
+    try:  # the digest of the bytes: equal only to the UTF-8 text's, no decoding needed
+        return raw_digest(_decompressed(bytes(blob))) == digest
+    except (RawTextError, zlib.error, zstandard.ZstdError):
         return False
