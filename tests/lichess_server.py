@@ -260,7 +260,8 @@ class LichessServer:
     def fault_fide(self, kind: str, amount: float, times: int = 1) -> None:
         """The next ``times`` FIDE answers are hostile: ``"gzip-bomb"``, a gzip body of
         ``amount`` bytes of zeros (``Content-Encoding: gzip``, ~1,000 times smaller on the
-        wire); ``"trickle"``, the right answer sent one byte every ``amount`` seconds."""
+        wire); ``"trickle"``, the right answer sent one byte every ``amount`` seconds;
+        ``"cut"``, the connection closed after ``amount`` bytes of the answer."""
         with self._lock:
             self.fide_faults.extend([(kind, amount)] * times)
 
@@ -512,6 +513,15 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(record, 200, bodies[which])
         elif fault[0] == "gzip-bomb":
             self._gzip_bomb(record, int(fault[1]))
+        elif fault[0] == "cut":
+            body = bodies[which]
+            record.status = 200
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body[: int(fault[1])])
+            self.close_connection = True
         else:
             self._trickle(record, bodies[which], fault[1])
 

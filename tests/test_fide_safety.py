@@ -143,6 +143,14 @@ def test_a_trickled_answer_meets_the_deadline(lichess: LichessServer) -> None:
                                "within 1 s (gave up)")
 
 
+def test_an_answer_cut_short_is_one_line(lichess: LichessServer) -> None:
+    lichess.fault_fide("cut", 40)
+    with pytest.raises(FideError) as info:
+        fetch_fide_player(make_session(), lichess.url, ARJUN)
+    assert str(info.value) == (f"the profile of FIDE player {ARJUN}: the answer broke off "
+                               "(ProtocolError)")
+
+
 def test_a_429_says_it_is_waiting(lichess: LichessServer) -> None:
     said: list[str] = []
     waits: list[float] = []

@@ -27,6 +27,7 @@ from collections.abc import Callable
 from typing import Final
 
 import requests
+import urllib3
 
 from tracker.sources.fide import (
     FideError,
@@ -110,6 +111,10 @@ def read_answer(response: requests.Response, *, max_bytes: int = MAX_ANSWER_BYTE
             keep(decoder.flush())
     except zlib.error:
         raise FideError("Lichess sent a damaged compressed answer") from None
+    except (urllib3.exceptions.HTTPError, OSError) as exc:  # cut, reset, a read timeout
+        timed_out = isinstance(exc, urllib3.exceptions.TimeoutError | TimeoutError)
+        raise FideError("the answer broke off ("
+                        + ("timed out" if timed_out else type(exc).__name__) + ")") from None
     finally:
         response.close()
     return bytes(body)
