@@ -299,7 +299,7 @@ def runs_cmd(
 def passes_cmd(
     username: Annotated[str | None, typer.Argument(
         help="Only this player's passes (default: every player's).", show_default=False,
-        metavar="[USERNAME]")] = None,
+        metavar="USERNAME")] = None,
     drop: Annotated[bool, typer.Option(
         "--drop", help="Drop them and move the write counter on: after editing the database "
                        "by hand.")] = False,
