@@ -208,3 +208,34 @@ def test_the_games_page_shows_a_damaged_game_in_one_line(
     assert len(warnings) == 1 and warnings[0].startswith(
         "this game's stored text cannot be read: ")
     assert "_No moves stored._" in [m.value for m in at.markdown]
+
+
+# -- item 9: a name from a file is text (the browser test counts requests; this one reads
+# -- what the pages send, and runs wherever Streamlit does) -----------------------------------
+
+
+def test_a_name_like_an_image_reaches_the_page_escaped(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    name = "![p](http://127.0.0.1:18767/px.png)"
+    games = []
+    for i in range(6):
+        white, black = (name, f"opp{i}") if i % 2 == 0 else (f"opp{i}", name)
+        games.append(
+            f'[Event "Rated blitz game"]\n[Site "https://lichess.org/abcdef{i:02d}"]\n'
+            f'[White "{white}"]\n[Black "{black}"]\n[Result "1-0"]\n'
+            f'[UTCDate "2024.01.1{i}"]\n[UTCTime "12:00:00"]\n[WhiteElo "1500"]\n'
+            f'[BlackElo "1500"]\n[WhiteRatingDiff "+5"]\n[BlackRatingDiff "-5"]\n'
+            f'[TimeControl "180+0"]\n\n1. e4 e5 1-0\n')
+    pgn = tmp_path / "injected.pgn"
+    pgn.write_text("\n".join(games))
+    db = tmp_path / "injected.db"
+    api.import_file(pgn, db=db)
+    at = open_app(db, monkeypatch, {"player": name, "perf": "blitz"})
+    assert not at.exception, [e.value for e in at.exception]
+    heading = at.header[0].value
+    assert heading == "!\\[p\\](http:/\u2060/127.0.0.1:18767/px.png) — blitz"
+    for page, title in (("views/periods.py", "Rating periods"), ("views/games.py", "Games"),
+                        ("views/settings.py", "Replay settings")):
+        at.switch_page(page).run()
+        assert not at.exception, [e.value for e in at.exception]
+        assert at.header[0].value.startswith(f"{title} — !\\[p\\](http:/\u2060/127")
