@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Final, Protocol
 
 from tracker.records import BLACK_WINS, DRAW, WHITE_WINS, Color, GameRecord, Side, month_of
-from tracker.utc import datetime_to_ms, now_ms
+from tracker.utc import now_ms, utc_from_ms
 
 # Reasons a game of the perf is left out, in the order they are checked. Who the opponent was
 # comes before how the game was played: a game against the AI or an anonymous player is always
@@ -147,7 +147,7 @@ def exclusion_reason(game: GameLike, color: Color, *, count_provisional: bool = 
     """Why ``game`` does not count for the player on ``color``, or ``None`` if it counts.
 
     The perf is not checked here (the caller selects the perf's games), nor the date (see
-    :func:`reason_at`).
+    :data:`FUTURE`: :func:`select_games` and the report's pass check it first).
     """
     me = game.side(color)
     opp = game.side(other(color))
@@ -176,15 +176,6 @@ def exclusion_reason(game: GameLike, color: Color, *, count_provisional: bool = 
     return None
 
 
-def reason_at(game: GameLike, color: Color, ended_ms: int, now: int, *,
-              count_provisional: bool = False) -> str | None:
-    """:func:`exclusion_reason`, first checking the date: :data:`FUTURE` for a game that
-    ends (``ended_ms``, ms since the epoch UTC) after ``now`` (ms UTC)."""
-    if ended_ms > now:
-        return FUTURE
-    return exclusion_reason(game, color, count_provisional=count_provisional)
-
-
 def select_games(games: list[GameRecord] | tuple[GameRecord, ...], user_id: str, perf: str, *,
                  count_provisional: bool = False, now: int | None = None) -> list[Selected]:
     """The player's games of ``perf``, each with its period, score and reason (or none).
@@ -194,7 +185,7 @@ def select_games(games: list[GameRecord] | tuple[GameRecord, ...], user_id: str,
     now); a game that ends after it is left out as :data:`FUTURE`.
     """
     uid = user_id.lower()
-    at = now_ms() if now is None else now
+    after = utc_from_ms(now_ms() if now is None else now)
     out: list[Selected] = []
     for g in games:
         if g.perf != perf:
@@ -202,7 +193,7 @@ def select_games(games: list[GameRecord] | tuple[GameRecord, ...], user_id: str,
         color = g.color_of(uid)
         if color is None:
             continue
-        reason = reason_at(g, color, datetime_to_ms(g.ended_at), at,
-                           count_provisional=count_provisional)
+        reason = (FUTURE if g.ended_at > after else
+                  exclusion_reason(g, color, count_provisional=count_provisional))
         out.append(Selected(g, color, month_of(g.ended_at), score_halves(g.result, color), reason))
     return out
