@@ -68,8 +68,8 @@ def fide_counts(store: Store) -> tuple[int, int]:
 
 def test_out_of_range_profile_values_are_left_out_with_a_line_each(
         lichess: LichessServer, tracked: Store) -> None:
-    lichess.add_fide_player(7, HOSTILE, {"standard": [2020011500, 2020022**10], "blitz": [
-        2**31 + 5, 2020011600]})
+    lichess.add_fide_player(7, HOSTILE, {"standard": [2020011500, 2020022**10, 2199011500],
+                                         "blitz": [2**31 + 5, 2020011600]})
     result = api.fide_link("indexinator", 7, db=tracked, base_url=lichess.url)
     p = result.link.profile
     assert (p.name, p.federation, p.title, p.birth_year, p.standard, p.rapid, p.blitz) == (
@@ -86,7 +86,8 @@ def test_out_of_range_profile_values_are_left_out_with_a_line_each(
         "FIDE profile: blitz left out: -5 is not a positive integer",
         f"FIDE standard list: entry left out: year {2020022**10 // 1_000_000} out of range "
         f"in {2020022**10}",
-        f"FIDE blitz list: entry left out: month 48 out of range in {2**31 + 5}",
+        "FIDE standard list: entry left out: year 2199 out of range in 2199011500",
+        f"FIDE blitz list: entry left out: year 2147 out of range in {2**31 + 5}",
     ]
     assert fide_counts(tracked) == (1, 2)
     api.import_user("indexinator", db=tracked, base_url=lichess.url)  # the refresh too

@@ -61,9 +61,9 @@ MAX_FIDE_ID: Final = 9_999_999_999
 #: floor has been 1000–2200 over the years; no one has reached 3000).
 MIN_LIST_RATING: Final = 100
 MAX_LIST_RATING: Final = 3500
-#: FIDE's first rating list is from 1971; an entry before it, or far in the future, is garbage.
+#: FIDE's first rating list is from 1971; an entry before it, or after next year, is garbage
+#: (a list dated 2199 would carry a rating in force, month by month, for 170 years).
 MIN_LIST_YEAR: Final = 1970
-MAX_LIST_YEAR: Final = 2200
 
 class FideError(TrackerError):
     """Lichess cannot be reached or refused a FIDE request (one line, never the token)."""
@@ -99,7 +99,8 @@ def parse_fide_id(value: str | int) -> int:
 
 
 def decode_entry(entry: object) -> ListEntry:
-    """A rating-list entry ``YYYYMMRRRR`` → its month and rating; ValueError with the reason.
+    """A rating-list entry ``YYYYMMRRRR`` → its month and rating; ValueError with the reason
+    (a year from 1970 to next year, a month 1–12, a rating 100–3500).
 
     >>> decode_entry(2011091584)
     ListEntry(month='2011-09', rating=1584)
@@ -110,7 +111,7 @@ def decode_entry(entry: object) -> ListEntry:
         raise ValueError(f"negative: {entry}")
     year, rest = divmod(entry, 1_000_000)
     month, rating = divmod(rest, 10_000)
-    if not MIN_LIST_YEAR <= year <= MAX_LIST_YEAR:
+    if not MIN_LIST_YEAR <= year <= datetime.now(UTC).year + 1:
         raise ValueError(f"year {year} out of range in {entry}")
     if not 1 <= month <= 12:
         raise ValueError(f"month {month} out of range in {entry}")
