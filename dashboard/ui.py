@@ -1,13 +1,15 @@
 """What the pages share: the database, cached queries, the player and perf pickers, messages.
 
 Caching: every query is keyed on the database URL and :func:`tracker.api.data_version`
-(a fingerprint that changes when an import lands), plus the player, the perf and the player's
+(a fingerprint that changes with every batch of games written: it holds the store's write
+counter, which the saved replay passes are keyed on too), plus the player, the perf and the player's
 saved settings for a replay. Nothing is keyed on time, so a page shows new data as soon as an
 import lands and recomputes nothing otherwise.
 """
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 from typing import Any, Final
 
@@ -35,8 +37,48 @@ SCALES_NOTE: Final = (
     "rating is FIDE's method applied to the same games. A Lichess 1500 is not a FIDE 1500."
 )
 
+#: :func:`tracker.api.data_version`: games, newest run's end (ms), the store's write counter.
+DataVersion = tuple[int, int, int]
 SettingsKey = tuple[int | None, int | None, str | None, str | None, bool | None, str | None,
                     str | None]
+
+
+#: The characters that make Markdown inside a line (emphasis, code, links and images, HTML,
+#: entities, strikethrough, Streamlit's ``$…$`` formulas, the escape itself): each is
+#: backslash-escaped, which CommonMark makes literal.
+_INLINE_MARKUP: Final = re.compile(r"([\\`*_\[\]<>~$&|])")
+#: A character that starts a block (a heading, list, quote, rule) at the start of a text.
+_BLOCK_START: Final = re.compile(r"^(\s*\d*)([#>+=.)-])")
+#: What Markdown turns into something else inside plain text, escaped or not:
+#: ``scheme://``, ``www.`` and ``@`` (links, by GitHub-flavoured Markdown), ``:name:``
+#: and ``:material/name:`` (Streamlit's emoji and icons). A word joiner (U+2060: invisible,
+#: zero width) before the last character (after the first colon of a code) keeps it text.
+_AUTOLINK: Final = re.compile(r"(?i)://|www\.|@")
+_SHORTCODE: Final = re.compile(r":(?=[A-Za-z][\w/+-]*:)")
+WORD_JOINER: Final = "\u2060"
+
+
+def md(value: object) -> str:
+    """``value`` as literal text inside Streamlit Markdown: line breaks made spaces, the
+    characters of inline markup backslash-escaped, a block marker at its start escaped, and
+    what would still become a link, an emoji or an icon broken by a word joiner. Every text
+    that comes from data (a name from a PGN, an event, an opening, an error message quoting a
+    file) goes through it, so ``![p](http://host/px.png)`` is shown as those characters,
+    never as an image the browser fetches, a link, a heading, HTML, a ``:red[…]`` colour or
+    a ``$…$`` formula."""
+    text = " ".join(str(value).splitlines())
+    text = _AUTOLINK.sub(lambda m: m.group(0)[:-1] + WORD_JOINER + m.group(0)[-1:], text)
+    text = _SHORTCODE.sub(":" + WORD_JOINER, text)
+    text = _INLINE_MARKUP.sub(r"\\\1", text)
+    return _BLOCK_START.sub(lambda m: m.group(1) + "\\" + m.group(2), text)
+
+
+def code(value: object) -> str:
+    """``value`` as a Markdown code span: shown literally, whatever it holds (the fence is one
+    backtick longer than any run of backticks inside)."""
+    text = " ".join(str(value).splitlines())
+    fence = "`" * (max((len(r) for r in re.findall("`+", text)), default=0) + 1)
+    return f"{fence} {text} {fence}"
 
 
 def db_url() -> str:
@@ -60,18 +102,18 @@ def store() -> Store:
     try:
         return _store(db_url())
     except TrackerError as exc:
-        st.error(f"The database cannot be opened: {exc}")
+        st.error(f"The database cannot be opened: {md(exc)}")
         st.stop()
         raise  # unreachable: st.stop() raises
 
 
-def data_version() -> tuple[int, int]:
+def data_version() -> DataVersion:
     """The database's fingerprint now (one cheap query per page run)."""
     return api.data_version(store())
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def _players(url: str, version: tuple[int, int]) -> list[PlayerSummary]:
+def _players(url: str, version: DataVersion) -> list[PlayerSummary]:
     return api.players(db=_store(url))
 
 
@@ -92,7 +134,7 @@ RealKey = tuple[tuple[str, tuple[tuple[str, int], ...]], ...]
 
 
 @st.cache_resource(show_spinner=False, max_entries=MAX_REPORTS)
-def _report(url: str, version: tuple[int, int], user_id: str, perf: str,
+def _report(url: str, version: DataVersion, user_id: str, perf: str,
             settings: SettingsKey, scale: str, real: RealKey) -> ReplayReport:
     # ``real`` is in the key because the replay compares with the stored FIDE list, which a
     # link changes without changing the games.
@@ -104,7 +146,7 @@ def _report(url: str, version: tuple[int, int], user_id: str, perf: str,
 
 
 @st.cache_resource(show_spinner=False, max_entries=MAX_REPORTS)
-def _overview_figure(url: str, version: tuple[int, int], user_id: str, perf: str,
+def _overview_figure(url: str, version: DataVersion, user_id: str, perf: str,
                      settings: SettingsKey, scale: str, real: RealKey) -> Figure:
     return charts.overview_figure(
         _report(url, version, user_id, perf, settings, scale, real),
@@ -130,7 +172,7 @@ def real_lines(user_id: str, perf: str) -> RealKey:
 
 
 def _key(user_id: str, perf: str
-         ) -> tuple[str, tuple[int, int], str, str, SettingsKey, str, RealKey]:
+         ) -> tuple[str, DataVersion, str, str, SettingsKey, str, RealKey]:
     return (db_url(), data_version(), user_id, perf, settings_key(user_id),
             current_scale(perf), real_lines(user_id, perf))
 
@@ -144,7 +186,7 @@ def report(user_id: str, perf: str) -> ReplayReport:
         with st.spinner(f"Replaying {user_id}'s {perf} games…"):
             return _report(*_key(user_id, perf))
     except NoGamesError as exc:
-        st.warning(str(exc))
+        st.warning(md(exc))
         st.stop()
         raise
 
@@ -192,7 +234,7 @@ def pick_scale(user_id: str, perf: str) -> str:
         if key in options:
             st.session_state[_SCALE_PICKED] = key
         else:
-            st.sidebar.warning(f"{url!r} is not a scale for {perf}: use one of "
+            st.sidebar.warning(f"{md(repr(url))} is not a scale for {perf}: use one of "
                                f"{', '.join(options)}.")
     if st.session_state.get(_SCALE_PICKED) not in options:
         saved = api.settings(user_id, db=store()).resolved().scale
@@ -269,7 +311,7 @@ def pick_player_perf() -> tuple[PlayerSummary, str]:
     if not found:
         st.info("The database holds no games yet: import your games first.")
         st.page_link(IMPORT_PAGE, label="Import games", icon=":material/download:")
-        st.caption(f"Database: `{db_label()}`")
+        st.caption(f"Database: {code(db_label())}")
         st.stop()
     by_id = {p.id: p for p in found}
     url_player, url_perf = _url_param(PLAYER_PARAM), _url_param(PERF_PARAM)
@@ -277,7 +319,7 @@ def pick_player_perf() -> tuple[PlayerSummary, str]:
     if from_url and url_player is not None:
         wanted = find_player(found, url_player)
         if wanted is None:
-            st.sidebar.warning(f"No player {url_player!r} in this database.")
+            st.sidebar.warning(f"No player {md(repr(url_player))} in this database.")
         else:
             st.session_state[_PICKED["player"]] = wanted.id
     if st.session_state.get(_PICKED["player"]) not in by_id:
@@ -293,10 +335,10 @@ def pick_player_perf() -> tuple[PlayerSummary, str]:
         if key in perfs:
             st.session_state[_PICKED["perf"]] = key
         elif key is None:
-            st.sidebar.warning(f"{url_perf!r} is not a standard perf: FIDE rates standard chess "
-                               "only.")
+            st.sidebar.warning(f"{md(repr(url_perf))} is not a standard perf: FIDE rates "
+                               "standard chess only.")
         else:
-            st.sidebar.warning(f"{player.username} has no {key} games.")
+            st.sidebar.warning(f"{md(player.username)} has no {key} games.")
     if st.session_state.get(_PICKED["perf"]) not in perfs:
         st.session_state[_PICKED["perf"]] = next(iter(perfs))
     perf = _picker("Perf", list(perfs), "perf",

@@ -183,7 +183,7 @@ def test_a_busy_database_is_a_message(shared_db: Path, monkeypatch: pytest.Monke
                                       ) -> None:
     from tracker.store import queries
 
-    def locked(store: Store) -> tuple[int, int]:
+    def locked(store: Store) -> tuple[int, int, int]:
         raise OperationalError("SELECT count(*) FROM games", {},
                                sqlite3.OperationalError("database is locked"))
 

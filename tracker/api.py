@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from datetime import date, datetime
 from decimal import Decimal
@@ -99,6 +99,7 @@ if TYPE_CHECKING:
     from tracker.store.groups import UnknownGroupError as UnknownGroupError
     from tracker.store.queries import PlayerSummary as PlayerSummary
     from tracker.store.queries import RunInfo as RunInfo
+    from tracker.store.snapshots import SavedPassInfo as SavedPassInfo
 
 #: Names this module re-exports from the layers below, imported on first use (PEP 562).
 _LAZY: Final[dict[str, str]] = {
@@ -137,6 +138,7 @@ _LAZY: Final[dict[str, str]] = {
     "PlayerSync": "tracker.importing.group_sync",
     **dict.fromkeys(("GroupExistsError", "GroupInfo", "UnknownGroupError"),
                     "tracker.store.groups"),
+    "SavedPassInfo": "tracker.store.snapshots",
     # ``api.dashboard``: the process launcher now lives on the CLI side (tracker.launcher);
     # resolved by name on first use for callers of the old path, never imported by the api.
     "dashboard": "tracker.launcher",
@@ -248,12 +250,38 @@ def database_place(db: Db = None) -> str:
         return str(path)
 
 
-def data_version(db: Db = None) -> tuple[int, int]:
-    """A cheap fingerprint of the database's content: it changes when an import lands (the
-    dashboard keys its caches on it)."""
+def data_version(db: Db = None) -> tuple[int, int, int]:
+    """A cheap fingerprint of the database's content: (games, newest import run's end in ms,
+    the write counter the saved replay passes are keyed on). It changes with every batch of
+    games written, a killed import's too (the dashboard keys its caches on it)."""
     from tracker.store import queries
 
     return queries.data_version(open_store(db))
+
+
+def saved_passes(username: str | None = None, *, db: Db = None) -> list[SavedPassInfo]:
+    """``tracker passes``: the replay passes saved in the database (of ``username`` only, when
+    given), each with its player, perf, options, whether it is current (saved since the last
+    write of games) and its size in bytes. Raises UnknownPlayerError for a player with no
+    games."""
+    from tracker.store import queries, snapshots
+
+    store = open_store(db)
+    uid = None if username is None else queries.resolve_player(store, username)
+    return snapshots.list_passes(store, uid)
+
+
+def drop_passes(username: str | None = None, *, db: Db = None) -> int:
+    """``tracker passes --drop``: tell tracker the games changed behind its back (the database
+    was edited by hand, or restored from a copy): drop the saved replay passes (of
+    ``username`` only, when given) and move the store's write counter on, so every replay and
+    every dashboard page computes again from the games as they are. Returns the passes
+    dropped. Raises UnknownPlayerError for a player with no games."""
+    from tracker.store import queries, snapshots
+
+    store = open_store(db)
+    uid = None if username is None else queries.resolve_player(store, username)
+    return snapshots.drop_passes(store, uid)
 
 
 def import_file(
@@ -265,15 +293,19 @@ def import_file(
 ) -> ImportSummary:
     """``tracker import-file``: import NDJSON/PGN files; see :func:`tracker.importing.import_file`.
 
-    Every input is checked before the database is opened, so a bad path changes nothing.
+    Every input is checked before the database is opened: when none can be imported nothing
+    changes (InputError); of several, those that can be read are imported and the others
+    named in the run's message (it ends ``partial``).
     """
     from tracker.importing import import_inputs
     from tracker.sources.files import open_inputs
 
     check_database(db, create=True)
-    inputs = open_inputs(paths)
+    unreadable: list[str] = []
+    inputs = open_inputs(paths, unreadable=unreadable)
     store = open_store(db, create=True)
-    return _prepared(store, import_inputs(inputs, store=store, user=user, progress=progress))
+    return _prepared(store, import_inputs(inputs, store=store, user=user, progress=progress,
+                                          unreadable=unreadable))
 
 
 def import_uploads(
@@ -374,6 +406,7 @@ def fide_link(
     base_url: str | None = None,
     token: str | None = None,
     timeout: tuple[float, float] = (5.0, 30.0),
+    on_wait: Callable[[str], None] | None = None,
 ) -> FideRefresh:
     """``tracker fide link``: link a FIDE id to a tracked player and store FIDE's data.
 
@@ -383,7 +416,10 @@ def fide_link(
     the session the game import uses. Linking again refreshes (no duplicate rows); linking
     another id replaces the link. ``tracker import USER`` refreshes a link after each
     complete import. Returns :class:`~tracker.real_fide.FideRefresh` (the stored link, rows
-    new/updated/unchanged, entries left out).
+    new/updated/unchanged, entries and profile values left out: every value is checked, a
+    rating must be 0–3500, a birth year 1900 to next year). Each answer may take at most 60 s
+    and hold 1 MB; an HTTP 429 is waited out once (a minute), ``on_wait`` told first (one
+    line; else it is logged as a warning).
 
     Raises FideIdError (exit 2) for text that is not a FIDE id, UnknownPlayerError for a
     player with no games, UnknownFideIdError (exit 2: Lichess answered 404; nothing stored),
@@ -394,7 +430,7 @@ def fide_link(
 
     store = open_store(db)
     return real_fide.link_player(store, username, fide_id, base_url=config.base_url(base_url),
-                                 session=lichess.make_session(token, timeout))
+                                 session=lichess.make_session(token, timeout), on_wait=on_wait)
 
 
 def fide_show(username: str, *, db: Db = None) -> FideLink:
@@ -795,11 +831,17 @@ def unrated_text(report: ReplayReport) -> str | None:
 def game_moves(game_id: str, *, db: Db = None, orientation: str = "white") -> GameMoves:
     """One stored game's moves (SAN) and final position, drawn by python-chess as SVG from
     ``orientation``'s side (``"white"``/``"black"``), with its lichess.org link. Read from the
-    game's stored source text. Raises ArgumentError for an unknown game id."""
+    game's stored source text; a text that cannot be read (damaged in the database) gives no
+    moves and the reason in ``problem``. Raises ArgumentError for an unknown game id."""
+    from tracker.codec import RawTextError
     from tracker.game_view import game_moves as _game_moves
+    from tracker.game_view import unreadable
     from tracker.store import queries
 
-    found = queries.game_source(open_store(db), game_id)
+    try:
+        found = queries.game_source(open_store(db), game_id)
+    except RawTextError as exc:  # damaged in the database: said, and repaired by a re-import
+        return unreadable(game_id, str(exc), orientation=orientation)
     if found is None:
         raise ArgumentError(f"no game {game_id!r} in the database")
     raw, initial_fen, variant, source = found

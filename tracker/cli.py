@@ -261,6 +261,39 @@ def runs_cmd(
     out.print(table)
 
 
+@app.command("passes", short_help="List the saved replay passes; --drop after a hand edit.",
+             epilog=examples("tracker passes", "tracker passes --drop"))
+def passes_cmd(
+    username: Annotated[str | None, typer.Argument(
+        help="Only this player's passes (default: every player's).", show_default=False,
+        metavar="USERNAME")] = None,
+    drop: Annotated[bool, typer.Option(
+        "--drop", help="Drop them and move the write counter on: after editing the database "
+                       "by hand.")] = False,
+) -> None:
+    """List the saved replay passes, or drop them after a hand edit of the database.
+
+    A replay saves its pass over the games and reuses it until tracker writes a game. An
+    edit of the database by hand (SQL, a restored copy) writes no counter: run `tracker
+    passes --drop` after it, and every replay and dashboard page computes again."""
+    if drop:
+        n = api.drop_passes(username, db=state.db)
+        out.print(f"dropped {n} saved pass{'es' * (n != 1)}; the next replay of each player "
+                  "reads the games again", markup=False)
+        return
+    found = api.saved_passes(username, db=state.db)
+    if not found:
+        out.print("No saved passes.")
+        return
+    from rich.table import Table
+
+    table = Table("player", "perf", "options", "state", "bytes", title="Saved replay passes")
+    for p in found:
+        table.add_row(cell(p.user_id), p.perf, cell(p.options),
+                      "current" if p.current else "stale", f"{p.size:,}")
+    out.print(table)
+
+
 @app.command("players", short_help="List the tracked players and their games per perf.",
              epilog=examples("tracker players --json"))
 def players_cmd(
@@ -679,7 +712,8 @@ def fide_link_cmd(
     stores them. Linking again refreshes; every
     complete `tracker import USER` refreshes too. Exit code 2 for an unknown FIDE id
     (nothing is stored)."""
-    result = api.fide_link(username, fide_id, db=state.db, base_url=base_url)
+    result = api.fide_link(username, fide_id, db=state.db, base_url=base_url,
+                           on_wait=lambda line: say(err, line))
     for w in result.warnings:
         say(err, f"warning: {w}")
     if as_json:

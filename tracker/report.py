@@ -28,7 +28,7 @@ from tracker.lichess_line import LichessPoint
 from tracker.perfs import perf_key
 from tracker.replay_pass import LazyList, LazySelected
 from tracker.report_pass import Pass, player_pass
-from tracker.selection import Selected, select_games
+from tracker.selection import FUTURE, Selected, select_games
 from tracker.settings import (
     ALL_MODELS,
     LICHESS_SCALE,
@@ -391,6 +391,9 @@ def build_report(
     def load_games() -> list[Selected]:
         games = list(queries.player_games(store, uid, perf))
         selected = select_games(games, uid, perf, count_provisional=settings.count_provisional)
+        if months:  # a game dated in the future is listed where the pass counted it
+            selected = [replace(s, period=months[-1]) if s.reason == FUTURE else s
+                        for s in selected]
         selected.sort(key=lambda s: s.period)  # stable: end order within a month
         return [_on_scale_reason(s, first, perf, in_force.get(s.period), settings)
                 for s in selected]

@@ -28,7 +28,7 @@ def _label(period: str) -> str:
 
 if st.session_state.get("games_period") not in by_period:
     st.session_state["games_period"] = periods[0]
-st.header(f"Games — {report.player}, {perf}")
+st.header(f"Games — {ui.md(report.player)}, {perf}")
 pick, show_col = st.columns([2, 3], vertical_alignment="bottom")
 period = pick.selectbox("Rating period (UTC month)", periods, key="games_period",
                         format_func=_label)
@@ -43,9 +43,9 @@ if r.rating_before is not None:
         f"expected {j['expected_score']}, change K × ΣΔR = **{ui.signed(j['change'])}** → "
         f"**{ui.number(r.rating_after, 'unrated')}** from the next month.")
 else:
-    st.markdown(f"Unrated this month: no PD or ΔR. {r.note}.")
+    st.markdown(f"Unrated this month: no PD or ΔR. {ui.md(r.note)}.")
 if r.rating_before is not None and r.note != f"K {r.k}":  # a note that adds to the sentence
-    st.caption(r.note)
+    st.caption(ui.md(r.note))
 
 details = report.period_games(period)
 pairs = [(d, game_row(d)) for d in details]
@@ -110,13 +110,13 @@ if selected and selected[0] < len(pairs):
     game = chosen.selected.game
     moves = api.game_moves(game.id, db=ui.store(), orientation=chosen.selected.color)
     white, black = game.white, game.black
-    st.subheader(f"{white.name or white.user_id or '?'} ({white.rating or '?'}) – "
-                 f"{black.name or black.user_id or '?'} ({black.rating or '?'}), "
-                 f"{game.result or 'unfinished'}")
+    st.subheader(ui.md(f"{white.name or white.user_id or '?'} ({white.rating or '?'}) – "
+                       f"{black.name or black.user_id or '?'} ({black.rating or '?'}), "
+                       f"{game.result or 'unfinished'}"))
     board, text = st.columns([2, 3])
     board.image(moves.svg, caption=f"Final position (you played {chosen.selected.color})")
     if moves.url:
         text.link_button("Open on lichess.org", moves.url, icon=":material/open_in_new:")
     if moves.problem:
-        text.warning(moves.problem)
-    text.markdown(moves.numbered or "_No moves stored._")
+        text.warning(ui.md(moves.problem))
+    text.markdown(moves.numbered or "_No moves stored._")  # SAN by python-chess, not data

@@ -35,8 +35,8 @@ def progress_bar(label: str) -> tuple[Any, Callable[[int, int, int | None], None
 
 def show_summary(summary: ImportSummary) -> None:
     for warning in summary.warnings:
-        st.warning(warning)
-    line = summary.line()
+        st.warning(ui.md(warning))
+    line = ui.md(summary.line())
     if summary.status == "complete":
         st.success(line)
     elif summary.status == "partial":
@@ -49,7 +49,7 @@ def show_summary(summary: ImportSummary) -> None:
 
 
 st.header("Import games")
-st.caption(f"Into `{ui.db_label()}`. Importing again only adds what is new; nothing is "
+st.caption(f"Into {ui.code(ui.db_label())}. Importing again only adds what is new; nothing is "
            "duplicated.")
 
 from_lichess, from_file = st.tabs(["From Lichess", "From a file"])
@@ -82,7 +82,7 @@ with from_lichess:
                 )
             except TrackerError as exc:
                 bar.empty()
-                st.error(str(exc))
+                st.error(ui.md(exc))
             else:
                 bar.progress(1.0, text="Done")
                 show_summary(summary)
@@ -109,7 +109,7 @@ with from_file:
                                              progress=update)
             except TrackerError as exc:
                 bar.empty()
-                st.error(str(exc))
+                st.error(ui.md(exc))
             else:
                 bar.progress(1.0, text="Done")
                 show_summary(summary)

@@ -11,7 +11,7 @@ from tracker import api
 player, perf = ui.pick_player_perf()
 report = ui.report(player.id, perf)
 
-st.header(f"{report.player} — {perf}")
+st.header(f"{ui.md(report.player)} — {perf}")
 fide_now = report.current_rating
 now_band = report.current_band
 band_now = None  # all models: the figure quoted is their median, the band beside it

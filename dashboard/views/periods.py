@@ -14,7 +14,7 @@ from tracker.api import PERIOD_KEYS, dumps, excluded_text, period_json, periods_
 player, perf = ui.pick_player_perf()
 report = ui.report(player.id, perf)
 
-st.header(f"Rating periods — {report.player}, {perf}")
+st.header(f"Rating periods — {ui.md(report.player)}, {perf}")
 st.caption(f"FIDE-style figures on the {report.scale_label}.")
 st.caption("One row per calendar month (UTC) with games of this perf. The rating in force "
            "during a month is *before*; the change, K × Σ(score − expected), is rounded once "
@@ -111,8 +111,8 @@ picked = st.dataframe(
 selected = picked.selection.rows if picked is not None else []
 if selected and selected[0] < len(rows):
     chosen = rows[selected[0]]
-    st.markdown(f"**{chosen['period']}** — {chosen['note']}"
-                + (f"  \nLeft out: {chosen['excluded']}" if chosen["excluded"] else ""))
+    st.markdown(f"**{chosen['period']}** — {ui.md(chosen['note'])}"
+                + (f"  \nLeft out: {ui.md(chosen['excluded'])}" if chosen["excluded"] else ""))
 
 buttons = st.container(horizontal=True)
 stem = f"{report.user_id}-{perf}-periods"
@@ -122,7 +122,8 @@ buttons.download_button("Download CSV", periods_csv(report).encode("utf-8"),
 buttons.download_button("Download JSON", dumps(report.to_json()).encode("utf-8"),
                       file_name=f"{stem}.json", mime="application/json", key="periods_json",
                       on_click="ignore")
-st.caption(f"The CSV has the keys of `tracker replay {report.user_id} --perf {perf} --json` as "
-           "columns (`period`, `games`, `excluded`, `score`, `expected_score`, `k`, "
-           "`rating_before`, `change`, `rating_after`, `performance`, `lichess_rating`); "
+command = ui.code(f"tracker replay {report.user_id} --perf {perf} --json")
+st.caption(f"The CSV has the keys of {command} as columns (`period`, `games`, `excluded`, "
+           "`score`, `expected_score`, `k`, `rating_before`, `change`, `rating_after`, "
+           "`performance`, `lichess_rating`); "
            "`excluded` is written as `reason: games; …`. Click a row to read its note.")

@@ -114,13 +114,18 @@ def import_runs(db: Database, limit: int = 20) -> list[RunInfo]:
         ]
 
 
-def data_version(db: Database) -> tuple[int, int]:
-    """A cheap fingerprint of the database state: (games, newest import run's end, ms).
+def data_version(db: Database) -> tuple[int, int, int]:
+    """A cheap fingerprint of the database state: (games, newest import run's end in ms, the
+    store's write counter).
 
-    It changes whenever an import lands, so caches keyed on it are invalidated by imports and
-    by nothing else.
+    The write counter (:func:`tracker.store.snapshots.write_seq`, what a saved replay pass is
+    keyed on) moves with every batch of games written, also by an import killed before its
+    run was finished and by one that only changed stored games: caches keyed on the
+    fingerprint are invalidated by every write of games and by nothing else.
     """
+    from tracker.store.snapshots import write_seq
+
     with db.session() as s:
         games = s.execute(select(func.count()).select_from(Game)).scalar_one()
         run = s.execute(select(func.max(ImportRun.finished_at_ms))).scalar_one()
-    return games, run or 0
+    return games, run or 0, write_seq(db)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, Table, and_, select, update
+from sqlalchemy import Connection, Table, and_, delete, func, select, update
 from sqlalchemy.exc import DBAPIError
 
 from tracker.store.engine import Database
@@ -108,3 +108,49 @@ def save_pass(db: Database, user_id: str, perf: str, options: str, write_seq: in
     except DBAPIError:
         return False
     return True
+
+
+@dataclass(frozen=True, slots=True)
+class SavedPassInfo:
+    """One saved pass as listed: the player's lowercase Lichess id, the perf, the selection
+    options it was computed with, whether it is current (saved at the write counter now) and
+    its size in bytes."""
+
+    user_id: str
+    perf: str
+    options: str
+    current: bool
+    size: int
+
+
+def list_passes(db: Database, user_id: str | None = None) -> list[SavedPassInfo]:
+    """The saved passes (of ``user_id`` only, when given), by player and perf."""
+    snap, state = _table(ReplaySnapshot), _table(StoreState)
+    stmt = (
+        select(snap.c.user_id, snap.c.perf, snap.c.options, snap.c.write_seq,
+               func.length(snap.c.payload), select(state.c.write_seq)
+               .where(state.c.id == _STATE_ID).scalar_subquery())
+        .order_by(snap.c.user_id, snap.c.perf, snap.c.options)
+    )
+    if user_id is not None:
+        stmt = stmt.where(snap.c.user_id == user_id)
+    with db.engine.connect() as conn:
+        rows = conn.execute(stmt).all()
+    return [SavedPassInfo(uid, perf, options, at == now, int(size or 0))
+            for uid, perf, options, at, size, now in rows]
+
+
+def drop_passes(db: Database, user_id: str | None = None) -> int:
+    """Drop the saved passes (of ``user_id`` only, when given) and move the write counter on,
+    in one transaction: what was computed from the games before is stale from this commit on
+    (every saved pass, every cache keyed on the counter). For a database edited by hand,
+    which moves no counter. Returns the passes dropped."""
+    snap = _table(ReplaySnapshot)
+    stmt = delete(snap)
+    if user_id is not None:
+        stmt = stmt.where(snap.c.user_id == user_id)
+    with db.engine.begin() as conn:
+        db.lock_writes(conn)
+        dropped = conn.execute(stmt).rowcount
+        bump_write_seq(db, conn)
+    return int(dropped or 0)
