@@ -171,10 +171,14 @@ def scale_options(perf: str) -> dict[str, str]:
     """The scales a replay of ``perf`` can use, key → label: the Lichess numbers, each model
     covering the perf, and all of them (their median and band)."""
     models = api.scale_models(perf)
-    out = {LICHESS_SCALE: "Lichess scale (the raw numbers)"}
-    out.update({m.key: f"FIDE scale: {m.name}" for m in models})
-    if models:
-        out[ALL_MODELS] = "FIDE scale: all models (median and band)"
+    out = {}
+    if len(models) > 1:
+        out[ALL_MODELS] = "FIDE scale: all models (median)"
+    elif models:
+        out[ALL_MODELS] = f"FIDE scale: {models[0].key} (the one model)"
+    out.update({m.key: f"FIDE scale: {m.key}" + (" alone" if len(models) > 1 else "")
+                for m in models})
+    out[LICHESS_SCALE] = "Lichess scale (raw numbers)"
     return out
 
 
@@ -190,9 +194,11 @@ def pick_scale(user_id: str, perf: str) -> str:
         else:
             st.sidebar.warning(f"{url!r} is not a scale for {perf}: use one of "
                                f"{', '.join(options)}.")
+    saved = api.settings(user_id, db=store()).resolved(perf).scale
     if st.session_state.get(_SCALE_PICKED) not in options:
-        saved = api.settings(user_id, db=store()).resolved().scale
-        st.session_state[_SCALE_PICKED] = saved if saved in options else LICHESS_SCALE
+        st.session_state[_SCALE_PICKED] = saved if saved in options else api.default_scale(perf)
+    if saved not in options:  # one rule with the CLI: the saved scale replaced, and said so
+        st.sidebar.caption(api.saved_scale_note(saved, perf))
     st.session_state["scale"] = st.session_state[_SCALE_PICKED]
     picked = str(st.sidebar.selectbox(
         "Scale", list(options), key="scale", format_func=options.__getitem__,
@@ -201,7 +207,7 @@ def pick_scale(user_id: str, perf: str) -> str:
         help="The scale of the opponents' ratings the replay uses: Lichess's own numbers, or "
              "mapped to FIDE's scale by a published model (all: every model, as a band)."))
     # The default scale stays out of the URL, so ?player=…&perf=… is the plain link.
-    if picked == LICHESS_SCALE:
+    if picked == api.default_scale(perf):
         st.query_params.pop(SCALE_PARAM, None)
     elif _url_param(SCALE_PARAM) != picked:
         st.query_params[SCALE_PARAM] = picked
@@ -210,9 +216,33 @@ def pick_scale(user_id: str, perf: str) -> str:
 
 
 def current_scale(perf: str) -> str:
-    """The scale picked on this page (see :func:`pick_scale`), the Lichess scale if none."""
-    picked = st.session_state.get(_SCALE_PICKED, LICHESS_SCALE)
-    return picked if picked in scale_options(perf) else LICHESS_SCALE
+    """The scale picked on this page (see :func:`pick_scale`), the perf's default if none."""
+    picked = st.session_state.get(_SCALE_PICKED, api.default_scale(perf))
+    return picked if picked in scale_options(perf) else api.default_scale(perf)
+
+
+def scale_caption(report: ReplayReport) -> None:
+    """Every page with figures says which scale they are on (and a saved scale replaced)."""
+    st.caption(f"Figures on the **{report.scale_label}**"
+               + (" — with several models, each figure is their median." if report.banded
+                  else "."))
+    if report.scale_note:
+        st.caption(report.scale_note[:1].upper() + report.scale_note[1:] + ".")
+
+
+def next_k_text(report: ReplayReport) -> str:
+    """K for the next period: the models' K where they agree, else their range; ``—`` while
+    unrated."""
+    last = report.periods[-1] if report.periods else None
+    if last is None:
+        return "—"
+    results = list(last.band.results.values()) if report.banded and last.band else [last.result]
+    ks = sorted({r.next_k for r in results if r.next_k is not None})
+    if not ks:
+        return "—"
+    return str(ks[0]) if len(ks) == 1 else f"{ks[0]}–{ks[-1]}"
+
+
 #: The (player, perf) this session last wrote to the URL: a different URL was typed or
 #: bookmarked, so it wins over the pickers' remembered values.
 _URL_WRITTEN: Final = "_url_written"

@@ -32,7 +32,7 @@ WIDTH, HEIGHT = 1400, 1250
 #: The page has drawn: a plotly chart with its SVG, the metrics, and the app is not running.
 CHART_READY = (
     "!!document.querySelector('.js-plotly-plot .main-svg .legendtext')"
-    " && document.querySelectorAll('[data-testid=\"stMetric\"]').length === 4"
+    " && document.querySelectorAll('[data-testid=\"stMetric\"]').length >= 4"
     " && !document.querySelector('[data-testid=\"stStatusWidget\"]')"
 )
 PAGE_READY = (

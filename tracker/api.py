@@ -48,12 +48,19 @@ if TYPE_CHECKING:
     from tracker.presentation import GAME_KEYS as GAME_KEYS
     from tracker.presentation import PERIOD_KEYS as PERIOD_KEYS
     from tracker.presentation import SCALE_CSV_KEYS as SCALE_CSV_KEYS
+    from tracker.presentation import answer_text as answer_text
     from tracker.presentation import band_json as band_json
     from tracker.presentation import conversion_json as conversion_json
+    from tracker.presentation import conversion_text as conversion_text
     from tracker.presentation import excluded_text as excluded_text
     from tracker.presentation import game_row as game_row
+    from tracker.presentation import gap_text as gap_text
+    from tracker.presentation import k_text as k_text
     from tracker.presentation import period_json as period_json
     from tracker.presentation import periods_csv as periods_csv
+    from tracker.presentation import rating_text as rating_text
+    from tracker.presentation import real_now as real_now
+    from tracker.presentation import start_text as start_text
     from tracker.real_fide import FideRefresh as FideRefresh
     from tracker.real_fide import NotLinkedError as NotLinkedError
     from tracker.records import SPEEDS as SPEEDS
@@ -63,12 +70,14 @@ if TYPE_CHECKING:
     from tracker.report import RealLine as RealLine
     from tracker.report import ReplayReport as ReplayReport
     from tracker.report import ScaleError as ScaleError
+    from tracker.report import saved_scale_note as saved_scale_note
     from tracker.settings import MAX_START_RATING as MAX_START_RATING
     from tracker.settings import MIN_START_RATING as MIN_START_RATING
     from tracker.settings import SCALES as SCALES
     from tracker.settings import START_SCALES as START_SCALES
     from tracker.settings import PlayerSettings as PlayerSettings
     from tracker.settings import SettingsError as SettingsError
+    from tracker.settings import default_scale as default_scale
     from tracker.sources.fide import FideError as FideError
     from tracker.sources.fide import UnknownFideIdError as UnknownFideIdError
     from tracker.store.db import DatabaseError as DatabaseError
@@ -90,13 +99,14 @@ _LAZY: Final[dict[str, str]] = {
     "PerfError": "tracker.perfs",
     **dict.fromkeys(("GAME_KEYS", "PERIOD_KEYS", "SCALE_CSV_KEYS", "band_json",
                      "conversion_json", "excluded_text", "game_row", "period_json",
-                     "periods_csv"), "tracker.presentation"),
+                     "periods_csv", "answer_text", "conversion_text", "gap_text", "k_text",
+                     "rating_text", "real_now", "start_text"), "tracker.presentation"),
     **dict.fromkeys(("dumps", "shown"), "tracker.exact"),
     "SPEEDS": "tracker.records",
     **dict.fromkeys(("GameDetail", "NoGamesError", "PeriodRow", "RealLine", "ReplayReport",
-                     "ScaleError"), "tracker.report"),
+                     "ScaleError", "saved_scale_note"), "tracker.report"),
     **dict.fromkeys(("MAX_START_RATING", "MIN_START_RATING", "PlayerSettings", "SCALES",
-                     "START_SCALES", "SettingsError"), "tracker.settings"),
+                     "START_SCALES", "SettingsError", "default_scale"), "tracker.settings"),
     **dict.fromkeys(("FideRefresh", "NotLinkedError"), "tracker.real_fide"),
     **dict.fromkeys(("FideError", "UnknownFideIdError"), "tracker.sources.fide"),
     "FIDE_LIST_KINDS": "tracker.sources.fide:LIST_KINDS",  # FIDE's lists: standard, rapid, blitz

@@ -342,35 +342,23 @@ def _fmt(x: object, width: int = 0) -> str:
 
 
 def _print_now(report: api.ReplayReport) -> None:
-    """The replay's last lines: the FIDE-style rating now (with all models, their median and
-    band), the Lichess rating, the games counted, and the direct conversions."""
-    now = report.current_rating
-    fide_now = str(now) if now is not None else api.unrated_text(report)
-    if report.model is None:
-        out.print(
-            f"Now: FIDE-style {fide_now}"
-            f", Lichess {_fmt(report.current_lichess)}; {report.counted} games counted of "
-            f"{len(report.games)}. The scales differ: a Lichess 1500 is not a FIDE 1500.",
-            markup=False,
-        )
-    else:
-        now_band = report.current_band  # set with all models only
-        if now_band is not None and now_band.median is not None:
-            b = api.band_json(now_band)
-            fide_now = (f"{_fmt(b['median'])} on the {report.scale_label}: the models' median, "
-                        f"band {b['min']}–{b['max']} (the table's K, change and after are "
-                        f"{report.model.key}'s)")
-        else:
-            fide_now = f"{fide_now} on the {report.scale_label}"
-        out.print(f"Now: FIDE-style {fide_now}; Lichess "
-                  f"{_fmt(report.current_lichess)}; {report.counted} games counted of "
-                  f"{len(report.games)}.", markup=False)
-        if report.conversions:
-            conv = ", ".join(f"{k} {_fmt(c.rating) if c.rating else 'unrated'}"
-                             for k, c in report.conversions.items())
-            out.print(f"Lichess {_fmt(report.current_lichess)} converted directly: {conv}. "
-                      "The models disagree: read them as a band, not one true number.",
-                      markup=False)
+    """The replay's last lines: the answer (the FIDE-style rating now, on its scale; with
+    several models their median and band), the real FIDE rating and the gap when linked, the
+    games counted; then the static conversion, labelled, and why the replay differs."""
+    say(out, f"Now: FIDE-style {api.answer_text(report)}; Lichess "
+             f"{_fmt(report.current_lichess)}; {report.counted} games counted of "
+             f"{len(report.games)}."
+             + (" The scales differ: a Lichess 1500 is not a FIDE 1500."
+                if report.model is None else ""))
+    if report.real:
+        real_now = api.real_now(report)
+        gap = api.gap_text(report)
+        say(out, f"Real FIDE now: {_fmt(real_now)} ({report.real_list or 'given'} list); "
+                 + (f"the estimate is {gap}." if gap else "no month to compare yet."))
+    conversion = api.conversion_text(report)
+    if conversion is not None:
+        say(out, conversion + (" The models disagree: read them as a band, not one true "
+                               "number." if len(report.conversions) > 1 else ""))
 
 
 @app.command("replay", short_help="Replay a player's games as monthly FIDE rating periods.",
@@ -417,17 +405,19 @@ def replay_cmd(
         print(api.dumps(report.to_json()))
         return
     s = report.settings
-    start = f"from {s.start_rating}" if s.start_rating else "starting unrated"
-    if s.start_rating and report.model is not None:
-        start += f" ({s.start_scale.upper() if s.start_scale == 'fide' else 'Lichess'} scale)"
     chapter_name = "rapid & blitz" if s.chapter == "rapid-blitz" else "standard"
-    say(out, f"{report.player} — {report.perf}: FIDE-style replay {start}, "
+    say(out, f"{report.player} — {report.perf}: FIDE-style replay {api.start_text(report)}, "
              f"{report.scale_label}, {chapter_name} chapter, rules {s.rules}, "
              f"expected {s.expected}")
+    if report.scale_note:
+        say(out, f"note: {report.scale_note}")
+    if report.banded:
+        say(out, "Each month's before, change, after and performance are the models' median "
+                 "(K: their range where they differ); lowest and highest: the band.")
     from rich import box
     from rich.table import Table
 
-    band = report.scale == "all"
+    band = report.banded
     real = bool(report.real)
     # A narrow terminal gets the numbers without the notes, in a table with no inner rules.
     wide = out.width >= 140
@@ -435,10 +425,9 @@ def replay_cmd(
                   padding=(0, 1) if wide else (0, 0))
     names = ["period", "games", "left out" if wide else "out", "score", "expected", "K",
              "before", "change", "after", "perf.", "Lichess"]
-    # Narrow, the band is its median alone (min and max: --json, the dashboard, a wider
+    # Narrow, the band's lowest and highest are left out (--json, the dashboard, a wider
     # terminal), so that the rows still fit 80 columns.
-    band_keys = ("min", "median", "max") if wide else ("median",)
-    names += list(band_keys) if band else []
+    names += ["lowest", "highest"] if band and wide else []
     names += ["FIDE real" if wide else "real", "gap"] if real else []
     for name in names:
         table.add_column(name, no_wrap=True, justify="left" if name == "period" else "right")
@@ -448,27 +437,22 @@ def replay_cmd(
         r = row.result
         j = api.period_json(row)
         cells = [r.period, str(r.games), str(sum(row.excluded.values()) or ""),
-                 _fmt(j["score"]), _fmt(j["expected_score"]), _fmt(r.k),
-                 _fmt(r.rating_before), _fmt(j["change"]), _fmt(r.rating_after),
-                 _fmt(r.performance), _fmt(row.lichess_rating)]
-        if band:
-            b = api.band_json(row.band) if row.band else {}
-            cells += [_fmt(b.get(key)) for key in band_keys]
+                 _fmt(j["score"]), _fmt(j["expected_score"]), api.k_text(row),
+                 api.rating_text(row.rating_before), _fmt(j["change"]),
+                 api.rating_text(row.rating_after), api.rating_text(row.performance),
+                 _fmt(row.lichess_rating)]
+        if band and wide:
+            cells += [_fmt(row.band.min if row.band else None),
+                      _fmt(row.band.max if row.band else None)]
         if real:
-            cells += [_fmt(row.fide_real), _fmt(row.gap)]
-        table.add_row(*map(cell, cells), *([cell(r.note)] if wide else []))
+            cells += [_fmt(row.fide_real), api.rating_text(row.gap)]
+        table.add_row(*map(cell, cells), *([cell(row.note)] if wide else []))
     out.print(table)
     if not wide:
         hidden = "notes and the models' lowest and highest" if band else "notes"
         out.print(f"({hidden} per period: widen the terminal, or use --json / the dashboard)",
                   markup=False)
     _print_now(report)
-    if real:
-        gap = report.mean_abs_gap
-        out.print(f"Real FIDE: the {report.real_list or 'given'} list. "
-                  "Mean |hypothetical − real FIDE|: "
-                  + (f"{api.shown(gap)} over the overlap" if gap is not None
-                     else "no overlap"), markup=False)
 
 
 @app.command("calc", short_help="FIDE Elo calculator: the rating change for a set of games.",
