@@ -145,6 +145,13 @@ DEMO_USER = "indexinator"
 DEMO_FILE = "indexinator-2023-04_2025-10.ndjson.zst"
 
 
+def version() -> str:
+    """``tracker --version``: the installed tracker's version (``"0.1.0"``)."""
+    from tracker._version import __version__
+
+    return __version__
+
+
 def database_label(db: Db = None) -> str:
     """The database ``db`` designates (``$TRACKER_DB``, the default file), password hidden:
     what the CLI and the dashboard show."""
@@ -294,8 +301,8 @@ def import_user(
     stream; ``timeout``: (connect, read) seconds; ``max_retries``: attempts in a row without a
     new game before stopping as partial. See :mod:`tracker.importing.lichess`.
 
-    Raises UnknownUserError (exit code 2) for an unknown or closed account, before the
-    database is even opened.
+    Raises UnknownUserError (exit code 1, as an unknown player) for an unknown or closed
+    account, before the database is even opened.
     """
     from tracker import config
     from tracker.importing import lichess as importing_lichess
@@ -345,7 +352,7 @@ def fide_link(
     new/updated/unchanged, entries left out).
 
     Raises FideIdError (exit 2) for text that is not a FIDE id, UnknownPlayerError for a
-    player with no games, UnknownFideIdError (exit 2: Lichess answered 404; nothing stored),
+    player with no games, UnknownFideIdError (exit 1: Lichess answered 404; nothing stored),
     FideError for any other fetch failure. One-line messages, never the token.
     """
     from tracker import config, real_fide
@@ -546,6 +553,7 @@ def convert(lichess: int, perf: str, scale: str = "all") -> dict[str, Conversion
     from tracker.settings import SCALES
 
     key = perf_key(perf)
+    scale = scale.strip().lower()
     if scale == "lichess":
         raise ScaleError("convert needs a model: use a model key or all")
     if scale not in SCALES:
@@ -556,6 +564,16 @@ def convert(lichess: int, perf: str, scale: str = "all") -> dict[str, Conversion
         raise ScaleError(f"no scale model covers {key}: the models cover {', '.join(covered)}")
     _check_rating(lichess, "a Lichess rating")
     return {m.key: convert_rating(m, key, lichess) for m in scale_models_for(scale, key)}
+
+
+def conversion_note(scale: str, perf: str, lichess: int) -> str | None:
+    """Where a conversion is not a plain estimate, in words (``"below the model's range
+    (1665)"``, ``"beyond the model's fitted range (FIDE 1000–2900)"``), else ``None``:
+    ``scale`` a model key covering ``perf``."""
+    from tracker.fide.scale import model, range_note
+    from tracker.perfs import perf_key
+
+    return range_note(model(scale.strip().lower()), perf_key(perf), lichess)
 
 
 #: Ratings the calculator accepts (rating points): wide, but no negative or absurd numbers.
@@ -571,9 +589,21 @@ def _check_rating(rating: int, who: str) -> None:
                             f"({MIN_CALC_RATING}–{MAX_CALC_RATING})")
 
 
+def default_k(rating: int) -> tuple[int, str]:
+    """The K FIDE's rules give an established adult (30 games or more, not a junior) rated
+    ``rating``: 20, or 10 at 2400 or more (rules.md §3); with the words that say so."""
+    from tracker.fide.rules import K10_THRESHOLD, development_coefficient
+
+    k = development_coefficient(ever_published_2400=rating >= K10_THRESHOLD, games_before=30,
+                                period_year=date.today().year, birth_year=None,
+                                ever_published_2300=rating >= K10_THRESHOLD)
+    return k, (f"K {k}: FIDE's K for an established adult rated {rating} (30 games or more, "
+               "not a junior); give --k for another")
+
+
 def calc(
     rating: int,
-    k: int,
+    k: int | None,
     games: Sequence[tuple[int, Fraction | str | int]],
     *,
     cap_400: bool = True,
@@ -586,8 +616,9 @@ def calc(
     ``games``: (opponent rating, score) pairs; a score is 1, 0, ½ as a Fraction or text
     (``"1"``, ``"0.5"``, ``"1/2"``, ``"="``). K is reduced by the 700 rule; the change is
     unrounded and ``new_rating`` rounded once, half away from zero. Ratings must be
-    100–4000 rating points. ``chapter``: ``"standard"`` or ``"rapid-blitz"`` (FIDE's rapid &
-    blitz rules: no 2650 exemption, the 600-point rule in force). ``None`` for ``rules``,
+    100–4000 rating points. ``k``: ``None`` for :func:`default_k`. ``chapter``:
+    ``"standard"`` or ``"rapid-blitz"`` (FIDE's rapid & blitz rules: no 2650 exemption, the
+    600-point rule in force). ``None`` for ``rules``,
     ``expected`` or ``chapter``: the default. Raises ArgumentError (a ValueError) with a
     one-line message.
     """
@@ -603,6 +634,9 @@ def calc(
     )
     from tracker.fide.rules import is_chapter, is_method, is_rules
 
+    if k is None:
+        _check_rating(rating, "your rating")
+        k = default_k(rating)[0]
     rules = DEFAULT_RULES if rules is None else rules
     expected = DEFAULT_EXPECTED if expected is None else expected
     chapter = DEFAULT_CHAPTER if chapter is None else chapter

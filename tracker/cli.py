@@ -92,11 +92,20 @@ class State:
     db: str | None = None
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        print(f"tracker {api.version()}")
+        raise typer.Exit()
+
+
 state = State()
 
 
 @app.callback()
 def _main(
+    version: Annotated[bool, typer.Option(
+        "--version", help="Print tracker's version and exit.", is_eager=True,
+        callback=_print_version)] = False,
     db: Annotated[
         str | None,
         typer.Option(
@@ -259,7 +268,7 @@ def import_cmd(
     The first run reads them all; later runs fetch only new games (and correspondence games
     that have ended since), resume what an interrupted run left, and survive rate limits and
     broken downloads. Prints a one-line summary and the database it went into; exit code 1
-    when the import stopped early (run it again to resume), 2 for an unknown or closed
+    when the import stopped early (run it again to resume) or for an unknown or closed
     account."""
     _run_import(f"importing {username}", "games", as_json,
                 lambda cb: api.import_user(username, db=state.db, perf=perf, since=since,
@@ -463,8 +472,10 @@ def calc_cmd(
         metavar="OPP:SCORE...", show_default=False)],
     rating: Annotated[int, typer.Option("--rating", help="Your rating.", show_default=False,
                                         metavar="RATING")],
-    k: Annotated[int, typer.Option("--k", help="Development coefficient K (40, 20, 10 or any).",
-                                   show_default=False, metavar="K")],
+    k: Annotated[int | None, typer.Option(
+        "--k", help="Development coefficient K (40, 20, 10 or any). Default: FIDE's K for an "
+        "established adult of that rating (20; 10 from 2400).", show_default=False,
+        metavar="K")] = None,
     no_400_rule: Annotated[bool, typer.Option(
         "--no-400-rule", help="Use the real rating difference beyond 400 points.")] = False,
     rules: Annotated[str | None, Rules] = None,
@@ -509,6 +520,8 @@ def calc_cmd(
                      f"so K {result.k}")
     if not result.rule_400_applied:
         notes.append("400-point rule not applied")
+    if k is None:
+        notes.insert(0, api.default_k(rating)[1])
     out.print(f"K {result.k}; change {data['change']:+} → new rating {result.new_rating}"
               + (f" ({'; '.join(notes)})" if notes else ""), markup=False)
 
@@ -530,13 +543,20 @@ def convert_cmd(
     The published models estimate a FIDE rating (pre-2024 models brought to today's FIDE
     scale). The models disagree: read them as a band."""
     conversions = api.convert(rating, perf, scale)
+    notes = {key: api.conversion_note(key, perf, rating) for key in conversions}
     if as_json:
-        print(api.dumps(api.conversion_json(conversions)))
+        data = api.conversion_json(conversions)
+        for key, note in notes.items():
+            data[key]["note"] = note
+        print(api.dumps(data))
         return
     for key, c in conversions.items():
-        fide = "unrated" if c.rating is None else str(c.rating)
-        raw = "" if c.output is None or c.output == c.rating else f" (model output {c.output})"
-        say(out, f"{key}: Lichess {perf} {rating} → FIDE {fide}{raw}")
+        note = notes[key]
+        fide = "no FIDE rating" if c.rating is None else f"FIDE {c.rating}"
+        raw = ("" if c.output is None or c.output == c.rating or c.rating is None
+               else f" (model output {c.output})")
+        say(out, f"{key}: Lichess {perf.lower()} {rating} → {fide}{raw}"
+                 + (f": {note}" if note else ""))
 
 
 @app.command("settings", short_help="Show or save a player's replay settings.",
@@ -690,7 +710,7 @@ def fide_link_cmd(
 
     Fetches FIDE's profile and monthly rating lists (standard, rapid, blitz) from Lichess and
     stores them. Linking again refreshes; every
-    complete `tracker import USER` refreshes too. Exit code 2 for an unknown FIDE id
+    complete `tracker import USER` refreshes too. Exit code 1 for an unknown FIDE id
     (nothing is stored)."""
     result = api.fide_link(username, fide_id, db=state.db, base_url=base_url)
     for w in result.warnings:
@@ -698,10 +718,15 @@ def fide_link_cmd(
     if as_json:
         print(api.dumps(api.fide_json(result.link)))
         return
-    _print_fide(result.link)
-    c = result.counts
-    out.print(f"list months: {c.new} new, {c.updated} updated, {c.unchanged} unchanged",
-              markup=False)
+    link, c = result.link, result.counts
+    p = link.profile
+    about = ", ".join(x for x in (p.title, p.federation,
+                                  f"born {p.birth_year}" if p.birth_year else None) if x)
+    now = ", ".join(f"{kind} {p.rating(kind) or '-'}" for kind in api.FIDE_LIST_KINDS)
+    stored = sum(len(link.lists[kind]) for kind in api.FIDE_LIST_KINDS)
+    say(out, f"linked {link.player_id} to FIDE {p.fide_id} {p.name}"
+             + (f" ({about})" if about else "") + f": {now} now; {stored} list months stored "
+             f"({c.new} new, {c.updated} updated, {c.unchanged} unchanged)")
 
 
 @fide_app.command("show", short_help="Show the FIDE profile and lists stored for a player.",

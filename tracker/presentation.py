@@ -162,7 +162,7 @@ def start_text(report: ReplayReport) -> str:
 
 def real_now(report: ReplayReport) -> int | None:
     """The real FIDE rating of the compared list now (its latest entry), ``None`` without one."""
-    return max(report.real)[1] if report.real else None
+    return report.real_now
 
 
 def gap_text(report: ReplayReport) -> str | None:

@@ -337,6 +337,12 @@ class ReplayReport:
         return sum(gaps, Fraction(0)) / len(gaps) if gaps else None
 
     @property
+    def real_now(self) -> int | None:
+        """The real FIDE rating of the compared list now: its latest entry (``None``
+        without a list)."""
+        return max(self.real)[1] if self.real else None
+
+    @property
     def gap_periods(self) -> int:
         """How many periods have both a hypothetical and a real rating (the gap's months)."""
         return sum(1 for r in self.periods if r.gap is not None)
@@ -727,6 +733,7 @@ def report_json(report: ReplayReport) -> dict[str, Any]:
     out["periods"] = periods
     if report.real:
         out["fide_list"] = report.real_list
+        out["fide_real_now"] = report.real_now
         out["mean_abs_gap"] = shown(report.mean_abs_gap)
         out["mean_gap"] = shown(report.mean_gap)
     return out

@@ -30,6 +30,9 @@ Era = Literal["pre-2024", "post-2024"]
 ADJUSTMENT_FROM: Final = 1000
 ADJUSTMENT_TO: Final = 2000
 ADJUSTMENT_SHARE: Final = Fraction(2, 5)
+#: The highest FIDE standard rating ever published (Carlsen, May 2014): an estimate above it is
+#: an extrapolation, said so.
+HIGHEST_FIDE: Final = 2882
 #: Before March 2024 FIDE published no rating below this: a pre-2024 estimate below it is
 #: "unrated".
 OLD_FLOOR: Final = 1000
@@ -240,7 +243,7 @@ def range_note(m: ScaleModel, perf: str, lichess: int) -> str | None:
     """Why ``lichess`` (rating points in ``perf``) through ``m`` is not a plain estimate, or
     ``None`` when it lies inside the model's fitted range (or the source states none):
     ``"below the model's range (1665)"``, ``"beyond the model's fitted range (FIDE
-    1000–2900)"``, ``"model output 950 is below FIDE's floor of the time (1000)"``."""
+    1000–2900)"``, ``"the model's 950 is below FIDE's floor of the time (1000)"``."""
     c = convert(m, perf, lichess)
     if m.lichess_range is not None:
         low, high = m.lichess_range
@@ -249,11 +252,13 @@ def range_note(m: ScaleModel, perf: str, lichess: int) -> str | None:
         if lichess > high:
             return f"beyond the model's fitted range (Lichess {low}–{high})"
     if c.output is not None and c.rating is None:
-        return f"model output {c.output} is below FIDE's floor of the time ({OLD_FLOOR})"
+        return f"the model's {c.output} is below FIDE's floor of the time ({OLD_FLOOR})"
     if m.fide_range is not None and c.output is not None:
         low, high = m.fide_range
         if not low <= c.output <= high:
             return f"beyond the model's fitted range (FIDE {low}–{high})"
+    if c.rating is not None and c.rating > HIGHEST_FIDE:
+        return f"beyond any FIDE rating ever published ({HIGHEST_FIDE}): far outside the fit"
     return None
 
 
