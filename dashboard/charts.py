@@ -38,7 +38,7 @@ REAL_FIDE_COLORS: Final = {"standard": "#2b8a3e", "rapid": "#5c940d", "blitz": "
 MODEL_COLORS: Final = ("#862e9c", "#e8590c", "#1098ad", "#5f3dc4")
 #: The plot's own height (pixels) and the legend under it: entries per row, a row's height.
 PLOT_HEIGHT: Final = 560
-LEGEND_PER_ROW: Final = 3
+LEGEND_PER_ROW: Final = 2
 LEGEND_ROW_HEIGHT: Final = 24
 
 #: Trace names; tests and the browser check look for them.
@@ -58,9 +58,9 @@ def fide_name(scale_label: str = LICHESS_SCALE) -> str:
     return f"FIDE-style rating in force ({scale_label})"
 
 
-def median_name(scale_label: str) -> str:
-    """The legend name of the answer's line with several models: their median, bold."""
-    return f"FIDE-style rating in force: the models' median ({scale_label})"
+#: The legend name of the answer's line with several models: their median, bold (the page
+#: says the scale in full).
+MEDIAN_NAME: Final = "FIDE-style rating in force: the models' median"
 
 
 def model_name(key: str) -> str:
@@ -76,9 +76,13 @@ def scale_label(report: ReplayReport) -> str:
 
 def line_name(report: ReplayReport) -> str:
     """The legend name of the bold FIDE-style line: the answer, with several models their
-    median (:func:`median_name`), else :func:`fide_name` on the report's scale."""
+    median (:data:`MEDIAN_NAME`), else :func:`fide_name` on the report's scale, short (the
+    page says it in full): ``"Lichess scale"``, ``"FIDE scale (lebowitz)"``."""
     if getattr(report, "banded", False):
-        return median_name(scale_label(report))
+        return MEDIAN_NAME
+    models = list(getattr(report, "models", ()))
+    if getattr(report, "scale", None) == "all" and len(models) == 1:
+        return fide_name(f"FIDE scale ({models[0].key})")
     return fide_name(scale_label(report))
 
 
@@ -591,7 +595,7 @@ def overview_figure(report: ReplayReport, real: RealLines | None = None) -> go.F
         hovermode="closest",
         margin={"l": 10, "r": 10, "t": 10, "b": 20 + LEGEND_ROW_HEIGHT * legend_rows},
         legend={"orientation": "h", "x": 0, "y": -0.05, "xanchor": "left", "yanchor": "top",
-                "traceorder": "normal", "entrywidth": 0.33, "entrywidthmode": "fraction"},
+                "traceorder": "normal", "entrywidth": 0.5, "entrywidthmode": "fraction"},
     )
     fig.update_yaxes(title_text="rating points", row=1, col=1,
                      **({"range": list(y_range)} if y_range is not None else {}))

@@ -157,7 +157,7 @@ def test_overview_rated_case_follows_saved_settings(
     # bullet: lebowitz is the one model covering it, so "all" is that model, without a band
     label = "FIDE scale (lebowitz, the one model covering bullet)"
     assert expected["scale_label"] == label and "answer" not in expected
-    fide = values(chart_traces(at)[charts.fide_name(label)]["y"])
+    fide = values(chart_traces(at)[charts.fide_name("FIDE scale (lebowitz)")]["y"])
     assert fide[0] == 1800 and fide[-1] == last
 
 

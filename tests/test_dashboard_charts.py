@@ -100,7 +100,7 @@ def test_overview_figure_by_default_draws_the_median_bold_and_each_model_on_dema
     report = api.replay("indexinator", "blitz", db=indexinator_db)
     fig = charts.overview_figure(report)
     by_name = {t.name: t for t in fig.data}
-    median = by_name[charts.median_name(report.scale_label)]
+    median = by_name[charts.MEDIAN_NAME]
     assert median.line.width == 3  # the bold line is the answer
     assert median.y[-1] == 1499 and 1605.5 in list(median.y)  # a median's .5 kept
     for key in ("lebowitz", "mathtuition"):
@@ -111,9 +111,8 @@ def test_overview_figure_by_default_draws_the_median_bold_and_each_model_on_dema
     assert charts.BAND_NAME in by_name
     # rated to the end on the FIDE scale: one unrated stretch only, before the first rating
     assert [a.hovertext for a in fig.layout.annotations] == [
-        "2023-04: started unrated: no FIDE rating yet (initial rating 1640 published, the "
-        "models' median (lebowitz: initial rating 1595 published; mathtuition: initial rating "
-        "1685 published))"]
+        "2023-04: started unrated: no FIDE rating yet (initial rating 1640 published (the "
+        "models' median: lebowitz 1595, mathtuition 1685))"]
     # the legend lists only what is drawn, and its rows add height instead of squeezing
     shown = [t for t in fig.data if t.showlegend is not False]
     assert all(t.visible is not False for t in shown)
@@ -124,4 +123,4 @@ def test_one_covering_model_draws_no_band(indexinator_db: Path) -> None:
     report = api.replay("indexinator", "bullet", db=indexinator_db)
     names = [t.name for t in charts.overview_figure(report).data]
     assert charts.BAND_NAME not in names and not any(n.endswith(" alone") for n in names)
-    assert charts.fide_name(report.scale_label) in names
+    assert charts.fide_name("FIDE scale (lebowitz)") in names

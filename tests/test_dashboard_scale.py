@@ -45,7 +45,7 @@ def test_scale_all_draws_median_band_and_the_real_line(linked_db: Path,
     traces = chart_traces(at)
     label = report.scale_label
     assert charts.LICHESS_NAME in traces
-    assert charts.median_name(label) in traces  # the bold line is the answer: the median
+    assert charts.MEDIAN_NAME in traces  # the bold line is the answer: the median
     assert charts.BAND_NAME in traces
     assert charts.real_fide_name("standard") in traces
     # each model's own line is there, hidden until clicked in the legend
@@ -81,7 +81,7 @@ def test_the_default_scale_is_all_models_with_the_plain_url(
     traces = chart_traces(at)
     label = api.replay("indexinator", "blitz", db=linked_db).scale_label
     assert label == "FIDE scale (all models: lebowitz, mathtuition)"
-    assert charts.median_name(label) in traces
+    assert charts.MEDIAN_NAME in traces
     assert {m.label: m.value for m in at.metric}["FIDE-style rating now"] == "1499"
     assert "unrated" not in " ".join(str(m.value) for m in at.metric)
 
@@ -130,7 +130,6 @@ def test_browser_overview_scale_all_with_a_linked_fide_id(
         legend = browser.evaluate("[...document.querySelectorAll('.js-plotly-plot "
                                   ".legendtext')].map(e => e.textContent)")
     assert not [bad for bad in BAD_TEXT if bad in text], text
-    label = api.replay("indexinator", "blitz", db=linked_db, scale="all").scale_label
-    for name in (charts.LICHESS_NAME, charts.median_name(label), charts.BAND_NAME,
+    for name in (charts.LICHESS_NAME, charts.MEDIAN_NAME, charts.BAND_NAME,
                  charts.real_fide_name("standard")):
         assert name in legend, (name, legend)

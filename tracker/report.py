@@ -206,12 +206,13 @@ class PeriodRow:
         notes = {key: r.note for key, r in self.band.results.items()}
         if len(set(notes.values())) == 1:
             return next(iter(notes.values()))
-        each = "; ".join(f"{key}: {note}" for key, note in notes.items())
         after = self.rating_after
         if self.rating_before is None and after is not None:
             said = str(after) if isinstance(after, int) else str(points(after))
-            return f"initial rating {said} published, the models' median ({each})"
-        return each
+            each = ", ".join(f"{key} {'unrated' if r is None else r}"
+                             for key, r in self.band.models.items())
+            return f"initial rating {said} published (the models' median: {each})"
+        return "; ".join(f"{key}: {note}" for key, note in notes.items())
 
     @property
     def gap(self) -> int | Fraction | None:

@@ -103,11 +103,10 @@ picked = st.dataframe(
         "colour": st.column_config.TextColumn("Colour", width="small"),
         "opponent": st.column_config.TextColumn("Opponent"),
         "opponent_rating": st.column_config.NumberColumn(
-            "Opp. Lichess", format="%d", width="small",
+            "Opp. Lichess", format="%d", width=95,
             help="The opponent's Lichess rating at the game's start (Lichess's scale)"),
         "opponent_on_scale": st.column_config.NumberColumn(
-            f"Opp. FIDE ({on_scale.key})" if on_scale else "Opp. FIDE", format="%d",
-            width="small",
+            "Opp. FIDE", format="%d", width=85,
             help="The opponent's rating on the FIDE scale the replay uses (the model's "
                  "conversion of the Lichess one): PD is computed from this number; empty = "
                  "the model cannot place it"),

@@ -90,7 +90,7 @@ picked = st.dataframe(
             "Change", format="%+.2f", width=70,
             help="K × Σ(score − PD) in rating points, before the one rounding"),
         "rating_after": st.column_config.NumberColumn(
-            "FIDE-style after", format="%g", width=80,
+            "FIDE-style after", format="%g", width=110,
             help="FIDE-style rating in force from the next month (empty = unrated; with "
                  "several models their median, which may end in .5)"),
         "performance": st.column_config.NumberColumn(
