@@ -185,3 +185,28 @@ def test_a_saved_scale_that_does_not_cover_the_perf_is_one_rule_for_cli_and_dash
     assert metrics(at)["FIDE-style rating now"] == "1499"
     sidebar = " ".join(str(c.value) for c in at.sidebar.caption)
     assert note in sidebar or note in texts(at)
+
+
+def test_games_on_a_fide_scale_compute_pd_from_the_rating_shown(
+        copy_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.test_dashboard import assert_clean, open_app, texts
+    from tracker.fide import game_expected
+    from tracker.fide.scale import MODELS, convert
+
+    at = open_app(copy_db, monkeypatch, "views/games.py")
+    assert_clean(at)
+    assert "Figures on the **FIDE scale (all models: lebowitz, mathtuition)**" in texts(at)
+    for key in ("lebowitz", "mathtuition"):
+        at.segmented_control(key="games_model").set_value(key).run()
+        assert_clean(at)
+        table = at.dataframe[0].value  # 2025-10, the newest month
+        counted = table[table["counted"]]
+        assert len(counted) == 14
+        report = api.replay("indexinator", "blitz", db=copy_db)
+        before = report.periods[-1].band.results[key].rating_before  # type: ignore[union-attr]
+        settings = report.settings.engine()
+        for lichess, fide, pd in zip(counted["opponent_rating"], counted["opponent_on_scale"],
+                                     counted["expected"], strict=True):
+            assert fide == convert(MODELS[key], "blitz", int(lichess)).rating
+            scored = game_expected(before, int(fide), 2, settings, period="2025-10")
+            assert scored is not None and float(scored[0]) == pd

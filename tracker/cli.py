@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
+import shutil
 import signal
 import sys
 from collections.abc import Callable
@@ -649,8 +651,38 @@ def demo_cmd(
     say(out, summary.line())
     players_cmd(as_json=False)
     replay_cmd(api.DEMO_USER, perf="blitz")
+    say(out, "")
+    say(out, "Next, from this folder: the raw Lichess numbers' replay, today's Lichess rating "
+             "through each model, the dashboard:")
+    for line in next_commands(state.db):
+        say(out, f"  {line}")
     if dashboard:
         dashboard_cmd(port=8501, host="127.0.0.1")
+
+
+def self_command() -> str:
+    """How this ``tracker`` was run, to print commands that work as printed: its path
+    relative to the current folder (``.venv/bin/tracker``) when it is not the ``tracker`` on
+    the PATH, else ``tracker``."""
+    argv0 = Path(sys.argv[0])
+    if argv0.name != "tracker":
+        return "tracker"
+    found = shutil.which("tracker")
+    if found is not None and Path(found).resolve() == argv0.resolve():
+        return "tracker"
+    try:
+        return str(argv0.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(argv0.resolve())
+
+
+def next_commands(db: str | None) -> list[str]:
+    """The commands ``tracker demo`` ends with: the same tracker, the same database."""
+    base = self_command() + (f" --db {shlex.quote(db)}" if db else "")
+    user = api.DEMO_USER
+    return [f"{base} replay {user} --perf blitz --scale lichess",
+            f"{base} convert 1408 --perf blitz",
+            f"{base} dashboard"]
 
 
 fide_app = typer.Typer(
