@@ -171,12 +171,13 @@ def scale_options(perf: str) -> dict[str, str]:
     """The scales a replay of ``perf`` can use, key → label: the Lichess numbers, each model
     covering the perf, and all of them (their median and band)."""
     models = api.scale_models(perf)
+    # Short labels: the sidebar is ~26 characters wide.
     out = {}
     if len(models) > 1:
         out[ALL_MODELS] = "FIDE scale: all models (median)"
     elif models:
-        out[ALL_MODELS] = f"FIDE scale: {models[0].key} (the one model)"
-    out.update({m.key: f"FIDE scale: {m.key}" + (" alone" if len(models) > 1 else "")
+        out[ALL_MODELS] = f"FIDE scale: {models[0].key}"
+    out.update({m.key: f"{m.key} alone" + (" (the same)" if len(models) == 1 else "")
                 for m in models})
     out[LICHESS_SCALE] = "Lichess scale (raw numbers)"
     return out
