@@ -498,7 +498,8 @@ def replay(
 
     Settings not given here come from the player's saved settings, then the defaults (start
     unrated, rules ``fide-2025-10``, expected ``table``, provisional opponents not counted,
-    the Lichess scale, the start rating on the FIDE scale, the chapter by perf).
+    every model covering the perf (the Lichess scale where none does), the start rating on the
+    FIDE scale, the chapter by perf).
 
     - ``scale``: ``"lichess"`` (the raw Lichess numbers), a model key (``"lebowitz"``,
       ``"mathtuition"``, ``"chessdojo-2024"``: every opponent's rating mapped to the FIDE

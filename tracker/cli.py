@@ -339,7 +339,8 @@ Expected = typer.Option(help="Expected score: table (FIDE table 8.1.2, the defau
                         "formula (logistic).", metavar="METHOD")
 Scale = typer.Option(help="Scale of the opponents' ratings: lichess (the raw numbers), a model "
                      "(lebowitz, mathtuition, chessdojo-2024: mapped to FIDE's scale first) or "
-                     "all (every model covering the perf, as a band). Default: lichess.",
+                     "all (every model covering the perf: their median, and the band). "
+                     "Default: all, or lichess where no model covers the perf.",
                      metavar="SCALE")
 StartScale = typer.Option(help="The scale --start-rating is on: fide (default) or lichess "
                           "(mapped through the model like the opponents).", metavar="SCALE")
@@ -405,7 +406,8 @@ def replay_cmd(
 
     Settings not given come from the player's saved settings (tracker settings), then the
     defaults: start unrated, rules fide-2025-10, expected table, provisional opponents left out,
-    the Lichess scale, FIDE's chapter by perf.
+    all models on the FIDE scale (lichess where no model covers the perf), FIDE's chapter by
+    perf.
     """
     report = api.replay(
         username, perf, db=state.db, start_rating=start_rating, birth_year=birth_year,
