@@ -93,21 +93,22 @@ RealKey = tuple[tuple[str, tuple[tuple[str, int], ...]], ...]
 
 @st.cache_resource(show_spinner=False, max_entries=MAX_REPORTS)
 def _report(url: str, version: tuple[int, int], user_id: str, perf: str,
-            settings: SettingsKey, scale: str, real: RealKey) -> ReplayReport:
+            settings: SettingsKey, scale: str, real: RealKey, fide_list: str) -> ReplayReport:
     # ``real`` is in the key because the replay compares with the stored FIDE list, which a
     # link changes without changing the games.
     start_rating, birth_year, rules, expected, count_provisional, start_scale, chapter = settings
     return api.replay(user_id, perf, db=_store(url), start_rating=start_rating,
                       birth_year=birth_year, rules=rules, expected=expected,
                       count_provisional=count_provisional, scale=scale,
-                      start_scale=start_scale, chapter=chapter)
+                      start_scale=start_scale, chapter=chapter, fide_list=fide_list)
 
 
 @st.cache_resource(show_spinner=False, max_entries=MAX_REPORTS)
 def _overview_figure(url: str, version: tuple[int, int], user_id: str, perf: str,
-                     settings: SettingsKey, scale: str, real: RealKey) -> Figure:
+                     settings: SettingsKey, scale: str, real: RealKey, fide_list: str
+                     ) -> Figure:
     return charts.overview_figure(
-        _report(url, version, user_id, perf, settings, scale, real),
+        _report(url, version, user_id, perf, settings, scale, real, fide_list),
         {kind: months for kind, months in real})
 
 
@@ -129,10 +130,37 @@ def real_lines(user_id: str, perf: str) -> RealKey:
     return tuple(out)
 
 
+#: The real FIDE list the gap compares with, picked on the Overview (standard by default:
+#: what the models estimate).
+_FIDE_LIST: Final = "_picked_fide_list"
+
+
+def compared_list(real: RealKey) -> str:
+    """The real FIDE list the replay compares with: the one picked, if the player has it,
+    else ``standard``."""
+    picked = st.session_state.get(_FIDE_LIST, "standard")
+    return picked if picked in {kind for kind, _ in real} else "standard"
+
+
+def pick_fide_list(user_id: str, perf: str, where: Any) -> None:
+    """With a FIDE id linked: which real list the gap compares with (standard, or the rapid or
+    blitz list matching the perf), a control in ``where``."""
+    kinds = [kind for kind, _ in real_lines(user_id, perf)]
+    if len(kinds) < 2:
+        return
+    st.session_state["fide_list"] = compared_list(real_lines(user_id, perf))
+    where.segmented_control(
+        "Compare with the real FIDE list", kinds, key="fide_list", required=True,
+        on_change=lambda: st.session_state.__setitem__(_FIDE_LIST,
+                                                       st.session_state["fide_list"]),
+        help="The models estimate a standard rating, so standard is the default comparison.")
+
+
 def _key(user_id: str, perf: str
-         ) -> tuple[str, tuple[int, int], str, str, SettingsKey, str, RealKey]:
+         ) -> tuple[str, tuple[int, int], str, str, SettingsKey, str, RealKey, str]:
+    real = real_lines(user_id, perf)
     return (db_url(), data_version(), user_id, perf, settings_key(user_id),
-            current_scale(perf), real_lines(user_id, perf))
+            current_scale(perf), real, compared_list(real))
 
 
 def report(user_id: str, perf: str) -> ReplayReport:

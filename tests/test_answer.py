@@ -210,3 +210,24 @@ def test_games_on_a_fide_scale_compute_pd_from_the_rating_shown(
             assert fide == convert(MODELS[key], "blitz", int(lichess)).rating
             scored = game_expected(before, int(fide), 2, settings, period="2025-10")
             assert scored is not None and float(scored[0]) == pd
+
+
+def test_the_dashboard_compares_with_the_standard_list_or_the_one_picked(
+        copy_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.test_dashboard import assert_clean, metrics, open_app
+
+    with LichessServer() as server:
+        api.fide_link("indexinator", FIDE_ID, db=copy_db, base_url=server.url)
+    at = open_app(copy_db, monkeypatch)
+    assert_clean(at)
+    shown = metrics(at)
+    standard = api.replay("indexinator", "blitz", db=copy_db)
+    assert shown["FIDE-style rating now"] == "1499"
+    assert shown["Real FIDE now (standard)"] == str(standard.real_now) == "2761"
+    at.segmented_control(key="fide_list").set_value("blitz").run()
+    assert_clean(at)
+    blitz = api.replay("indexinator", "blitz", db=copy_db, fide_list="blitz")
+    assert metrics(at)["Real FIDE now (blitz)"] == str(blitz.real_now)
+    gap = api.gap_text(blitz)
+    assert gap is not None and "your real blitz rating" in gap
+    assert f"The estimate is {gap}." in [c.value for c in at.caption]

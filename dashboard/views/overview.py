@@ -14,6 +14,8 @@ report = ui.report(player.id, perf)
 
 st.header(f"{report.player} — {perf}", anchor=False)
 ui.scale_caption(report)
+if report.real:
+    ui.pick_fide_list(player.id, perf, st)
 band = report.current_band if report.banded else None
 real_now = api.real_now(report)
 columns = st.columns(5 if report.real else 4)
