@@ -135,21 +135,22 @@ RealKey = tuple[tuple[str, tuple[tuple[str, int], ...]], ...]
 
 @st.cache_resource(show_spinner=False, max_entries=MAX_REPORTS)
 def _report(url: str, version: DataVersion, user_id: str, perf: str,
-            settings: SettingsKey, scale: str, real: RealKey) -> ReplayReport:
+            settings: SettingsKey, scale: str, real: RealKey, fide_list: str) -> ReplayReport:
     # ``real`` is in the key because the replay compares with the stored FIDE list, which a
     # link changes without changing the games.
     start_rating, birth_year, rules, expected, count_provisional, start_scale, chapter = settings
     return api.replay(user_id, perf, db=_store(url), start_rating=start_rating,
                       birth_year=birth_year, rules=rules, expected=expected,
                       count_provisional=count_provisional, scale=scale,
-                      start_scale=start_scale, chapter=chapter)
+                      start_scale=start_scale, chapter=chapter, fide_list=fide_list)
 
 
 @st.cache_resource(show_spinner=False, max_entries=MAX_REPORTS)
 def _overview_figure(url: str, version: DataVersion, user_id: str, perf: str,
-                     settings: SettingsKey, scale: str, real: RealKey) -> Figure:
+                     settings: SettingsKey, scale: str, real: RealKey, fide_list: str
+                     ) -> Figure:
     return charts.overview_figure(
-        _report(url, version, user_id, perf, settings, scale, real),
+        _report(url, version, user_id, perf, settings, scale, real, fide_list),
         {kind: months for kind, months in real})
 
 
@@ -171,10 +172,37 @@ def real_lines(user_id: str, perf: str) -> RealKey:
     return tuple(out)
 
 
+#: The real FIDE list the gap compares with, picked on the Overview (standard by default:
+#: what the models estimate).
+_FIDE_LIST: Final = "_picked_fide_list"
+
+
+def compared_list(real: RealKey) -> str:
+    """The real FIDE list the replay compares with: the one picked, if the player has it,
+    else ``standard``."""
+    picked = st.session_state.get(_FIDE_LIST, "standard")
+    return picked if picked in {kind for kind, _ in real} else "standard"
+
+
+def pick_fide_list(user_id: str, perf: str, where: Any) -> None:
+    """With a FIDE id linked: which real list the gap compares with (standard, or the rapid or
+    blitz list matching the perf), a control in ``where``."""
+    kinds = [kind for kind, _ in real_lines(user_id, perf)]
+    if len(kinds) < 2:
+        return
+    st.session_state["fide_list"] = compared_list(real_lines(user_id, perf))
+    where.segmented_control(
+        "Compare with the real FIDE list", kinds, key="fide_list", required=True,
+        on_change=lambda: st.session_state.__setitem__(_FIDE_LIST,
+                                                       st.session_state["fide_list"]),
+        help="The models estimate a standard rating, so standard is the default comparison.")
+
+
 def _key(user_id: str, perf: str
-         ) -> tuple[str, DataVersion, str, str, SettingsKey, str, RealKey]:
+         ) -> tuple[str, DataVersion, str, str, SettingsKey, str, RealKey, str]:
+    real = real_lines(user_id, perf)
     return (db_url(), data_version(), user_id, perf, settings_key(user_id),
-            current_scale(perf), real_lines(user_id, perf))
+            current_scale(perf), real, compared_list(real))
 
 
 def report(user_id: str, perf: str) -> ReplayReport:
@@ -214,11 +242,16 @@ def scale_options(perf: str) -> dict[str, str]:
     covering the perf, all of them (their median and band), and each group's club model
     fitted for the perf (``club:NAME``; never part of "all")."""
     models = api.scale_models(perf)
-    out = {LICHESS_SCALE: "Lichess scale (the raw numbers)"}
-    out.update({m.key: f"FIDE scale: {m.name}" for m in models})
-    if models:
-        out[ALL_MODELS] = "FIDE scale: all models (median and band)"
-    out.update({key: f"FIDE scale: club model of {key.removeprefix('club:')}"
+    # Short labels: the sidebar is ~26 characters wide.
+    out = {}
+    if len(models) > 1:
+        out[ALL_MODELS] = "FIDE scale: all models (median)"
+    elif models:
+        out[ALL_MODELS] = f"FIDE scale: {models[0].key}"
+    out.update({m.key: f"{m.key} alone" + (" (the same)" if len(models) == 1 else "")
+                for m in models})
+    out[LICHESS_SCALE] = "Lichess scale (raw numbers)"
+    out.update({key: f"club model: {key.removeprefix('club:')}"
                 for key, perfs in api.club_scales(db=store()) if perf in perfs})
     return out
 
@@ -236,9 +269,11 @@ def pick_scale(user_id: str, perf: str) -> str:
         else:
             st.sidebar.warning(f"{md(repr(url))} is not a scale for {perf}: use one of "
                                f"{', '.join(options)}.")
+    saved = api.settings(user_id, db=store()).resolved(perf).scale
     if st.session_state.get(_SCALE_PICKED) not in options:
-        saved = api.settings(user_id, db=store()).resolved().scale
-        st.session_state[_SCALE_PICKED] = saved if saved in options else LICHESS_SCALE
+        st.session_state[_SCALE_PICKED] = saved if saved in options else api.default_scale(perf)
+    if saved not in options:  # one rule with the CLI: the saved scale replaced, and said so
+        st.sidebar.caption(api.saved_scale_note(saved, perf))
     st.session_state["scale"] = st.session_state[_SCALE_PICKED]
     picked = str(st.sidebar.selectbox(
         "Scale", list(options), key="scale", format_func=options.__getitem__,
@@ -247,7 +282,7 @@ def pick_scale(user_id: str, perf: str) -> str:
         help="The scale of the opponents' ratings the replay uses: Lichess's own numbers, or "
              "mapped to FIDE's scale by a published model (all: every model, as a band)."))
     # The default scale stays out of the URL, so ?player=…&perf=… is the plain link.
-    if picked == LICHESS_SCALE:
+    if picked == api.default_scale(perf):
         st.query_params.pop(SCALE_PARAM, None)
     elif _url_param(SCALE_PARAM) != picked:
         st.query_params[SCALE_PARAM] = picked
@@ -256,9 +291,33 @@ def pick_scale(user_id: str, perf: str) -> str:
 
 
 def current_scale(perf: str) -> str:
-    """The scale picked on this page (see :func:`pick_scale`), the Lichess scale if none."""
-    picked = st.session_state.get(_SCALE_PICKED, LICHESS_SCALE)
-    return picked if picked in scale_options(perf) else LICHESS_SCALE
+    """The scale picked on this page (see :func:`pick_scale`), the perf's default if none."""
+    picked = st.session_state.get(_SCALE_PICKED, api.default_scale(perf))
+    return picked if picked in scale_options(perf) else api.default_scale(perf)
+
+
+def scale_caption(report: ReplayReport) -> None:
+    """Every page with figures says which scale they are on (and a saved scale replaced)."""
+    st.caption(f"Figures on the **{md(report.scale_label)}**"
+               + (" — with several models, each figure is their median." if report.banded
+                  else "."))
+    if report.scale_note:
+        st.caption(md(report.scale_note[:1].upper() + report.scale_note[1:] + "."))
+
+
+def next_k_text(report: ReplayReport) -> str:
+    """K for the next period: the models' K where they agree, else their range; ``—`` while
+    unrated."""
+    last = report.periods[-1] if report.periods else None
+    if last is None:
+        return "—"
+    results = list(last.band.results.values()) if report.banded and last.band else [last.result]
+    ks = sorted({r.next_k for r in results if r.next_k is not None})
+    if not ks:
+        return "—"
+    return str(ks[0]) if len(ks) == 1 else f"{ks[0]}–{ks[-1]}"
+
+
 #: The (player, perf) this session last wrote to the URL: a different URL was typed or
 #: bookmarked, so it wins over the pickers' remembered values.
 _URL_WRITTEN: Final = "_url_written"

@@ -67,12 +67,19 @@ if TYPE_CHECKING:
     from tracker.presentation import GAME_KEYS as GAME_KEYS
     from tracker.presentation import PERIOD_KEYS as PERIOD_KEYS
     from tracker.presentation import SCALE_CSV_KEYS as SCALE_CSV_KEYS
+    from tracker.presentation import answer_text as answer_text
     from tracker.presentation import band_json as band_json
     from tracker.presentation import conversion_json as conversion_json
+    from tracker.presentation import conversion_text as conversion_text
     from tracker.presentation import excluded_text as excluded_text
     from tracker.presentation import game_row as game_row
+    from tracker.presentation import gap_text as gap_text
+    from tracker.presentation import k_text as k_text
     from tracker.presentation import period_json as period_json
     from tracker.presentation import periods_csv as periods_csv
+    from tracker.presentation import rating_text as rating_text
+    from tracker.presentation import real_now as real_now
+    from tracker.presentation import start_text as start_text
     from tracker.real_fide import FideRefresh as FideRefresh
     from tracker.real_fide import NotLinkedError as NotLinkedError
     from tracker.records import SPEEDS as SPEEDS
@@ -82,12 +89,14 @@ if TYPE_CHECKING:
     from tracker.report import RealLine as RealLine
     from tracker.report import ReplayReport as ReplayReport
     from tracker.report import ScaleError as ScaleError
+    from tracker.report import saved_scale_note as saved_scale_note
     from tracker.settings import MAX_START_RATING as MAX_START_RATING
     from tracker.settings import MIN_START_RATING as MIN_START_RATING
     from tracker.settings import SCALES as SCALES
     from tracker.settings import START_SCALES as START_SCALES
     from tracker.settings import PlayerSettings as PlayerSettings
     from tracker.settings import SettingsError as SettingsError
+    from tracker.settings import default_scale as default_scale
     from tracker.sources.fide import FideError as FideError
     from tracker.sources.fide import UnknownFideIdError as UnknownFideIdError
     from tracker.store.db import DatabaseError as DatabaseError
@@ -113,13 +122,14 @@ _LAZY: Final[dict[str, str]] = {
     "PerfError": "tracker.perfs",
     **dict.fromkeys(("GAME_KEYS", "PERIOD_KEYS", "SCALE_CSV_KEYS", "band_json",
                      "conversion_json", "excluded_text", "game_row", "period_json",
-                     "periods_csv"), "tracker.presentation"),
+                     "periods_csv", "answer_text", "conversion_text", "gap_text", "k_text",
+                     "rating_text", "real_now", "start_text"), "tracker.presentation"),
     **dict.fromkeys(("dumps", "shown"), "tracker.exact"),
     "SPEEDS": "tracker.records",
     **dict.fromkeys(("GameDetail", "NoGamesError", "PeriodRow", "RealLine", "ReplayReport",
-                     "ScaleError"), "tracker.report"),
+                     "ScaleError", "saved_scale_note"), "tracker.report"),
     **dict.fromkeys(("MAX_START_RATING", "MIN_START_RATING", "PlayerSettings", "SCALES",
-                     "START_SCALES", "SettingsError"), "tracker.settings"),
+                     "START_SCALES", "SettingsError", "default_scale"), "tracker.settings"),
     **dict.fromkeys(("FideRefresh", "NotLinkedError"), "tracker.real_fide"),
     **dict.fromkeys(("FideError", "UnknownFideIdError"), "tracker.sources.fide"),
     "FIDE_LIST_KINDS": "tracker.sources.fide:LIST_KINDS",  # FIDE's lists: standard, rapid, blitz
@@ -167,6 +177,13 @@ if TYPE_CHECKING:
 #: The bundled demo history (see ``tracker/data/PROVENANCE.md``).
 DEMO_USER = "indexinator"
 DEMO_FILE = "indexinator-2023-04_2025-10.ndjson.zst"
+
+
+def version() -> str:
+    """``tracker --version``: the installed tracker's version (``"0.1.0"``)."""
+    from tracker._version import __version__
+
+    return __version__
 
 
 def database_label(db: Db = None) -> str:
@@ -382,8 +399,8 @@ def import_user(
     stream; ``timeout``: (connect, read) seconds; ``max_retries``: attempts in a row without a
     new game before stopping as partial. See :mod:`tracker.importing.lichess`.
 
-    Raises UnknownUserError (exit code 2) for an unknown or closed account, before the
-    database is even opened.
+    Raises UnknownUserError (exit code 1, as an unknown player) for an unknown or closed
+    account, before the database is even opened.
     """
     from tracker.importing import lichess as importing_lichess
 
@@ -422,7 +439,7 @@ def fide_link(
     line; else it is logged as a warning).
 
     Raises FideIdError (exit 2) for text that is not a FIDE id, UnknownPlayerError for a
-    player with no games, UnknownFideIdError (exit 2: Lichess answered 404; nothing stored),
+    player with no games, UnknownFideIdError (exit 1: Lichess answered 404; nothing stored),
     FideError for any other fetch failure. One-line messages, never the token.
     """
     from tracker import config, real_fide
@@ -596,7 +613,8 @@ def replay(
 
     Settings not given here come from the player's saved settings, then the defaults (start
     unrated, rules ``fide-2025-10``, expected ``table``, provisional opponents not counted,
-    the Lichess scale, the start rating on the FIDE scale, the chapter by perf).
+    every model covering the perf (the Lichess scale where none does), the start rating on the
+    FIDE scale, the chapter by perf).
 
     - ``scale``: ``"lichess"`` (the raw Lichess numbers), a model key (``"lebowitz"``,
       ``"mathtuition"``, ``"chessdojo-2024"``: every opponent's rating mapped to the FIDE
@@ -651,6 +669,7 @@ def convert(lichess: int, perf: str, scale: str = "all") -> dict[str, Conversion
     from tracker.settings import SCALES
 
     key = perf_key(perf)
+    scale = scale.strip().lower()
     if scale == "lichess":
         raise ScaleError("convert needs a model: use a model key or all")
     if scale not in SCALES:
@@ -661,6 +680,16 @@ def convert(lichess: int, perf: str, scale: str = "all") -> dict[str, Conversion
         raise ScaleError(f"no scale model covers {key}: the models cover {', '.join(covered)}")
     _check_rating(lichess, "a Lichess rating")
     return {m.key: convert_rating(m, key, lichess) for m in scale_models_for(scale, key)}
+
+
+def conversion_note(scale: str, perf: str, lichess: int) -> str | None:
+    """Where a conversion is not a plain estimate, in words (``"below the model's range
+    (1665)"``, ``"beyond the model's fitted range (FIDE 1000–2900)"``), else ``None``:
+    ``scale`` a model key covering ``perf``."""
+    from tracker.fide.scale import model, range_note
+    from tracker.perfs import perf_key
+
+    return range_note(model(scale.strip().lower()), perf_key(perf), lichess)
 
 
 #: Ratings the calculator accepts (rating points): wide, but no negative or absurd numbers.
@@ -676,9 +705,21 @@ def _check_rating(rating: int, who: str) -> None:
                             f"({MIN_CALC_RATING}–{MAX_CALC_RATING})")
 
 
+def default_k(rating: int) -> tuple[int, str]:
+    """The K FIDE's rules give an established adult (30 games or more, not a junior) rated
+    ``rating``: 20, or 10 at 2400 or more (rules.md §3); with the words that say so."""
+    from tracker.fide.rules import K10_THRESHOLD, development_coefficient
+
+    k = development_coefficient(ever_published_2400=rating >= K10_THRESHOLD, games_before=30,
+                                period_year=date.today().year, birth_year=None,
+                                ever_published_2300=rating >= K10_THRESHOLD)
+    return k, (f"K {k}: FIDE's K for an established adult rated {rating} (30 games or more, "
+               "not a junior); give --k for another")
+
+
 def calc(
     rating: int,
-    k: int,
+    k: int | None,
     games: Sequence[tuple[int, Fraction | str | int]],
     *,
     cap_400: bool = True,
@@ -691,8 +732,9 @@ def calc(
     ``games``: (opponent rating, score) pairs; a score is 1, 0, ½ as a Fraction or text
     (``"1"``, ``"0.5"``, ``"1/2"``, ``"="``). K is reduced by the 700 rule; the change is
     unrounded and ``new_rating`` rounded once, half away from zero. Ratings must be
-    100–4000 rating points. ``chapter``: ``"standard"`` or ``"rapid-blitz"`` (FIDE's rapid &
-    blitz rules: no 2650 exemption, the 600-point rule in force). ``None`` for ``rules``,
+    100–4000 rating points. ``k``: ``None`` for :func:`default_k`. ``chapter``:
+    ``"standard"`` or ``"rapid-blitz"`` (FIDE's rapid & blitz rules: no 2650 exemption, the
+    600-point rule in force). ``None`` for ``rules``,
     ``expected`` or ``chapter``: the default. Raises ArgumentError (a ValueError) with a
     one-line message.
     """
@@ -708,6 +750,9 @@ def calc(
     )
     from tracker.fide.rules import is_chapter, is_method, is_rules
 
+    if k is None:
+        _check_rating(rating, "your rating")
+        k = default_k(rating)[0]
     rules = DEFAULT_RULES if rules is None else rules
     expected = DEFAULT_EXPECTED if expected is None else expected
     chapter = DEFAULT_CHAPTER if chapter is None else chapter

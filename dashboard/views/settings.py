@@ -50,15 +50,16 @@ with st.form(f"settings_{player.id}"):
     provisional = st.checkbox(
         "Count games against provisional opponents (rating deviation ≥ 110)",
         value=resolved.count_provisional, key=f"set_prov_{player.id}")
-    scales = {"lichess": "Lichess scale (the raw numbers)",
+    scales = {"all": "FIDE scale: all models covering the perf (their median; the default)",
               **{m.key: f"FIDE scale: {m.name}" for m in api.scale_models()},
-              "all": "FIDE scale: all models (median and band)"}
+              "lichess": "Lichess scale (the raw numbers)"}
     scale = st.selectbox(
         "Default scale", list(scales), format_func=scales.__getitem__,
         index=list(scales).index(resolved.scale) if resolved.scale in scales else 0,
         key=f"set_scale_{player.id}",
         help="The scale the pages open on (the sidebar picks another for a visit). A model "
-             "that does not cover a perf falls back to the Lichess scale there.")
+             "that does not cover a perf falls back to that perf's default there (all models; "
+             "the Lichess scale where no model covers it), and the pages say so.")
     start_scale = st.radio(
         "The start rating is", ["fide", "lichess"], horizontal=True,
         index=0 if resolved.start_scale == "fide" else 1, key=f"set_start_scale_{player.id}",

@@ -70,9 +70,10 @@ class FideError(TrackerError):
 
 
 class UnknownFideIdError(FideError, LookupError):
-    """Lichess knows no FIDE player with that id (HTTP 404): nothing is stored."""
+    """Lichess knows no FIDE player with that id (HTTP 404): nothing is stored. Exit code 1,
+    as for an unknown player (a malformed id is FideIdError, exit 2)."""
 
-    exit_code = 2
+    exit_code = 1
 
 
 class FideIdError(FideError, ValueError):
