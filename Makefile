@@ -23,9 +23,13 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
+# After Ctrl+C the last lines are commands that work as printed, from this folder.
 demo: demo-cli
 	@echo "Serving the dashboard on $(DEMO_DB) until Ctrl+C: open the URL below in your browser."
-	@$(BIN)/tracker --db $(DEMO_DB) dashboard --port $(PORT)
+	@trap 'true' INT; $(BIN)/tracker --db $(DEMO_DB) dashboard --port $(PORT); \
+	echo; echo "The dashboard stopped. tracker is $(BIN)/tracker, the demo's database $(DEMO_DB):"; \
+	echo "  $(BIN)/tracker --db $(DEMO_DB) replay indexinator --perf blitz"; \
+	echo "  $(BIN)/tracker --db $(DEMO_DB) dashboard"
 
 demo-cli: $(STAMP)
 	$(BIN)/tracker --db $(DEMO_DB) demo

@@ -19,6 +19,8 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:  # ``streamlit run`` adds it; AppTest and others may not
     sys.path.insert(0, str(HERE))
 
+import ui  # noqa: E402
+
 from tracker.api import DatabaseOperationalError, TrackerError  # noqa: E402
 
 PAGES = HERE / "views"
@@ -43,6 +45,6 @@ except DatabaseOperationalError as exc:
         st.warning("The database is busy: an import is writing to it. Try again in a moment; "
                    "nothing was lost.")
     else:
-        st.error(f"Database error: {getattr(exc, 'orig', exc)}")
+        st.error(f"Database error: {ui.md(getattr(exc, 'orig', exc))}")
 except TrackerError as exc:
-    st.error(str(exc))
+    st.error(ui.md(exc))

@@ -34,6 +34,12 @@ COUNTED_COLOR: Final = "#8a9bb0"
 LEFT_OUT_COLOR: Final = "#d8dee6"
 UNRATED_FILL: Final = "#9aa5b1"
 REAL_FIDE_COLORS: Final = {"standard": "#2b8a3e", "rapid": "#5c940d", "blitz": "#66a80f"}
+#: Each model's own line (hidden until clicked in the legend).
+MODEL_COLORS: Final = ("#862e9c", "#e8590c", "#1098ad", "#5f3dc4")
+#: The plot's own height (pixels) and the legend under it: entries per row, a row's height.
+PLOT_HEIGHT: Final = 560
+LEGEND_PER_ROW: Final = 2
+LEGEND_ROW_HEIGHT: Final = 24
 
 #: Trace names; tests and the browser check look for them.
 LICHESS_NAME: Final = "Lichess rating after each game"
@@ -52,9 +58,14 @@ def fide_name(scale_label: str = LICHESS_SCALE) -> str:
     return f"FIDE-style rating in force ({scale_label})"
 
 
-def median_name(scale_label: str) -> str:
-    """The legend name of the models' median line (``--scale all``)."""
-    return f"FIDE-style median of the models ({scale_label})"
+#: The legend name of the answer's line with several models: their median, bold (the page
+#: says the scale in full).
+MEDIAN_NAME: Final = "FIDE-style rating in force: the models' median"
+
+
+def model_name(key: str) -> str:
+    """The legend name of one model's own line (hidden until its legend entry is clicked)."""
+    return f"{key} alone"
 
 
 def scale_label(report: ReplayReport) -> str:
@@ -63,13 +74,16 @@ def scale_label(report: ReplayReport) -> str:
     return str(getattr(report, "scale_label", LICHESS_SCALE))
 
 
-def line_label(report: ReplayReport) -> str:
-    """The scale of the FIDE-style step line: with every model, the line is the first
-    model's (the others are in the band), so it names that model."""
-    model = getattr(report, "model", None)
-    if getattr(report, "scale", None) == "all" and model is not None:
-        return f"FIDE scale ({model.key})"
-    return scale_label(report)
+def line_name(report: ReplayReport) -> str:
+    """The legend name of the bold FIDE-style line: the answer, with several models their
+    median (:data:`MEDIAN_NAME`), else :func:`fide_name` on the report's scale, short (the
+    page says it in full): ``"Lichess scale"``, ``"FIDE scale (lebowitz)"``."""
+    if getattr(report, "banded", False):
+        return MEDIAN_NAME
+    models = list(getattr(report, "models", ()))
+    if getattr(report, "scale", None) == "all" and len(models) == 1:
+        return fide_name(f"FIDE scale ({models[0].key})")
+    return fide_name(scale_label(report))
 
 
 def band_steps(periods: Sequence[PeriodRow], end: datetime
@@ -134,11 +148,41 @@ def next_period(period: str) -> str:
 class RatingChange:
     """From ``at`` on, the FIDE-style rating in force is ``rating`` (``None`` = unrated);
     ``note`` is the engine's sentence for the period that ended at ``at`` (``""`` for the
-    start of the first period)."""
+    start of the first period). A float only for a median ending in .5."""
 
     at: datetime
-    rating: int | None
+    rating: int | float | None
     note: str
+
+
+#: One period as a step line reads it: (period, rating before, rating after, note).
+Step = tuple[str, "int | float | None", "int | float | None", str]
+
+
+def _plain(x: object) -> int | float | None:
+    """A rating for plotly: an int, a float for a median ending in .5, ``None``."""
+    if x is None:
+        return None
+    if isinstance(x, int):
+        return x
+    value = float(x)  # type: ignore[arg-type]  # a Fraction or Decimal rating
+    return int(value) if value.is_integer() else value
+
+
+def answer_steps(periods: Sequence[PeriodRow]) -> list[Step]:
+    """The answer's periods as steps: with several models their median's figures."""
+    return [(row.period, _plain(row.rating_before), _plain(row.rating_after), row.note)
+            for row in periods]
+
+
+def model_steps(periods: Sequence[PeriodRow], key: str) -> list[Step]:
+    """One model's own periods as steps (read from each period's band)."""
+    out: list[Step] = []
+    for row in periods:
+        r = row.band.results.get(key) if row.band is not None else None
+        if r is not None:
+            out.append((r.period, r.rating_before, r.rating_after, r.note))
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,18 +214,19 @@ class UnratedStretch:
         return text
 
 
-def rating_changes(periods: Sequence[PeriodRow]) -> list[RatingChange]:
+def rating_changes(periods: Sequence[PeriodRow] | Sequence[Step]) -> list[RatingChange]:
     """The moments the FIDE-style rating in force changes, oldest first.
 
     A period's ``rating_before`` is in force from its first day; its ``rating_after`` from the
-    first day of the next month until the next period's start. Repeats are dropped.
+    first day of the next month until the next period's start. Repeats are dropped. Periods
+    are report rows (their answer, see :func:`answer_steps`) or steps.
     """
     out: list[RatingChange] = []
-    for row in periods:
-        r = row.result
+    steps = [p if isinstance(p, tuple) else answer_steps([p])[0] for p in periods]
+    for period, before, after, after_note in steps:
         for at, rating, note in (
-            (month_start(r.period), r.rating_before, ""),
-            (month_start(next_period(r.period)), r.rating_after, r.note),
+            (month_start(period), before, ""),
+            (month_start(next_period(period)), after, after_note),
         ):
             if out and out[-1].rating == rating:
                 continue
@@ -192,18 +237,21 @@ def rating_changes(periods: Sequence[PeriodRow]) -> list[RatingChange]:
     return out
 
 
-def chart_end(periods: Sequence[PeriodRow]) -> datetime:
+def chart_end(periods: Sequence[PeriodRow] | Sequence[Step]) -> datetime:
     """The right edge of the time axis: the end of the month after the last period, so the
     rating (or the unrated state) that period leads to is visible."""
-    return month_start(next_period(next_period(periods[-1].period)))
+    last = periods[-1]
+    period = last[0] if isinstance(last, tuple) else last.period
+    return month_start(next_period(next_period(period)))
 
 
-def fide_steps(periods: Sequence[PeriodRow]) -> tuple[list[datetime], list[int | None]]:
+def fide_steps(periods: Sequence[PeriodRow] | Sequence[Step]
+               ) -> tuple[list[datetime], list[int | float | None]]:
     """x and y of the FIDE-style step line: horizontal while a rating is in force, a vertical
     jump at each change, ``None`` (a gap) while unrated. Ends at :func:`chart_end`."""
     xs: list[datetime] = []
-    ys: list[int | None] = []
-    previous: int | None = None
+    ys: list[int | float | None] = []
+    previous: int | float | None = None
     for change in rating_changes(periods):
         if previous is not None:
             xs.append(change.at)
@@ -264,6 +312,8 @@ def unpublished_marks(periods: Sequence[PeriodRow]) -> list[UnpublishedMark]:
     """
     out: list[UnpublishedMark] = []
     for row in periods:
+        if getattr(row, "banded", False):
+            continue  # a model's unpublished rating is not the median's
         r = row.result
         value = getattr(r, "unpublished", None)
         if value is None:
@@ -322,17 +372,19 @@ def rating_range(report: ReplayReport, real: RealLines | None = None
     """The y-axis range: the rating lines (Lichess, FIDE-style in force, unpublished marks) and
     the performance ratings of months with at least :data:`MIN_PERFORMANCE_GAMES` games, with
     :data:`RANGE_PAD` of room. ``None`` when there is nothing to draw."""
-    values = [p.rating for p in report.lichess]
+    values: list[float] = [p.rating for p in report.lichess]
     for row in report.periods:
         r = row.result
-        values += [x for x in (r.rating_before, r.rating_after) if x is not None]
-        if r.performance is not None and r.games >= MIN_PERFORMANCE_GAMES:
-            values.append(r.performance)
+        values += [v for x in (row.rating_before, row.rating_after)
+                   if (v := _plain(x)) is not None]
+        performance = _plain(row.performance)
+        if performance is not None and r.games >= MIN_PERFORMANCE_GAMES:
+            values.append(performance)
     values += [m.rating for m in unpublished_marks(report.periods)]
     if report.periods:
         band = band_steps(report.periods, chart_end(report.periods))
         if band is not None:
-            values += [int(v) for v in (*band[1], *band[3]) if v is not None]
+            values += [v for v in (*band[1], *band[3]) if v is not None]
     if real and report.periods:
         start, end = report.periods[0].period, chart_end(report.periods)
         for months in real.values():
@@ -351,7 +403,7 @@ class PerformanceMark:
 
     at: datetime
     period: str
-    value: int
+    value: int | float
     games: int
     y: float
     clipped: str
@@ -363,9 +415,10 @@ def performance_marks(periods: Sequence[PeriodRow], y_range: tuple[float, float]
     out: list[PerformanceMark] = []
     for row in periods:
         r = row.result
-        if r.performance is None:
+        performance = _plain(row.performance)
+        if performance is None:
             continue
-        y: float = r.performance
+        y: float = performance
         clipped = ""
         if y_range is not None:
             low, high = y_range
@@ -375,7 +428,7 @@ def performance_marks(periods: Sequence[PeriodRow], y_range: tuple[float, float]
             elif y < low:
                 y, clipped = low + inset, "below"
         out.append(PerformanceMark(month_start(r.period) + _MID_MONTH, r.period,
-                                   r.performance, r.games, y, clipped))
+                                   performance, r.games, y, clipped))
     return out
 
 
@@ -446,20 +499,10 @@ def overview_figure(report: ReplayReport, real: RealLines | None = None) -> go.F
             texts += ["", mark.short]
             places += ["bottom center", "top center" if i % 2 else "bottom center"]
         marked = any(sizes)
-        fig.add_trace(go.Scatter(
-            x=xs_f, y=ys_f, name=fide_name(line_label(report)),
-            mode="lines+markers+text" if marked else "lines",
-            connectgaps=False, line={"color": FIDE_COLOR, "width": 3},
-            customdata=hover, text=texts if marked else None, textposition=places,
-            textfont={"color": FIDE_COLOR, "size": 11},
-            marker={"size": sizes, "color": FIDE_COLOR, "symbol": "x-thin-open",
-                    "line": {"width": 2.5, "color": FIDE_COLOR}} if marked else None,
-            hovertemplate="%{x|%Y-%m-%d}<br>%{customdata}<extra></extra>",
-        ), row=1, col=1)
-        band = band_steps(periods, chart_end(periods))
-        if band is not None:  # --scale all: the models' band, shaded, and their median
-            bx, lows, medians, highs = band
-            label = scale_label(report)
+        band = band_steps(periods, chart_end(periods)) if getattr(report, "banded", False) \
+            else None
+        if band is not None:  # several models: their band shaded under the median's line
+            bx, lows, _, highs = band
             fig.add_trace(go.Scatter(
                 x=bx, y=lows, name=BAND_NAME, mode="lines", connectgaps=False,
                 legendgroup="band", showlegend=False, line={"width": 0, "color": FIDE_COLOR},
@@ -471,11 +514,25 @@ def overview_figure(report: ReplayReport, real: RealLines | None = None) -> go.F
                 line={"width": 0, "color": FIDE_COLOR},
                 hovertemplate="%{x|%Y-%m}<br>highest model %{y}<extra></extra>",
             ), row=1, col=1)
-            fig.add_trace(go.Scatter(
-                x=bx, y=medians, name=median_name(label), mode="lines", connectgaps=False,
-                line={"color": FIDE_COLOR, "width": 2, "dash": "dash"},
-                hovertemplate="%{x|%Y-%m}<br>median of the models %{y}<extra></extra>",
-            ), row=1, col=1)
+            for i, m in enumerate(getattr(report, "models", ())):
+                mx, my = fide_steps(model_steps(periods, m.key))
+                fig.add_trace(go.Scatter(
+                    x=mx, y=my, name=model_name(m.key), mode="lines", connectgaps=False,
+                    visible="legendonly", legendgroup=f"model-{m.key}",
+                    line={"color": MODEL_COLORS[i % len(MODEL_COLORS)], "width": 1.5,
+                          "dash": "dot"},
+                    hovertemplate=f"%{{x|%Y-%m-%d}}<br>{m.key} %{{y}}<extra></extra>",
+                ), row=1, col=1)
+        fig.add_trace(go.Scatter(
+            x=xs_f, y=ys_f, name=line_name(report),
+            mode="lines+markers+text" if marked else "lines",
+            connectgaps=False, line={"color": FIDE_COLOR, "width": 3},
+            customdata=hover, text=texts if marked else None, textposition=places,
+            textfont={"color": FIDE_COLOR, "size": 11},
+            marker={"size": sizes, "color": FIDE_COLOR, "symbol": "x-thin-open",
+                    "line": {"width": 2.5, "color": FIDE_COLOR}} if marked else None,
+            hovertemplate="%{x|%Y-%m-%d}<br>%{customdata}<extra></extra>",
+        ), row=1, col=1)
         for kind, months in (real or {}).items():
             rx, ry = real_steps(months, periods[0].period, chart_end(periods))
             if rx:
@@ -488,6 +545,8 @@ def overview_figure(report: ReplayReport, real: RealLines | None = None) -> go.F
         marks = performance_marks(periods, y_range)
         symbols = {"": "diamond-open", "above": "triangle-up", "below": "triangle-down"}
         fig.add_trace(go.Scatter(
+            visible=bool(marks),  # the legend lists only what is drawn
+            showlegend=bool(marks),
             x=[m.at for m in marks],
             y=[m.value if not m.clipped else m.y for m in marks],
             customdata=[[m.period, m.games, m.value,
@@ -519,18 +578,24 @@ def overview_figure(report: ReplayReport, real: RealLines | None = None) -> go.F
             customdata=[r.period for r in periods],
             hovertemplate="%{customdata}: %{y} counted<extra></extra>",
         ), row=2, col=1)
+        left_out = [sum(r.excluded.values()) for r in periods]
         fig.add_trace(go.Bar(
-            x=mids, y=[sum(r.excluded.values()) for r in periods], width=_BAR_WIDTH_MS,
+            x=mids, y=left_out, width=_BAR_WIDTH_MS, showlegend=any(left_out),
             name=LEFT_OUT_NAME, marker_color=LEFT_OUT_COLOR,
             customdata=[r.period for r in periods],
             hovertemplate="%{customdata}: %{y} left out<extra></extra>",
         ), row=2, col=1)
         fig.update_xaxes(range=[month_start(periods[0].period), end])
+    # The legend sits under the chart; each row of it adds height, so that many series
+    # (several models, two real lists) never squeeze the plot.
+    entries = sum(1 for t in fig.data if t.showlegend is not False)
+    legend_rows = -(-entries // LEGEND_PER_ROW)
     fig.update_layout(
-        barmode="stack", height=620, hovermode="closest",
-        margin={"l": 10, "r": 10, "t": 10, "b": 60},
-        legend={"orientation": "h", "x": 0, "y": -0.07, "xanchor": "left", "yanchor": "top",
-                "traceorder": "normal"},
+        barmode="stack", height=PLOT_HEIGHT + LEGEND_ROW_HEIGHT * legend_rows,
+        hovermode="closest",
+        margin={"l": 10, "r": 10, "t": 10, "b": 20 + LEGEND_ROW_HEIGHT * legend_rows},
+        legend={"orientation": "h", "x": 0, "y": -0.05, "xanchor": "left", "yanchor": "top",
+                "traceorder": "normal", "entrywidth": 0.5, "entrywidthmode": "fraction"},
     )
     fig.update_yaxes(title_text="rating points", row=1, col=1,
                      **({"range": list(y_range)} if y_range is not None else {}))

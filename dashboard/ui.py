@@ -1,13 +1,15 @@
 """What the pages share: the database, cached queries, the player and perf pickers, messages.
 
 Caching: every query is keyed on the database URL and :func:`tracker.api.data_version`
-(a fingerprint that changes when an import lands), plus the player, the perf and the player's
+(a fingerprint that changes with every batch of games written: it holds the store's write
+counter, which the saved replay passes are keyed on too), plus the player, the perf and the player's
 saved settings for a replay. Nothing is keyed on time, so a page shows new data as soon as an
 import lands and recomputes nothing otherwise.
 """
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 from typing import Any, Final
 
@@ -35,8 +37,48 @@ SCALES_NOTE: Final = (
     "rating is FIDE's method applied to the same games. A Lichess 1500 is not a FIDE 1500."
 )
 
+#: :func:`tracker.api.data_version`: games, newest run's end (ms), the store's write counter.
+DataVersion = tuple[int, int, int]
 SettingsKey = tuple[int | None, int | None, str | None, str | None, bool | None, str | None,
                     str | None]
+
+
+#: The characters that make Markdown inside a line (emphasis, code, links and images, HTML,
+#: entities, strikethrough, Streamlit's ``$…$`` formulas, the escape itself): each is
+#: backslash-escaped, which CommonMark makes literal.
+_INLINE_MARKUP: Final = re.compile(r"([\\`*_\[\]<>~$&|])")
+#: A character that starts a block (a heading, list, quote, rule) at the start of a text.
+_BLOCK_START: Final = re.compile(r"^(\s*\d*)([#>+=.)-])")
+#: What Markdown turns into something else inside plain text, escaped or not:
+#: ``scheme://``, ``www.`` and ``@`` (links, by GitHub-flavoured Markdown), ``:name:``
+#: and ``:material/name:`` (Streamlit's emoji and icons). A word joiner (U+2060: invisible,
+#: zero width) before the last character (after the first colon of a code) keeps it text.
+_AUTOLINK: Final = re.compile(r"(?i)://|www\.|@")
+_SHORTCODE: Final = re.compile(r":(?=[A-Za-z][\w/+-]*:)")
+WORD_JOINER: Final = "\u2060"
+
+
+def md(value: object) -> str:
+    """``value`` as literal text inside Streamlit Markdown: line breaks made spaces, the
+    characters of inline markup backslash-escaped, a block marker at its start escaped, and
+    what would still become a link, an emoji or an icon broken by a word joiner. Every text
+    that comes from data (a name from a PGN, an event, an opening, an error message quoting a
+    file) goes through it, so ``![p](http://host/px.png)`` is shown as those characters,
+    never as an image the browser fetches, a link, a heading, HTML, a ``:red[…]`` colour or
+    a ``$…$`` formula."""
+    text = " ".join(str(value).splitlines())
+    text = _AUTOLINK.sub(lambda m: m.group(0)[:-1] + WORD_JOINER + m.group(0)[-1:], text)
+    text = _SHORTCODE.sub(":" + WORD_JOINER, text)
+    text = _INLINE_MARKUP.sub(r"\\\1", text)
+    return _BLOCK_START.sub(lambda m: m.group(1) + "\\" + m.group(2), text)
+
+
+def code(value: object) -> str:
+    """``value`` as a Markdown code span: shown literally, whatever it holds (the fence is one
+    backtick longer than any run of backticks inside)."""
+    text = " ".join(str(value).splitlines())
+    fence = "`" * (max((len(r) for r in re.findall("`+", text)), default=0) + 1)
+    return f"{fence} {text} {fence}"
 
 
 def db_url() -> str:
@@ -60,18 +102,18 @@ def store() -> Store:
     try:
         return _store(db_url())
     except TrackerError as exc:
-        st.error(f"The database cannot be opened: {exc}")
+        st.error(f"The database cannot be opened: {md(exc)}")
         st.stop()
         raise  # unreachable: st.stop() raises
 
 
-def data_version() -> tuple[int, int]:
+def data_version() -> DataVersion:
     """The database's fingerprint now (one cheap query per page run)."""
     return api.data_version(store())
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def _players(url: str, version: tuple[int, int]) -> list[PlayerSummary]:
+def _players(url: str, version: DataVersion) -> list[PlayerSummary]:
     return api.players(db=_store(url))
 
 
@@ -92,22 +134,23 @@ RealKey = tuple[tuple[str, tuple[tuple[str, int], ...]], ...]
 
 
 @st.cache_resource(show_spinner=False, max_entries=MAX_REPORTS)
-def _report(url: str, version: tuple[int, int], user_id: str, perf: str,
-            settings: SettingsKey, scale: str, real: RealKey) -> ReplayReport:
+def _report(url: str, version: DataVersion, user_id: str, perf: str,
+            settings: SettingsKey, scale: str, real: RealKey, fide_list: str) -> ReplayReport:
     # ``real`` is in the key because the replay compares with the stored FIDE list, which a
     # link changes without changing the games.
     start_rating, birth_year, rules, expected, count_provisional, start_scale, chapter = settings
     return api.replay(user_id, perf, db=_store(url), start_rating=start_rating,
                       birth_year=birth_year, rules=rules, expected=expected,
                       count_provisional=count_provisional, scale=scale,
-                      start_scale=start_scale, chapter=chapter)
+                      start_scale=start_scale, chapter=chapter, fide_list=fide_list)
 
 
 @st.cache_resource(show_spinner=False, max_entries=MAX_REPORTS)
-def _overview_figure(url: str, version: tuple[int, int], user_id: str, perf: str,
-                     settings: SettingsKey, scale: str, real: RealKey) -> Figure:
+def _overview_figure(url: str, version: DataVersion, user_id: str, perf: str,
+                     settings: SettingsKey, scale: str, real: RealKey, fide_list: str
+                     ) -> Figure:
     return charts.overview_figure(
-        _report(url, version, user_id, perf, settings, scale, real),
+        _report(url, version, user_id, perf, settings, scale, real, fide_list),
         {kind: months for kind, months in real})
 
 
@@ -129,10 +172,37 @@ def real_lines(user_id: str, perf: str) -> RealKey:
     return tuple(out)
 
 
+#: The real FIDE list the gap compares with, picked on the Overview (standard by default:
+#: what the models estimate).
+_FIDE_LIST: Final = "_picked_fide_list"
+
+
+def compared_list(real: RealKey) -> str:
+    """The real FIDE list the replay compares with: the one picked, if the player has it,
+    else ``standard``."""
+    picked = st.session_state.get(_FIDE_LIST, "standard")
+    return picked if picked in {kind for kind, _ in real} else "standard"
+
+
+def pick_fide_list(user_id: str, perf: str, where: Any) -> None:
+    """With a FIDE id linked: which real list the gap compares with (standard, or the rapid or
+    blitz list matching the perf), a control in ``where``."""
+    kinds = [kind for kind, _ in real_lines(user_id, perf)]
+    if len(kinds) < 2:
+        return
+    st.session_state["fide_list"] = compared_list(real_lines(user_id, perf))
+    where.segmented_control(
+        "Compare with the real FIDE list", kinds, key="fide_list", required=True,
+        on_change=lambda: st.session_state.__setitem__(_FIDE_LIST,
+                                                       st.session_state["fide_list"]),
+        help="The models estimate a standard rating, so standard is the default comparison.")
+
+
 def _key(user_id: str, perf: str
-         ) -> tuple[str, tuple[int, int], str, str, SettingsKey, str, RealKey]:
+         ) -> tuple[str, DataVersion, str, str, SettingsKey, str, RealKey, str]:
+    real = real_lines(user_id, perf)
     return (db_url(), data_version(), user_id, perf, settings_key(user_id),
-            current_scale(perf), real_lines(user_id, perf))
+            current_scale(perf), real, compared_list(real))
 
 
 def report(user_id: str, perf: str) -> ReplayReport:
@@ -144,7 +214,7 @@ def report(user_id: str, perf: str) -> ReplayReport:
         with st.spinner(f"Replaying {user_id}'s {perf} games…"):
             return _report(*_key(user_id, perf))
     except NoGamesError as exc:
-        st.warning(str(exc))
+        st.warning(md(exc))
         st.stop()
         raise
 
@@ -169,12 +239,20 @@ ALL_MODELS: Final = "all"
 
 def scale_options(perf: str) -> dict[str, str]:
     """The scales a replay of ``perf`` can use, key → label: the Lichess numbers, each model
-    covering the perf, and all of them (their median and band)."""
+    covering the perf, all of them (their median and band), and each group's club model
+    fitted for the perf (``club:NAME``; never part of "all")."""
     models = api.scale_models(perf)
-    out = {LICHESS_SCALE: "Lichess scale (the raw numbers)"}
-    out.update({m.key: f"FIDE scale: {m.name}" for m in models})
-    if models:
-        out[ALL_MODELS] = "FIDE scale: all models (median and band)"
+    # Short labels: the sidebar is ~26 characters wide.
+    out = {}
+    if len(models) > 1:
+        out[ALL_MODELS] = "FIDE scale: all models (median)"
+    elif models:
+        out[ALL_MODELS] = f"FIDE scale: {models[0].key}"
+    out.update({m.key: f"{m.key} alone" + (" (the same)" if len(models) == 1 else "")
+                for m in models})
+    out[LICHESS_SCALE] = "Lichess scale (raw numbers)"
+    out.update({key: f"club model: {key.removeprefix('club:')}"
+                for key, perfs in api.club_scales(db=store()) if perf in perfs})
     return out
 
 
@@ -185,14 +263,17 @@ def pick_scale(user_id: str, perf: str) -> str:
     url = _url_param(SCALE_PARAM)
     if url is not None and url != st.session_state.get(_SCALE_URL_SEEN):
         st.session_state[_SCALE_URL_SEEN] = url
-        if url.lower() in options:
-            st.session_state[_SCALE_PICKED] = url.lower()
+        key = url if url in options else url.lower()  # a club's name keeps its case
+        if key in options:
+            st.session_state[_SCALE_PICKED] = key
         else:
-            st.sidebar.warning(f"{url!r} is not a scale for {perf}: use one of "
+            st.sidebar.warning(f"{md(repr(url))} is not a scale for {perf}: use one of "
                                f"{', '.join(options)}.")
+    saved = api.settings(user_id, db=store()).resolved(perf).scale
     if st.session_state.get(_SCALE_PICKED) not in options:
-        saved = api.settings(user_id, db=store()).resolved().scale
-        st.session_state[_SCALE_PICKED] = saved if saved in options else LICHESS_SCALE
+        st.session_state[_SCALE_PICKED] = saved if saved in options else api.default_scale(perf)
+    if saved not in options:  # one rule with the CLI: the saved scale replaced, and said so
+        st.sidebar.caption(api.saved_scale_note(saved, perf))
     st.session_state["scale"] = st.session_state[_SCALE_PICKED]
     picked = str(st.sidebar.selectbox(
         "Scale", list(options), key="scale", format_func=options.__getitem__,
@@ -201,7 +282,7 @@ def pick_scale(user_id: str, perf: str) -> str:
         help="The scale of the opponents' ratings the replay uses: Lichess's own numbers, or "
              "mapped to FIDE's scale by a published model (all: every model, as a band)."))
     # The default scale stays out of the URL, so ?player=…&perf=… is the plain link.
-    if picked == LICHESS_SCALE:
+    if picked == api.default_scale(perf):
         st.query_params.pop(SCALE_PARAM, None)
     elif _url_param(SCALE_PARAM) != picked:
         st.query_params[SCALE_PARAM] = picked
@@ -210,9 +291,33 @@ def pick_scale(user_id: str, perf: str) -> str:
 
 
 def current_scale(perf: str) -> str:
-    """The scale picked on this page (see :func:`pick_scale`), the Lichess scale if none."""
-    picked = st.session_state.get(_SCALE_PICKED, LICHESS_SCALE)
-    return picked if picked in scale_options(perf) else LICHESS_SCALE
+    """The scale picked on this page (see :func:`pick_scale`), the perf's default if none."""
+    picked = st.session_state.get(_SCALE_PICKED, api.default_scale(perf))
+    return picked if picked in scale_options(perf) else api.default_scale(perf)
+
+
+def scale_caption(report: ReplayReport) -> None:
+    """Every page with figures says which scale they are on (and a saved scale replaced)."""
+    st.caption(f"Figures on the **{md(report.scale_label)}**"
+               + (" — with several models, each figure is their median." if report.banded
+                  else "."))
+    if report.scale_note:
+        st.caption(md(report.scale_note[:1].upper() + report.scale_note[1:] + "."))
+
+
+def next_k_text(report: ReplayReport) -> str:
+    """K for the next period: the models' K where they agree, else their range; ``—`` while
+    unrated."""
+    last = report.periods[-1] if report.periods else None
+    if last is None:
+        return "—"
+    results = list(last.band.results.values()) if report.banded and last.band else [last.result]
+    ks = sorted({r.next_k for r in results if r.next_k is not None})
+    if not ks:
+        return "—"
+    return str(ks[0]) if len(ks) == 1 else f"{ks[0]}–{ks[-1]}"
+
+
 #: The (player, perf) this session last wrote to the URL: a different URL was typed or
 #: bookmarked, so it wins over the pickers' remembered values.
 _URL_WRITTEN: Final = "_url_written"
@@ -265,7 +370,7 @@ def pick_player_perf() -> tuple[PlayerSummary, str]:
     if not found:
         st.info("The database holds no games yet: import your games first.")
         st.page_link(IMPORT_PAGE, label="Import games", icon=":material/download:")
-        st.caption(f"Database: `{db_label()}`")
+        st.caption(f"Database: {code(db_label())}")
         st.stop()
     by_id = {p.id: p for p in found}
     url_player, url_perf = _url_param(PLAYER_PARAM), _url_param(PERF_PARAM)
@@ -273,7 +378,7 @@ def pick_player_perf() -> tuple[PlayerSummary, str]:
     if from_url and url_player is not None:
         wanted = find_player(found, url_player)
         if wanted is None:
-            st.sidebar.warning(f"No player {url_player!r} in this database.")
+            st.sidebar.warning(f"No player {md(repr(url_player))} in this database.")
         else:
             st.session_state[_PICKED["player"]] = wanted.id
     if st.session_state.get(_PICKED["player"]) not in by_id:
@@ -289,10 +394,10 @@ def pick_player_perf() -> tuple[PlayerSummary, str]:
         if key in perfs:
             st.session_state[_PICKED["perf"]] = key
         elif key is None:
-            st.sidebar.warning(f"{url_perf!r} is not a standard perf: FIDE rates standard chess "
-                               "only.")
+            st.sidebar.warning(f"{md(repr(url_perf))} is not a standard perf: FIDE rates "
+                               "standard chess only.")
         else:
-            st.sidebar.warning(f"{player.username} has no {key} games.")
+            st.sidebar.warning(f"{md(player.username)} has no {key} games.")
     if st.session_state.get(_PICKED["perf"]) not in perfs:
         st.session_state[_PICKED["perf"]] = next(iter(perfs))
     perf = _picker("Perf", list(perfs), "perf",

@@ -53,13 +53,15 @@ LAYERS: list[tuple[str, tuple[str, ...], frozenset[str]]] = [
     ("selection", ("tracker.selection",), frozenset({"errors", "base"})),
     ("engine", ("tracker.fide", "tracker.fide.*"), frozenset({"errors"})),
     ("report", ("tracker.replaying", "tracker.replaying.*", "tracker.report*",
+                "tracker.calibration", "tracker.lad",
                 "tracker.lichess_line", "tracker.replay_pass", "tracker.presentation",
                 "tracker.settings", "tracker.game_view"),
      frozenset({"errors", "base", "store", "selection", "engine"})),
-    ("api", ("tracker", "tracker.api", "tracker.api.*"),
+    ("api", ("tracker", "tracker.api", "tracker.api.*", "tracker.api_*"),
      frozenset({"errors", "base", "sources", "store", "importing", "selection", "engine",
                 "report"})),
-    ("views", ("tracker.cli", "tracker.cli.*", "tracker.launcher", "dashboard", "dashboard.*"),
+    ("views", ("tracker.cli", "tracker.cli.*", "tracker.cli_*", "tracker.launcher", "dashboard",
+               "dashboard.*"),
      frozenset({"errors", "api"})),
 ]
 

@@ -28,9 +28,11 @@ NDJSON games are served byte for byte as given (the real export lines), so an AP
 file import of the same export can be compared row for row.
 
 Faults are injected per test (:meth:`LichessServer.fail_429`, :meth:`cut_after`,
-:meth:`stall_after`, :meth:`truncate_after`); each hits the next ``times`` game downloads
-(``None``: every one). The server records every request (:attr:`LichessServer.requests`) with
-its User-Agent, Authorization header, status and the number of games it served.
+:meth:`stall_after`, :meth:`truncate_after`; for the FIDE endpoints :meth:`fail_fide` and
+:meth:`fault_fide`: a gzip bomb, an answer trickled a byte at a time); each hits the next
+``times`` game downloads, or FIDE answers (``None``: every one). The server records every
+request (:attr:`LichessServer.requests`) with its User-Agent, Authorization header, status and
+the number of games it served.
 
 >>> with LichessServer() as server:  # doctest: +SKIP
 ...     server.add_user("indexinator", ndjson_lines(INDEXINATOR))
@@ -47,6 +49,7 @@ import select
 import socket
 import threading
 import time
+import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -184,6 +187,7 @@ class LichessServer:
         #: FIDE id (as text) -> (profile body, ratings body), served byte for byte.
         self.fide_players: dict[str, tuple[bytes, bytes]] = {}
         self.fide_failures: list[int] = []
+        self.fide_faults: list[tuple[str, float]] = []
         self.faults: list[Fault] = []
         self.requests: list[ServedRequest] = []
         self._lock = threading.Lock()
@@ -252,6 +256,14 @@ class LichessServer:
         """The next ``times`` FIDE requests get ``status`` (429: ``Too many requests``)."""
         with self._lock:
             self.fide_failures.extend([status] * times)
+
+    def fault_fide(self, kind: str, amount: float, times: int = 1) -> None:
+        """The next ``times`` FIDE answers are hostile: ``"gzip-bomb"``, a gzip body of
+        ``amount`` bytes of zeros (``Content-Encoding: gzip``, ~1,000 times smaller on the
+        wire); ``"trickle"``, the right answer sent one byte every ``amount`` seconds;
+        ``"cut"``, the connection closed after ``amount`` bytes of the answer."""
+        with self._lock:
+            self.fide_faults.extend([(kind, amount)] * times)
 
     def fide_requests(self) -> list[ServedRequest]:
         return [r for r in self.requests if r.path.startswith("/api/fide/")]
@@ -494,8 +506,50 @@ class _Handler(BaseHTTPRequestHandler):
         bodies = self.lichess.fide_players.get(fide_id)
         if bodies is None:
             self._json(record, 404, {"error": "Not found"})
-        else:
+            return
+        with self.lichess._lock:
+            fault = self.lichess.fide_faults.pop(0) if self.lichess.fide_faults else None
+        if fault is None:
             self._send(record, 200, bodies[which])
+        elif fault[0] == "gzip-bomb":
+            self._gzip_bomb(record, int(fault[1]))
+        elif fault[0] == "cut":
+            body = bodies[which]
+            record.status = 200
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body[: int(fault[1])])
+            self.close_connection = True
+        else:
+            self._trickle(record, bodies[which], fault[1])
+
+    def _gzip_bomb(self, record: ServedRequest, size: int) -> None:
+        packer = zlib.compressobj(9, zlib.DEFLATED, 31)  # a gzip stream
+        zeros = bytes(1 << 20)
+        parts = [packer.compress(zeros[: min(len(zeros), size - done)])
+                 for done in range(0, size, len(zeros))]
+        body = b"".join([*parts, packer.flush()])
+        record.status = 200
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _trickle(self, record: ServedRequest, body: bytes, seconds: float) -> None:
+        record.status = 200
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        for i in range(len(body)):
+            self.wfile.write(body[i : i + 1])
+            self.wfile.flush()
+            if self.lichess._stopping.wait(seconds):
+                return
 
     def _history(self, username: str, record: ServedRequest, *, with_token: bool) -> None:
         account = self.lichess.accounts.get(username.lower())
@@ -710,7 +764,8 @@ def iter_pgn_games(text: str) -> Iterator[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """``python -m tests.lichess_server [--port N] [--throttle G] USER=FILE.ndjson …``: serve
+    """``python -m tests.lichess_server [--port N] [--throttle G] [--roster N[:LINKED]]
+    USER=FILE.ndjson …``: serve
     exports until interrupted (for trying ``tracker import`` by hand and for benchmarks)."""
     import argparse
 
@@ -719,11 +774,20 @@ def main(argv: Sequence[str] | None = None) -> None:
                         help="serve FILE (NDJSON) as the games of USER")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--throttle", type=float, default=None, help="games/s per download")
+    parser.add_argument("--roster", metavar="N[:LINKED]", default=None,
+                        help="also serve a test club of N players, LINKED of them (default "
+                        "all but 2) with a FIDE profile (tests/club_roster.py)")
     args = parser.parse_args(argv)
     server = LichessServer(throttle=args.throttle, port=args.port)
     for spec in args.exports:
         user, _, path = spec.partition("=")
         server.add_user(user, ndjson_lines(path))
+    if args.roster:
+        from tests.club_roster import make_roster, serve_roster
+
+        n, _, linked = args.roster.partition(":")
+        serve_roster(server, make_roster(int(n), linked=int(linked) if linked else
+                                         max(int(n) - 2, 0)))
     server.start()
     print(server.url, flush=True)
     try:

@@ -58,7 +58,10 @@ def own_db(cmrade_db: Path, tmp_path: Path) -> Path:
     (("replay", "cmrade"), USAGE),  # --perf missing
     (("calc", "1700:1", "--rating", "1500", "--k", "20"), DONE),
     (("calc", "1700", "--rating", "1500", "--k", "20"), USAGE),
-    (("calc", "1700:1", "--rating", "1500"), USAGE),
+    (("calc", "1700:1", "--rating", "1500"), DONE),  # K: an established adult's (issue 20)
+    (("calc", "1700:1"), USAGE),  # --rating missing
+    (("--version",), DONE),
+    (("replay", "cmrade", "--perf", "bullet", "--scale", "chessdojo-2024"), USAGE),
     (("settings", "cmrade"), DONE),
     (("settings", "cmrade", "--rules", "fide-1999"), USAGE),
     (("settings", "cmrade", "--start-rating", "99999"), USAGE),

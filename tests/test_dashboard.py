@@ -59,6 +59,10 @@ def open_app(db: Path | str, monkeypatch: pytest.MonkeyPatch, page: str | None =
     return at
 
 
+#: The sample on the Lichess scale (the raw numbers): the URL that picks it.
+LICHESS_SCALE = {"player": "indexinator", "perf": "blitz", "scale": "lichess"}
+
+
 def metrics(at: AppTest) -> dict[str, str]:
     return {m.label: m.value for m in at.metric}
 
@@ -110,9 +114,10 @@ def shared_db(indexinator_db: Path, tmp_path: Path) -> Path:
 
 def test_overview_shows_both_series_and_the_unrated_state_of_the_cli(
         shared_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    at = open_app(shared_db, monkeypatch)
+    at = open_app(shared_db, monkeypatch, query=LICHESS_SCALE)
     assert_clean(at)
-    expected = cli_json(shared_db, "replay", "indexinator", "--perf", "blitz")
+    expected = cli_json(shared_db, "replay", "indexinator", "--perf", "blitz", "--scale",
+                        "lichess")
     last = expected["periods"][-1]["rating_after"]
     assert last is None  # fell to 1361 in 2025-10: unrated from the next period
     shown = metrics(at)
@@ -149,7 +154,10 @@ def test_overview_rated_case_follows_saved_settings(
     assert shown["FIDE-style rating now"] == str(last)
     assert shown["K next period"] == "40"  # 16 games counted, fewer than 30
     assert "start from 1800" in texts(at)
-    fide = values(chart_traces(at)[charts.FIDE_NAME]["y"])
+    # bullet: lebowitz is the one model covering it, so "all" is that model, without a band
+    label = "FIDE scale (lebowitz, the one model covering bullet)"
+    assert expected["scale_label"] == label and "answer" not in expected
+    fide = values(chart_traces(at)[charts.fide_name("FIDE scale (lebowitz)")]["y"])
     assert fide[0] == 1800 and fide[-1] == last
 
 
@@ -183,7 +191,7 @@ def test_a_busy_database_is_a_message(shared_db: Path, monkeypatch: pytest.Monke
                                       ) -> None:
     from tracker.store import queries
 
-    def locked(store: Store) -> tuple[int, int]:
+    def locked(store: Store) -> tuple[int, int, int]:
         raise OperationalError("SELECT count(*) FROM games", {},
                                sqlite3.OperationalError("database is locked"))
 
@@ -309,9 +317,10 @@ def test_periods_table_and_csv_hold_every_json_key(
         return add(self, data, mimetype, coordinates, file_name=file_name, **kw)
 
     monkeypatch.setattr(MediaFileManager, "add", record)
-    at = open_app(shared_db, monkeypatch, "views/periods.py")
+    at = open_app(shared_db, monkeypatch, "views/periods.py", query=LICHESS_SCALE)
     assert_clean(at)
-    expected = cli_json(shared_db, "replay", "indexinator", "--perf", "blitz")["periods"]
+    expected = cli_json(shared_db, "replay", "indexinator", "--perf", "blitz", "--scale",
+                        "lichess")["periods"]
 
     table = at.dataframe[0].value
     assert list(table.columns)[: len(PERIOD_KEYS)] == list(PERIOD_KEYS)
@@ -333,7 +342,7 @@ def test_periods_table_and_csv_hold_every_json_key(
 
 
 def test_periods_csv_helper_matches_the_json(indexinator_db: Path) -> None:
-    report = api.replay("indexinator", "blitz", db=indexinator_db)
+    report = api.replay("indexinator", "blitz", db=indexinator_db, scale="lichess")
     rows = list(csv.reader(io.StringIO(periods_csv(report))))
     assert rows[0] == list(PERIOD_KEYS)
     assert len(rows) == 1 + len(report.periods)
@@ -344,7 +353,7 @@ def test_periods_csv_helper_matches_the_json(indexinator_db: Path) -> None:
 
 def test_games_of_a_period_with_pd_delta_and_reasons(
         shared_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    at = open_app(shared_db, monkeypatch, "views/games.py")
+    at = open_app(shared_db, monkeypatch, "views/games.py", query=LICHESS_SCALE)
     assert_clean(at)
     at.selectbox(key="games_period").set_value("2023-05").run()
     assert_clean(at)
@@ -541,7 +550,7 @@ def test_wheel_layout_runs_the_same_app(tmp_path: Path, shared_db: Path,
     assert (copy / "views" / "import_.py").is_file() and not (copy / "pages").exists()
     at = AppTest.from_file(str(copy / "app.py"), default_timeout=TIMEOUT).run()
     assert_clean(at)
-    assert metrics(at)["FIDE-style rating now"] == "unrated"
+    assert metrics(at)["FIDE-style rating now"] == "1499"  # the models' median
     at.switch_page("views/periods.py").run()
     assert_clean(at)
     assert at.header[0].value == "Rating periods — indexinator, blitz"

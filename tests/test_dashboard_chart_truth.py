@@ -25,7 +25,8 @@ def fixtures_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def replay(db: Path, user: str, perf: str) -> ReplayReport:
-    return api.replay(user, perf, db=db)
+    """The replay on the Lichess scale: these truths are about the raw numbers' chart."""
+    return api.replay(user, perf, db=db, scale="lichess")
 
 
 def lines_range(report: ReplayReport) -> tuple[int, int]:

@@ -76,7 +76,7 @@ def test_a_rated_start_has_no_unrated_stretch() -> None:
 
 
 def test_overview_figure_for_the_sample(indexinator_db: Path) -> None:
-    report = api.replay("indexinator", "blitz", db=indexinator_db)
+    report = api.replay("indexinator", "blitz", db=indexinator_db, scale="lichess")
     fig = charts.overview_figure(report)
     names = [t.name for t in fig.data]
     assert names == [charts.LICHESS_NAME, charts.FIDE_NAME, charts.PERFORMANCE_NAME,
@@ -93,3 +93,34 @@ def test_overview_figure_for_the_sample(indexinator_db: Path) -> None:
     assert list(fig.layout.xaxis.range) == [datetime(2023, 4, 1), datetime(2025, 12, 1)]
     assert sum(fig.data[4].y) == report.counted
     assert sum(fig.data[5].y) == len(report.games) - report.counted
+
+
+def test_overview_figure_by_default_draws_the_median_bold_and_each_model_on_demand(
+        indexinator_db: Path) -> None:
+    report = api.replay("indexinator", "blitz", db=indexinator_db)
+    fig = charts.overview_figure(report)
+    by_name = {t.name: t for t in fig.data}
+    median = by_name[charts.MEDIAN_NAME]
+    assert median.line.width == 3  # the bold line is the answer
+    assert median.y[-1] == 1499 and 1605.5 in list(median.y)  # a median's .5 kept
+    for key in ("lebowitz", "mathtuition"):
+        own = by_name[charts.model_name(key)]
+        assert own.visible == "legendonly"  # a toggle: drawn when clicked in the legend
+    assert by_name[charts.model_name("lebowitz")].y[-1] == 1453
+    assert by_name[charts.model_name("mathtuition")].y[-1] == 1545
+    assert charts.BAND_NAME in by_name
+    # rated to the end on the FIDE scale: one unrated stretch only, before the first rating
+    assert [a.hovertext for a in fig.layout.annotations] == [
+        "2023-04: started unrated: no FIDE rating yet (initial rating 1640 published (the "
+        "models' median: lebowitz 1595, mathtuition 1685))"]
+    # the legend lists only what is drawn, and its rows add height instead of squeezing
+    shown = [t for t in fig.data if t.showlegend is not False]
+    assert all(t.visible is not False for t in shown)
+    assert fig.layout.height >= charts.PLOT_HEIGHT + charts.LEGEND_ROW_HEIGHT * 3
+
+
+def test_one_covering_model_draws_no_band(indexinator_db: Path) -> None:
+    report = api.replay("indexinator", "bullet", db=indexinator_db)
+    names = [t.name for t in charts.overview_figure(report).data]
+    assert charts.BAND_NAME not in names and not any(n.endswith(" alone") for n in names)
+    assert charts.fide_name("FIDE scale (lebowitz)") in names

@@ -62,7 +62,9 @@ def test_periods_row_shows_its_note_in_full(shared_db: Path,
 # --- Games ---------------------------------------------------------------------------------
 
 def games_page(db: Path, monkeypatch: pytest.MonkeyPatch, period: str) -> AppTest:
-    at = open_app(db, monkeypatch, "views/games.py")
+    """The Games page of the sample on the Lichess scale (the raw numbers)."""
+    at = open_app(db, monkeypatch, "views/games.py",
+                  query={"player": "indexinator", "perf": "blitz", "scale": "lichess"})
     at.selectbox(key="games_period").set_value(period).run()
     assert_clean(at)
     return at

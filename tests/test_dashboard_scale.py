@@ -8,6 +8,7 @@ from __future__ import annotations
 import sqlite3
 import time
 from collections.abc import Iterator
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ import pytest
 from dashboard import charts
 from tests.browser import Browser
 from tests.lichess_server import LichessServer
-from tests.test_dashboard import assert_clean, chart_traces, open_app, texts
+from tests.test_dashboard import assert_clean, chart_traces, open_app
 from tests.test_dashboard_browser import ARTIFACTS, BAD_TEXT, CHART_READY
 from tracker import api
 
@@ -44,29 +45,45 @@ def test_scale_all_draws_median_band_and_the_real_line(linked_db: Path,
     traces = chart_traces(at)
     label = report.scale_label
     assert charts.LICHESS_NAME in traces
-    assert charts.median_name(label) in traces
+    assert charts.MEDIAN_NAME in traces  # the bold line is the answer: the median
     assert charts.BAND_NAME in traces
     assert charts.real_fide_name("standard") in traces
-    assert report.model is not None  # the first model's line, labelled with that model
-    assert charts.fide_name(f"FIDE scale ({report.model.key})") in traces
-    assert list(at.query_params.get("scale", [])) in (["all"], ["a", "l", "l"])
-    assert f"on the {label}" in [c.value for c in at.caption]
-    assert "Against your real FIDE rating (standard list): mean gap" in texts(at)
+    # each model's own line is there, hidden until clicked in the legend
+    for key in ("lebowitz", "mathtuition"):
+        assert traces[charts.model_name(key)]["visible"] == "legendonly"
+    assert not any(name.startswith("FIDE-style rating in force (") for name in traces)
+    captions = [c.value for c in at.caption]
+    assert any(label in c for c in captions)
     # the headline quotes the models' median, the band beside it (not the first model's)
     last = report.periods[-1].band
     assert last is not None and (last.min, last.median, last.max) == (1453, 1499, 1545)
-    assert at.metric[1].value == "1499"
-    assert "the models' median; band 1453–1545" in [c.value for c in at.caption]
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["FIDE-style rating now"] == "1499"
+    assert "the models' median; band 1453–1545" in captions
+    # the real FIDE rating beside it, the gap signed in whole points over the overlap
+    real = report.real[-1][1]
+    assert metrics["Real FIDE now (standard)"] == str(real)
+    gap = api.gap_text(report)
+    mean = report.mean_gap
+    assert mean is not None and mean < 0  # a GM's real rating: the estimate is far below
+    whole = -int(-mean + Fraction(1, 2))  # half away from zero, for a negative mean
+    assert gap == (f"{-whole} points below your real standard rating on average, over "
+                   f"{report.gap_periods} months")
+    assert f"The estimate is {gap}." in captions
+    assert report.periods[-1].gap == 1499 - report.periods[-1].fide_real
 
 
-def test_the_default_scale_keeps_the_plain_url_and_the_lichess_label(
+def test_the_default_scale_is_all_models_with_the_plain_url(
         linked_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     at = open_app(linked_db, monkeypatch)
     assert_clean(at)
     assert "scale" not in at.query_params
     traces = chart_traces(at)
-    assert charts.fide_name("Lichess scale") == charts.FIDE_NAME
-    assert charts.FIDE_NAME in traces
+    label = api.replay("indexinator", "blitz", db=linked_db).scale_label
+    assert label == "FIDE scale (all models: lebowitz, mathtuition)"
+    assert charts.MEDIAN_NAME in traces
+    assert {m.label: m.value for m in at.metric}["FIDE-style rating now"] == "1499"
+    assert "unrated" not in " ".join(str(m.value) for m in at.metric)
 
 
 def test_settings_save_the_default_scale_and_chapter(linked_db: Path,
@@ -87,11 +104,15 @@ def test_periods_carry_the_band_and_the_real_rating(linked_db: Path,
                   query={"player": "indexinator", "perf": "blitz", "scale": "all"})
     assert_clean(at)
     table = at.dataframe[0].value
-    for col in ("band_min", "band_median", "band_max", "fide_real", "gap"):
+    for col in ("band_min", "band_max", "rating_after", "fide_real", "gap"):
         assert col in table.columns
     rated = table.dropna(subset=["band_min", "band_max"])
-    assert len(rated) and (rated["band_min"] <= rated["band_median"]).all()
-    assert (rated["band_median"] <= rated["band_max"]).all()
+    assert len(rated) and (rated["band_min"] <= rated["rating_after"]).all()
+    assert (rated["rating_after"] <= rated["band_max"]).all()
+    assert 1605.5 in list(table["rating_after"])  # a median's .5 is kept
+    # the gap is the median's: after − real
+    both = table.dropna(subset=["rating_after", "fide_real"])
+    assert ((both["rating_after"] - both["fide_real"]) == both["gap"]).all()
 
 
 @pytest.mark.browser
@@ -109,7 +130,6 @@ def test_browser_overview_scale_all_with_a_linked_fide_id(
         legend = browser.evaluate("[...document.querySelectorAll('.js-plotly-plot "
                                   ".legendtext')].map(e => e.textContent)")
     assert not [bad for bad in BAD_TEXT if bad in text], text
-    label = api.replay("indexinator", "blitz", db=linked_db, scale="all").scale_label
-    for name in (charts.LICHESS_NAME, charts.median_name(label), charts.BAND_NAME,
+    for name in (charts.LICHESS_NAME, charts.MEDIAN_NAME, charts.BAND_NAME,
                  charts.real_fide_name("standard")):
         assert name in legend, (name, legend)

@@ -309,14 +309,16 @@ def test_cli_link_and_show_print_the_profile_and_the_lists(
     proc = cli("--db", str(tracked), "fide", "link", "indexinator", str(ARJUN),
                "--base-url", lichess.url)
     assert proc.returncode == 0, proc.stderr
-    lines = proc.stdout.splitlines()
-    assert lines[0] == "indexinator → FIDE 35009192 Erigaisi Arjun (GM, IND, born 2003)"
-    assert any(line.split()[:7] == ["standard", "2782", "143", "2011-09", "1584", "2026-06",
-                                    "2761"] for line in lines)
-    assert lines[-1] == "list months: 243 new, 0 updated, 0 unchanged"
+    # fide link: one clear line (who, federation, the three ratings now, what was stored)
+    assert proc.stdout == ("linked indexinator to FIDE 35009192 Erigaisi Arjun (GM, IND, born "
+                           "2003): standard 2782, rapid 2708, blitz 2738 now; 243 list months "
+                           "stored (243 new, 0 updated, 0 unchanged)\n")
     shown = cli("--db", str(tracked), "fide", "show", "indexinator")
     assert shown.returncode == 0, shown.stderr
-    assert shown.stdout.splitlines()[0] == lines[0]
+    assert shown.stdout.splitlines()[0] == (
+        "indexinator → FIDE 35009192 Erigaisi Arjun (GM, IND, born 2003)")
+    assert any(line.split()[:7] == ["standard", "2782", "143", "2011-09", "1584", "2026-06",
+                                    "2761"] for line in shown.stdout.splitlines())
     assert any(line.split()[:7] == ["blitz", "2738", "58", "2013-01", "1734", "2026-06",
                                     "2776"] for line in shown.stdout.splitlines())
     as_json = cli("--db", str(tracked), "fide", "show", "indexinator", "--json")
@@ -329,13 +331,13 @@ def test_cli_link_and_show_print_the_profile_and_the_lists(
     assert [len(data["lists"][k]) for k in ("standard", "rapid", "blitz")] == [143, 42, 58]
 
 
-def test_unknown_fide_id_exits_2_with_one_line_and_stores_nothing(
+def test_unknown_fide_id_exits_1_with_one_line_and_stores_nothing(
     lichess: LichessServer, tracked: Path
 ) -> None:
     before = fide_rows(tracked)
     proc = cli("--db", str(tracked), "fide", "link", "indexinator", "12345",
                "--base-url", lichess.url)
-    assert proc.returncode == 2
+    assert proc.returncode == 1  # unknown, as an unknown player (README's one rule)
     assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("error: ")
     assert "12345" in proc.stderr and "Traceback" not in proc.stderr
     assert proc.stdout == ""
@@ -343,7 +345,7 @@ def test_unknown_fide_id_exits_2_with_one_line_and_stores_nothing(
                                             "fide_links": 0}
     with pytest.raises(UnknownFideIdError) as info:
         api.fide_link("indexinator", 12345, db=str(tracked), base_url=lichess.url)
-    assert info.value.exit_code == 2
+    assert info.value.exit_code == 1
 
 
 @pytest.mark.parametrize("args,code,words", [

@@ -207,7 +207,7 @@ def test_cli_partial_import_exits_1_with_the_message(
     assert "run the import again to resume" in result.output
 
 
-def test_unknown_user_exits_2_with_one_line_and_the_database_unchanged(
+def test_unknown_user_exits_1_with_one_line_and_the_database_unchanged(
     lichess: LichessServer, tmp_path: Path
 ) -> None:
     db = tmp_path / "t.db"
@@ -217,14 +217,14 @@ def test_unknown_user_exits_2_with_one_line_and_the_database_unchanged(
     before = (db.read_bytes(), table_rows(db, "SELECT id, status FROM import_runs"))
     for name in ("no_such_player", "closed_one"):
         proc = cli("--db", str(db), "import", name, "--base-url", lichess.url)
-        assert proc.returncode == 2
+        assert proc.returncode == 1  # as an unknown local player: one rule (README)
         assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("error: ")
         assert name in proc.stderr and "Traceback" not in proc.stderr
         assert proc.stdout == ""
     assert (db.read_bytes(), table_rows(db, "SELECT id, status FROM import_runs")) == before
     with pytest.raises(UnknownUserError) as info:
         api.import_user("no_such_player", db=str(db), base_url=lichess.url)
-    assert info.value.exit_code == 2
+    assert info.value.exit_code == 1
 
 
 def test_unknown_user_does_not_even_create_the_database(

@@ -58,7 +58,7 @@ def test_a_frame_of_an_unknown_dictionary_is_a_clear_error() -> None:
         4096, [f'{{"id":"g{i:05d}","moves":"e4 e5 Nf3"}}'.encode() for i in range(400)],
         dict_id=12345)
     blob = zstandard.ZstdCompressor(dict_data=other, write_content_size=True).compress(b"x")
-    with pytest.raises(RawTextError, match="unknown dictionary"):
+    with pytest.raises(RawTextError, match="unknown zstd dictionary"):
         decompress_raw(blob)
 
 

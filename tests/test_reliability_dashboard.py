@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -42,7 +43,11 @@ def page_text(at: AppTest) -> str:
             walk(child)
 
     walk(at._tree)
-    return "\n".join(parts)
+    text = "\n".join(parts)
+    # and as the browser shows it: the Markdown escapes of a text from data undone
+    # (dashboard/ui.py md(): a backslash before a markup character, a word joiner)
+    shown = re.sub(r"\\\\(.)", r"\1", text.replace("\u2060", ""))
+    return f"{text}\n{shown}"
 
 
 def open_app(db: str, monkeypatch: pytest.MonkeyPatch) -> AppTest:

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
-from tests.conftest import CMRADE, INDEXINATOR, INDEXINATOR_LATER
+from tests.conftest import CMRADE, INDEXINATOR, INDEXINATOR_LATER, SINGLE
 from tests.lichess_server import LichessServer, ndjson_lines
 from tests.pg_server import postgres_url
 from tracker.importing import import_file
@@ -200,7 +200,8 @@ def _longest_written() -> dict[tuple[str, str], int]:
     from tracker.records import PERFS, SIDE_TEXT_LIMITS, TEXT_LIMITS
     from tracker.report_pass import _options
     from tracker.report_runs import run_options
-    from tracker.settings import SCALES, START_SCALES, PlayerSettings
+    from tracker.settings import CLUB_PREFIX, SCALES, START_SCALES, PlayerSettings
+    from tracker.store.groups import MAX_NAME
     from tracker.store.runs import RUN_STATUSES
 
     user_id = SIDE_TEXT_LIMITS["user_id"]  # a game's player; an account's id is 2-30
@@ -231,7 +232,13 @@ def _longest_written() -> dict[tuple[str, str], int]:
         ("replay_snapshots", "options"): longest((
             _options(True), _options(False),  # a pass, and a scale's replay of it
             run_options("chessdojo-2024", PlayerSettings(start_rating=2000).resolved()))),
+        ("groups", "name"): MAX_NAME,
+        ("group_members", "user_id"): user_id,
+        ("group_members", "username"): SIDE_TEXT_LIMITS["name"],
+        ("club_models", "perf"): perf,
     })
+    # A saved scale may name a club model: "club:" and a group's name.
+    written[("players", "scale")] = max(longest(SCALES), len(CLUB_PREFIX) + MAX_NAME)
     return written
 
 
@@ -411,3 +418,50 @@ def test_a_since_in_the_future_is_refused_with_one_line_and_exit_2(
         summary = import_user("indexinator", store=store, base_url=lichess.url, since=today,
                               **FAST)
     assert summary.status == "complete"
+
+
+# -- 5. a PGN game with a huge tag is one game too large, nothing of it stored ----------------
+
+
+def _pgn(gid: str, white: str = "a", event: str = "Rated Blitz game") -> bytes:
+    return (f'[Event "{event}"]\n[Site "https://lichess.org/{gid}"]\n[White "{white}"]\n'
+            '[Black "b"]\n[Result "1-0"]\n[UTCDate "2024.01.01"]\n[UTCTime "10:00:00"]\n'
+            '[WhiteElo "1500"]\n[BlackElo "1500"]\n[TimeControl "180+0"]\n\n'
+            '1. e4 e5 2. Nf3 Nc6 1-0\n\n').encode()
+
+
+@pytest.mark.parametrize("user", [None, "b"])
+@pytest.mark.parametrize("tag", ["Event", "White"])
+def test_a_pgn_game_with_a_5_mb_tag_is_one_game_too_large(
+    backend: Store, tmp_path: Path, tag: str, user: str | None
+) -> None:
+    huge = "x" * (5 << 20)  # over the 4 MB cap of one game
+    middle = _pgn("aaaaaaa2", **{tag.lower(): huge})
+    path = tmp_path / "tag.pgn"
+    path.write_bytes(_pgn("aaaaaaa1") + middle + _pgn("aaaaaaa3"))
+    summary = import_file(path, store=backend, user=user)
+    # before: read 4, new 3 ("aaaaaaa2" stored from its tags after the huge one; with a huge
+    # White, a game without White), or the tail of the game stored under a content id
+    assert (summary.read, summary.new, summary.skipped) == (3, 2, {"game too large": 1})
+    assert _stored_ids(backend) == {"aaaaaaa1", "aaaaaaa3"}
+    one = tmp_path / "one.pgn"  # the file: that game alone
+    one.write_bytes(middle)
+    alone = import_file(one, store=backend, user=user)
+    assert (alone.read, alone.new, alone.skipped) == (1, 0, {"game too large": 1})
+    assert queries.count_games(backend) == 2
+
+
+def test_a_file_whose_name_is_not_utf8_is_imported(backend: Store, tmp_path: Path) -> None:
+    import os
+
+    from tracker.store.runs import storable_text
+
+    name = os.fsdecode(b"caf\xe9.pgn")  # Latin-1 bytes: a surrogate escape in Python
+    path = tmp_path / name
+    path.write_bytes(SINGLE.read_bytes())
+    summary = import_file(path, store=backend)  # before: UnicodeEncodeError, 0 games
+    assert (summary.status, summary.new) == ("complete", 1)
+    (run,) = queries.import_runs(backend)
+    assert run.target.endswith("caf\ufffd.pgn")
+    assert storable_text("jes\ud800108\x00") == "jes\ufffd\ufffd\ufffd108\ufffd"
+    assert storable_text("plain é") == "plain é"

@@ -68,7 +68,8 @@ def test_report_matches_the_record_by_record_reference(
     for perf in perfs:
         if not list(queries.replay_rows(store, uid, perf)):
             continue
-        report = build_report(store, uid, perf, count_provisional=count_provisional)
+        report = build_report(store, uid, perf, count_provisional=count_provisional,
+                              scale="lichess")
         rows, line, selected, name = _reference(store, uid, perf, count_provisional)
         assert report.periods == rows
         assert report.lichess == line

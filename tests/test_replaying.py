@@ -45,7 +45,7 @@ def test_c06_counts_no_game_by_default(c06: Store) -> None:
 
 def test_c06_with_provisional_opponents_counted_gains_23(c06: Store) -> None:
     report = api.replay("tempo_tactician", "blitz", db=c06, start_rating=1600,
-                        count_provisional=True)
+                        count_provisional=True, scale="lichess")
     (row,) = report.periods
     assert (row.result.games, row.result.k) == (1, 40)
     assert row.result.expected_score == Decimal("0.43") or float(row.result.expected_score) == 0.43
@@ -80,7 +80,7 @@ def test_c03_games_against_the_ai_are_skipped_as_computer(store: Store) -> None:
 
 @pytest.fixture(scope="module")
 def indexinator_report(indexinator_db: Path):
-    return api.replay("indexinator", "blitz", db=str(indexinator_db))
+    return api.replay("indexinator", "blitz", db=str(indexinator_db), scale="lichess")
 
 
 def test_indexinator_blitz_replay_runs_end_to_end_with_invariants(indexinator_report) -> None:
@@ -115,7 +115,7 @@ def test_indexinator_lichess_rating_is_the_real_post_game_rating(indexinator_rep
 
 def test_replay_json_has_exactly_the_contract_keys(indexinator_db: Path) -> None:
     proc = run_cli("--db", str(indexinator_db), "replay", "indexinator", "--perf", "blitz",
-                   "--json")
+                   "--scale", "lichess", "--json")
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     assert set(data) == {"player", "perf", "rules", "expected", "periods"}
@@ -142,7 +142,8 @@ def test_unknown_player_and_empty_perf_are_one_line_errors(indexinator_db: Path)
 def test_saved_settings_are_used_and_flags_override_them(tmp_path: Path) -> None:
     db = str(tmp_path / "t.db")
     import_file(CASES / "C06.ndjson", store=Store(db), user="tempo_tactician")
-    api.settings("tempo_tactician", db=db, start_rating=1600, count_provisional=True)
+    api.settings("tempo_tactician", db=db, start_rating=1600, count_provisional=True,
+                 scale="lichess")
     assert api.replay("tempo_tactician", "blitz", db=db).periods[0].result.rating_after == 1623
     flagged = api.replay("tempo_tactician", "blitz", db=db, count_provisional=False)
     assert flagged.periods[0].result.rating_after == 1600

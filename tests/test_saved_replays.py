@@ -203,7 +203,8 @@ def test_default_scales() -> None:
     assert keys("all", "correspondence") == [None]  # no model covers it: the Lichess scale
     assert keys("lichess", "blitz") == [None]
     assert keys("mathtuition", "blitz") == ["mathtuition"]
-    assert keys("mathtuition", "bullet") == []  # not covered: the report is an error
+    assert keys("mathtuition", "bullet") == ["lebowitz"]  # not covered: the perf's default
+    assert keys("club:friends", "blitz") == []  # a club model is data: its replay not saved
 
 
 @pytest.fixture(scope="module")

@@ -187,21 +187,73 @@ def test_indexinator_blitz_on_lebowitz_equals_the_hand_computation(indexinator_d
     assert report.current_rating == 1453
 
 
+#: indexinator's blitz on the Lichess scale, each period's rating_after: the numbers the
+#: replay gave before the default scale became all models (and must keep giving).
+LICHESS_SCALE_AFTER = [1639, 1515, 1564, 1485, 1550, 1588, 1547, 1559, 1556, 1606, 1558, 1535,
+                       1608, 1559, 1522, 1513, 1436, 1499, 1528, 1494, 1555, 1559, 1613, 1479,
+                       1428, 1570, 1428, 1519, 1499, 1420, None]
+
+
 def test_lichess_scale_is_todays_replay_exactly(indexinator_db: Path) -> None:
-    default = run_cli("--db", str(indexinator_db), "replay", "indexinator", "--perf", "blitz",
-                      "--json")
     explicit = run_cli("--db", str(indexinator_db), "replay", "indexinator", "--perf",
                        "blitz", "--scale", "lichess", "--json")
-    assert default.returncode == explicit.returncode == 0
-    assert explicit.stdout == default.stdout
+    assert explicit.returncode == 0, explicit.stderr
     data = json.loads(explicit.stdout)
-    assert data["periods"][0]["rating_after"] == 1639
+    # the original contract: no scale keys on the Lichess scale
+    assert set(data) == {"player", "perf", "rules", "expected", "periods"}
+    assert [p["rating_after"] for p in data["periods"]] == LICHESS_SCALE_AFTER
     report = api.replay("indexinator", "blitz", db=indexinator_db, scale="lichess")
     assert report.scale_label == "Lichess scale"
     assert "fell to 1361" in report.unrated_reason()
     text = run_cli("--db", str(indexinator_db), "replay", "indexinator", "--perf", "blitz",
                    "--scale", "lichess")
     assert "Lichess scale" in text.stdout
+    assert "initial rating 1639 published" in text.stdout
+
+
+def test_the_default_scale_is_all_models_and_the_answer_is_their_median(indexinator_db: Path
+                                                                         ) -> None:
+    proc = run_cli("--db", str(indexinator_db), "replay", "indexinator", "--perf", "blitz",
+                   "--json")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout, parse_float=Decimal)
+    assert data["scale"] == "all"
+    assert data["answer"] == "median" and ".5" in data["answer_note"]
+    last = data["periods"][-1]
+    assert last["band"]["median"] == 1499 and last["rating_after"] == 1499
+    assert last["band"]["models"] == {"lebowitz": 1453, "mathtuition": 1545}
+    # 2023-05: lebowitz 1559, mathtuition 1652: the median ends in .5 and the JSON keeps it
+    may = data["periods"][1]
+    assert (may["period"], may["rating_after"]) == ("2023-05", Decimal("1605.5"))
+    assert may["rating_before"] == data["periods"][0]["rating_after"] == 1640
+    assert may["change"] == Decimal("-34.50")  # 1605.5 − 1640
+    # every period: after, before and change are the median's; K the models' where they agree
+    for p in data["periods"]:
+        assert p["rating_after"] == p["band"]["median"]
+        b = p["band"]
+        assert p["k"] == (b["k_min"] if b["k_min"] == b["k_max"] else None)
+    text = run_cli("--db", str(indexinator_db), "replay", "indexinator", "--perf", "blitz")
+    assert "unrated" not in text.stdout.split("Now:")[1].split("\n")[0]
+    assert "Now: FIDE-style 1499 on the FIDE scale (all models: lebowitz, mathtuition): the " \
+           "models' median, band 1453–1545" in text.stdout
+    # the static conversion comes after the answer, labelled, with why the replay differs
+    now, conversion = text.stdout.index("Now:"), text.stdout.index("conversion site")
+    assert now < conversion and "The replay differs" in text.stdout
+
+
+def test_one_covering_model_is_the_answer_itself_without_a_band(indexinator_db: Path) -> None:
+    proc = run_cli("--db", str(indexinator_db), "replay", "indexinator", "--perf", "bullet")
+    assert proc.returncode == 0, proc.stderr
+    assert "band" not in proc.stdout and "disagree" not in proc.stdout
+    assert "FIDE scale (lebowitz, the one model covering bullet)" in proc.stdout
+    data = json.loads(run_cli("--db", str(indexinator_db), "replay", "indexinator", "--perf",
+                              "bullet", "--json").stdout)
+    lebowitz = api.replay("indexinator", "bullet", db=indexinator_db, scale="lebowitz")
+    assert data["scale"] == "all" and "answer" not in data
+    assert [p["rating_after"] for p in data["periods"]] == [
+        r.result.rating_after for r in lebowitz.periods]
+    assert data["periods"][-1]["rating_after"] == 1671
+    assert all("band" not in p for p in data["periods"])
 
 
 def test_scale_all_gives_a_band_over_exactly_the_models_covering_blitz(indexinator_db: Path
@@ -230,8 +282,8 @@ def test_scale_all_gives_a_band_over_exactly_the_models_covering_blitz(indexinat
         if rated:
             assert band["min"] <= band["median"] <= band["max"]
             assert (band["min"], band["max"]) == (min(rated), max(rated))
-        # the periods' own figures are the first model's
-        assert p["rating_after"] == a.result.rating_after
+        # the periods' own figures are the models' median
+        assert p["rating_after"] == band["median"]
 
 
 def test_a_model_that_does_not_cover_the_perf_is_a_one_line_error(indexinator_db: Path
@@ -350,7 +402,7 @@ def test_periods_csv_carries_the_scale_the_band_and_the_real_rating(indexinator_
     assert (rows[0]["band_min"], rows[0]["band_max"]) == (str(first.band.min),
                                                           str(first.band.max))
     assert (rows[0]["fide_real"], rows[0]["gap"]) == ("1600", str(first.gap))
-    classic = api.replay("indexinator", "blitz", db=indexinator_db)
+    classic = api.replay("indexinator", "blitz", db=indexinator_db, scale="lichess")
     assert api.periods_csv(classic).splitlines()[0] == ",".join(api.PERIOD_KEYS)
 
 
@@ -360,9 +412,11 @@ def test_the_terminal_quotes_the_models_median_with_its_band(indexinator_db: Pat
     one = run_cli("--db", str(indexinator_db), "replay", "indexinator", "--perf", "blitz",
                   "--scale", "mathtuition")
     assert both.returncode == one.returncode == 0, (both.stderr, one.stderr)
+    said = " ".join(both.stdout.split())
     assert ("Now: FIDE-style 1499 on the FIDE scale (all models: lebowitz, mathtuition): the "
-            "models' median, band 1453–1545 (the table's K, change and after are lebowitz's); "
-            "Lichess 1408; 2861 games counted of 2891.") in " ".join(both.stdout.split())
+            "models' median, band 1453–1545; Lichess 1408; 2861 games counted of 2891.") in said
+    assert "the models' median (K: their range where they differ)" in " ".join(
+        both.stdout.split())
     assert ("Now: FIDE-style 1545 on the FIDE scale (mathtuition); Lichess 1408;"
             in " ".join(one.stdout.split()))
 
@@ -394,9 +448,9 @@ def test_an_80_column_terminal_gets_the_median_and_every_row_fits(indexinator_db
     text = run_in_terminal("--db", str(indexinator_db), "replay", "indexinator", "--perf",
                            "blitz", "--scale", "all", columns=80)
     lines = text.splitlines()
-    header = lines[1].split()
-    assert header[-2:] == ["Lichess", "median"] and "min" not in header
+    header = next(line for line in lines if line.startswith("period")).split()
+    assert header[-3:] == ["after", "perf.", "Lichess"] and "lowest" not in header
     rows = [line for line in lines if line[:4].isdigit() and line[4:5] == "-"]
     assert len(rows) == 31 and all(len(line) <= 80 and "…" not in line for line in rows)
-    assert rows[-1].split()[-1] == "1499"  # 2025-10: the models' median
+    assert rows[-1].split()[-3] == "1499"  # 2025-10: after is the models' median
     assert "(notes and the models' lowest and highest per period" in " ".join(text.split())

@@ -22,11 +22,18 @@ __all__ = [
     "calc",
     "dashboard",
     "demo",
+    "group_add",
+    "group_calibrate",
+    "group_create",
+    "group_list",
+    "group_members",
+    "group_remove",
     "import_file",
     "import_user",
     "players",
     "replay",
     "settings",
+    "sync",
 ]
 
 

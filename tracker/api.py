@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from datetime import date, datetime
 from decimal import Decimal
@@ -27,6 +27,24 @@ from tracker.errors import DashboardError as DashboardError
 from tracker.errors import TrackerError as TrackerError
 
 if TYPE_CHECKING:
+    from tracker.api_groups import GroupAddResult as GroupAddResult
+    from tracker.api_groups import GroupRemoveResult as GroupRemoveResult
+    from tracker.api_groups import SyncResult as SyncResult
+    from tracker.api_groups import calibration_json as calibration_json
+    from tracker.api_groups import club_scales as club_scales
+    from tracker.api_groups import group_add as group_add
+    from tracker.api_groups import group_calibrate as group_calibrate
+    from tracker.api_groups import group_create as group_create
+    from tracker.api_groups import group_list as group_list
+    from tracker.api_groups import group_members as group_members
+    from tracker.api_groups import group_remove as group_remove
+    from tracker.api_groups import parse_fide_pairs as parse_fide_pairs
+    from tracker.api_groups import sync as sync
+    from tracker.api_groups import sync_row as sync_row
+    from tracker.calibration import Calibration as Calibration
+    from tracker.calibration import ClubFit as ClubFit
+    from tracker.calibration import ClubModelError as ClubModelError
+    from tracker.calibration import ModelGap as ModelGap
     from tracker.exact import dumps as dumps
     from tracker.exact import shown as shown
     from tracker.fide import CHAPTERS as CHAPTERS
@@ -43,17 +61,25 @@ if TYPE_CHECKING:
     from tracker.game_view import GameMoves as GameMoves
     from tracker.importing import ImportSummary as ImportSummary
     from tracker.importing import Progress as Progress
+    from tracker.importing.group_sync import PlayerSync as PlayerSync
     from tracker.lichess_line import LichessPoint as LichessPoint
     from tracker.perfs import PerfError as PerfError
     from tracker.presentation import GAME_KEYS as GAME_KEYS
     from tracker.presentation import PERIOD_KEYS as PERIOD_KEYS
     from tracker.presentation import SCALE_CSV_KEYS as SCALE_CSV_KEYS
+    from tracker.presentation import answer_text as answer_text
     from tracker.presentation import band_json as band_json
     from tracker.presentation import conversion_json as conversion_json
+    from tracker.presentation import conversion_text as conversion_text
     from tracker.presentation import excluded_text as excluded_text
     from tracker.presentation import game_row as game_row
+    from tracker.presentation import gap_text as gap_text
+    from tracker.presentation import k_text as k_text
     from tracker.presentation import period_json as period_json
     from tracker.presentation import periods_csv as periods_csv
+    from tracker.presentation import rating_text as rating_text
+    from tracker.presentation import real_now as real_now
+    from tracker.presentation import start_text as start_text
     from tracker.real_fide import FideRefresh as FideRefresh
     from tracker.real_fide import NotLinkedError as NotLinkedError
     from tracker.records import SPEEDS as SPEEDS
@@ -63,20 +89,26 @@ if TYPE_CHECKING:
     from tracker.report import RealLine as RealLine
     from tracker.report import ReplayReport as ReplayReport
     from tracker.report import ScaleError as ScaleError
+    from tracker.report import saved_scale_note as saved_scale_note
     from tracker.settings import MAX_START_RATING as MAX_START_RATING
     from tracker.settings import MIN_START_RATING as MIN_START_RATING
     from tracker.settings import SCALES as SCALES
     from tracker.settings import START_SCALES as START_SCALES
     from tracker.settings import PlayerSettings as PlayerSettings
     from tracker.settings import SettingsError as SettingsError
+    from tracker.settings import default_scale as default_scale
     from tracker.sources.fide import FideError as FideError
     from tracker.sources.fide import UnknownFideIdError as UnknownFideIdError
     from tracker.store.db import DatabaseError as DatabaseError
     from tracker.store.db import Store as Store
     from tracker.store.fide import FideLink as FideLink
     from tracker.store.fide import RatingInForce as RatingInForce
+    from tracker.store.groups import GroupExistsError as GroupExistsError
+    from tracker.store.groups import GroupInfo as GroupInfo
+    from tracker.store.groups import UnknownGroupError as UnknownGroupError
     from tracker.store.queries import PlayerSummary as PlayerSummary
     from tracker.store.queries import RunInfo as RunInfo
+    from tracker.store.snapshots import SavedPassInfo as SavedPassInfo
 
 #: Names this module re-exports from the layers below, imported on first use (PEP 562).
 _LAZY: Final[dict[str, str]] = {
@@ -90,13 +122,14 @@ _LAZY: Final[dict[str, str]] = {
     "PerfError": "tracker.perfs",
     **dict.fromkeys(("GAME_KEYS", "PERIOD_KEYS", "SCALE_CSV_KEYS", "band_json",
                      "conversion_json", "excluded_text", "game_row", "period_json",
-                     "periods_csv"), "tracker.presentation"),
+                     "periods_csv", "answer_text", "conversion_text", "gap_text", "k_text",
+                     "rating_text", "real_now", "start_text"), "tracker.presentation"),
     **dict.fromkeys(("dumps", "shown"), "tracker.exact"),
     "SPEEDS": "tracker.records",
     **dict.fromkeys(("GameDetail", "NoGamesError", "PeriodRow", "RealLine", "ReplayReport",
-                     "ScaleError"), "tracker.report"),
+                     "ScaleError", "saved_scale_note"), "tracker.report"),
     **dict.fromkeys(("MAX_START_RATING", "MIN_START_RATING", "PlayerSettings", "SCALES",
-                     "START_SCALES", "SettingsError"), "tracker.settings"),
+                     "START_SCALES", "SettingsError", "default_scale"), "tracker.settings"),
     **dict.fromkeys(("FideRefresh", "NotLinkedError"), "tracker.real_fide"),
     **dict.fromkeys(("FideError", "UnknownFideIdError"), "tracker.sources.fide"),
     "FIDE_LIST_KINDS": "tracker.sources.fide:LIST_KINDS",  # FIDE's lists: standard, rapid, blitz
@@ -105,6 +138,17 @@ _LAZY: Final[dict[str, str]] = {
     # The driver's own error for a locked or unreachable database, raised mid-query.
     "DatabaseOperationalError": "tracker.store.engine:OperationalError",
     **dict.fromkeys(("PlayerSummary", "RunInfo"), "tracker.store.queries"),
+    # Groups (tracker group …, tracker sync): their own module, tracker/api_groups.py.
+    **dict.fromkeys(("GroupAddResult", "GroupRemoveResult", "SyncResult", "group_add",
+                     "group_create", "group_list", "group_members", "group_remove",
+                     "parse_fide_pairs", "sync", "sync_row", "group_calibrate",
+                     "club_scales", "calibration_json"), "tracker.api_groups"),
+    **dict.fromkeys(("Calibration", "ClubFit", "ClubModelError", "ModelGap"),
+                    "tracker.calibration"),
+    "PlayerSync": "tracker.importing.group_sync",
+    **dict.fromkeys(("GroupExistsError", "GroupInfo", "UnknownGroupError"),
+                    "tracker.store.groups"),
+    "SavedPassInfo": "tracker.store.snapshots",
     # ``api.dashboard``: the process launcher now lives on the CLI side (tracker.launcher);
     # resolved by name on first use for callers of the old path, never imported by the api.
     "dashboard": "tracker.launcher",
@@ -133,6 +177,13 @@ if TYPE_CHECKING:
 #: The bundled demo history (see ``tracker/data/PROVENANCE.md``).
 DEMO_USER = "indexinator"
 DEMO_FILE = "indexinator-2023-04_2025-10.ndjson.zst"
+
+
+def version() -> str:
+    """``tracker --version``: the installed tracker's version (``"0.1.0"``)."""
+    from tracker._version import __version__
+
+    return __version__
 
 
 def database_label(db: Db = None) -> str:
@@ -216,12 +267,38 @@ def database_place(db: Db = None) -> str:
         return str(path)
 
 
-def data_version(db: Db = None) -> tuple[int, int]:
-    """A cheap fingerprint of the database's content: it changes when an import lands (the
-    dashboard keys its caches on it)."""
+def data_version(db: Db = None) -> tuple[int, int, int]:
+    """A cheap fingerprint of the database's content: (games, newest import run's end in ms,
+    the write counter the saved replay passes are keyed on). It changes with every batch of
+    games written, a killed import's too (the dashboard keys its caches on it)."""
     from tracker.store import queries
 
     return queries.data_version(open_store(db))
+
+
+def saved_passes(username: str | None = None, *, db: Db = None) -> list[SavedPassInfo]:
+    """``tracker passes``: the replay passes saved in the database (of ``username`` only, when
+    given), each with its player, perf, options, whether it is current (saved since the last
+    write of games) and its size in bytes. Raises UnknownPlayerError for a player with no
+    games."""
+    from tracker.store import queries, snapshots
+
+    store = open_store(db)
+    uid = None if username is None else queries.resolve_player(store, username)
+    return snapshots.list_passes(store, uid)
+
+
+def drop_passes(username: str | None = None, *, db: Db = None) -> int:
+    """``tracker passes --drop``: tell tracker the games changed behind its back (the database
+    was edited by hand, or restored from a copy): drop the saved replay passes (of
+    ``username`` only, when given) and move the store's write counter on, so every replay and
+    every dashboard page computes again from the games as they are. Returns the passes
+    dropped. Raises UnknownPlayerError for a player with no games."""
+    from tracker.store import queries, snapshots
+
+    store = open_store(db)
+    uid = None if username is None else queries.resolve_player(store, username)
+    return snapshots.drop_passes(store, uid)
 
 
 def import_file(
@@ -233,15 +310,53 @@ def import_file(
 ) -> ImportSummary:
     """``tracker import-file``: import NDJSON/PGN files; see :func:`tracker.importing.import_file`.
 
-    Every input is checked before the database is opened, so a bad path changes nothing.
+    Every input is checked before the database is opened: when none can be imported nothing
+    changes (InputError); of several, those that can be read are imported and the others
+    named in the run's message (it ends ``partial``).
     """
     from tracker.importing import import_inputs
     from tracker.sources.files import open_inputs
 
     check_database(db, create=True)
-    inputs = open_inputs(paths)
+    unreadable: list[str] = []
+    inputs = open_inputs(paths, unreadable=unreadable)
     store = open_store(db, create=True)
-    return _prepared(store, import_inputs(inputs, store=store, user=user, progress=progress))
+    return _prepared(store, import_inputs(inputs, store=store, user=user, progress=progress,
+                                          unreadable=unreadable))
+
+
+def import_uploads(
+    uploads: Sequence[tuple[str, bytes]],
+    *,
+    db: Db = None,
+    user: str | Sequence[str] | None = None,
+    progress: Progress | None = None,
+) -> ImportSummary:
+    """:func:`import_file` of files sent with their names (the dashboard's upload): each
+    ``(name, content)`` is written to a private temporary folder of its own under the last
+    part of its name (:func:`upload_name`: ``..``, a path, a NUL never leave it) and the files
+    are imported as one run; the folder is removed after."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="tracker-upload-") as tmp:
+        paths = []
+        for i, (name, content) in enumerate(uploads):
+            folder = Path(tmp) / str(i)  # a folder per file: two of one name are two files
+            folder.mkdir()
+            path = folder / upload_name(name)
+            path.write_bytes(content)
+            paths.append(path)
+        return import_file(paths, db=db, user=user, progress=progress)
+
+
+def upload_name(name: str) -> str:
+    """A file name fit to write an upload under: the last part of ``name`` (after any ``/``
+    or ``\\``), at most 100 characters (its end kept: the extension names the compression),
+    ``upload`` for ``..``, ``.``, an empty name or one with a NUL."""
+    last = name.replace("\\", "/").rsplit("/", 1)[-1].strip()
+    if last in ("", ".", "..") or "\x00" in last:
+        return "upload"
+    return last if len(last) <= 100 else "upload-" + last[-93:]
 
 
 def _prepared(store: Store, summary: ImportSummary) -> ImportSummary:
@@ -285,27 +400,12 @@ def import_user(
     stream; ``timeout``: (connect, read) seconds; ``max_retries``: attempts in a row without a
     new game before stopping as partial. See :mod:`tracker.importing.lichess`.
 
-    Raises UnknownUserError (exit code 2) for an unknown or closed account, before the
-    database is even opened.
+    Raises UnknownUserError (exit code 1, as an unknown player) for an unknown or closed
+    account, before the database is even opened.
     """
-    from tracker import config
     from tracker.importing import lichess as importing_lichess
-    from tracker.sources.lichess import TokenError
 
-    where = "the token given"
-    if token is None:
-        where = "the token file" if token_file is not None else "$LICHESS_TOKEN"
-        try:
-            token = config.token(token_file)
-        except OSError as exc:
-            raise TokenError(
-                f"cannot read the token file {token_file}: {exc.strerror or exc}"
-            ) from None
-        except UnicodeDecodeError:
-            raise TokenError(
-                f"the token file {token_file} is not text: {_TOKEN_HELP}") from None
-    if token is not None:
-        token = check_token(token, where)
+    token = resolve_token(token, token_file)
     check_database(db, create=True)
     job = importing_lichess.connect(  # the account is checked before the database is opened
         username, perf=perf, since=since, full=full, base_url=base_url, token=token,
@@ -324,6 +424,7 @@ def fide_link(
     base_url: str | None = None,
     token: str | None = None,
     timeout: tuple[float, float] = (5.0, 30.0),
+    on_wait: Callable[[str], None] | None = None,
 ) -> FideRefresh:
     """``tracker fide link``: link a FIDE id to a tracked player and store FIDE's data.
 
@@ -333,10 +434,13 @@ def fide_link(
     the session the game import uses. Linking again refreshes (no duplicate rows); linking
     another id replaces the link. ``tracker import USER`` refreshes a link after each
     complete import. Returns :class:`~tracker.real_fide.FideRefresh` (the stored link, rows
-    new/updated/unchanged, entries left out).
+    new/updated/unchanged, entries and profile values left out: every value is checked, a
+    rating must be 0–3500, a birth year 1900 to next year). Each answer may take at most 60 s
+    and hold 1 MB; an HTTP 429 is waited out once (a minute), ``on_wait`` told first (one
+    line; else it is logged as a warning).
 
     Raises FideIdError (exit 2) for text that is not a FIDE id, UnknownPlayerError for a
-    player with no games, UnknownFideIdError (exit 2: Lichess answered 404; nothing stored),
+    player with no games, UnknownFideIdError (exit 1: Lichess answered 404; nothing stored),
     FideError for any other fetch failure. One-line messages, never the token.
     """
     from tracker import config, real_fide
@@ -344,7 +448,7 @@ def fide_link(
 
     store = open_store(db)
     return real_fide.link_player(store, username, fide_id, base_url=config.base_url(base_url),
-                                 session=lichess.make_session(token, timeout))
+                                 session=lichess.make_session(token, timeout), on_wait=on_wait)
 
 
 def fide_show(username: str, *, db: Db = None) -> FideLink:
@@ -399,6 +503,29 @@ def fide_json(link: FideLink) -> dict[str, Any]:
 _TOKEN_HELP = "a Lichess API token is one line of letters, digits and _ (lip_…)"
 
 
+def resolve_token(token: str | None = None,
+                  token_file: str | os.PathLike[str] | None = None) -> str | None:
+    """The API token to use: ``token`` > ``token_file`` > ``$LICHESS_TOKEN`` (``None``: none),
+    checked by :func:`check_token`. Raises TokenError (exit code 2: an unreadable file, a
+    malformed token), never with the token in the message."""
+    from tracker import config
+    from tracker.sources.lichess import TokenError
+
+    where = "the token given"
+    if token is None:
+        where = "the token file" if token_file is not None else "$LICHESS_TOKEN"
+        try:
+            token = config.token(token_file)
+        except OSError as exc:
+            raise TokenError(
+                f"cannot read the token file {token_file}: {exc.strerror or exc}"
+            ) from None
+        except UnicodeDecodeError:
+            raise TokenError(
+                f"the token file {token_file} is not text: {_TOKEN_HELP}") from None
+    return None if token is None else check_token(token, where)
+
+
 def check_token(token: str, where: str = "the token") -> str:
     """The token without surrounding whitespace, checked before any request: a line break
     inside it (a two-line token file, a pasted newline) or characters no token has (spaces,
@@ -415,19 +542,24 @@ def check_token(token: str, where: str = "the token") -> str:
     return token
 
 
+#: The largest ``limit`` of :func:`runs`: what a database's LIMIT takes (a signed 32-bit
+#: integer); beyond it SQLite raises OverflowError.
+MAX_RUNS_LIMIT: Final = 2**31 - 1
+
+
 def runs(*, db: Db = None, limit: int = 20) -> list[RunInfo]:
     """``tracker runs``: the last ``limit`` import runs, newest first.
 
     A run whose process is gone (killed, the machine stopped) is marked ``interrupted`` first
     (see :mod:`tracker.run_liveness`); its counts are what it stored. Statuses: ``running``,
     ``complete``, ``partial``, ``failed``, ``interrupted``. Raises ArgumentError (exit 2) for a
-    ``limit`` below 1.
+    ``limit`` below 1 or above :data:`MAX_RUNS_LIMIT`.
     """
     from tracker.run_liveness import mark_interrupted
     from tracker.store import queries
 
-    if limit < 1:
-        raise ArgumentError(f"--limit must be 1 or more, not {limit}")
+    if not 1 <= limit <= MAX_RUNS_LIMIT:
+        raise ArgumentError(f"--limit must be 1 to {MAX_RUNS_LIMIT}, not {limit}")
     store = open_store(db)
     mark_interrupted(store)
     return queries.import_runs(store, limit=limit)
@@ -482,7 +614,8 @@ def replay(
 
     Settings not given here come from the player's saved settings, then the defaults (start
     unrated, rules ``fide-2025-10``, expected ``table``, provisional opponents not counted,
-    the Lichess scale, the start rating on the FIDE scale, the chapter by perf).
+    every model covering the perf (the Lichess scale where none does), the start rating on the
+    FIDE scale, the chapter by perf).
 
     - ``scale``: ``"lichess"`` (the raw Lichess numbers), a model key (``"lebowitz"``,
       ``"mathtuition"``, ``"chessdojo-2024"``: every opponent's rating mapped to the FIDE
@@ -537,6 +670,7 @@ def convert(lichess: int, perf: str, scale: str = "all") -> dict[str, Conversion
     from tracker.settings import SCALES
 
     key = perf_key(perf)
+    scale = scale.strip().lower()
     if scale == "lichess":
         raise ScaleError("convert needs a model: use a model key or all")
     if scale not in SCALES:
@@ -547,6 +681,16 @@ def convert(lichess: int, perf: str, scale: str = "all") -> dict[str, Conversion
         raise ScaleError(f"no scale model covers {key}: the models cover {', '.join(covered)}")
     _check_rating(lichess, "a Lichess rating")
     return {m.key: convert_rating(m, key, lichess) for m in scale_models_for(scale, key)}
+
+
+def conversion_note(scale: str, perf: str, lichess: int) -> str | None:
+    """Where a conversion is not a plain estimate, in words (``"below the model's range
+    (1665)"``, ``"beyond the model's fitted range (FIDE 1000–2900)"``), else ``None``:
+    ``scale`` a model key covering ``perf``."""
+    from tracker.fide.scale import model, range_note
+    from tracker.perfs import perf_key
+
+    return range_note(model(scale.strip().lower()), perf_key(perf), lichess)
 
 
 #: Ratings the calculator accepts (rating points): wide, but no negative or absurd numbers.
@@ -562,9 +706,21 @@ def _check_rating(rating: int, who: str) -> None:
                             f"({MIN_CALC_RATING}–{MAX_CALC_RATING})")
 
 
+def default_k(rating: int) -> tuple[int, str]:
+    """The K FIDE's rules give an established adult (30 games or more, not a junior) rated
+    ``rating``: 20, or 10 at 2400 or more (rules.md §3); with the words that say so."""
+    from tracker.fide.rules import K10_THRESHOLD, development_coefficient
+
+    k = development_coefficient(ever_published_2400=rating >= K10_THRESHOLD, games_before=30,
+                                period_year=date.today().year, birth_year=None,
+                                ever_published_2300=rating >= K10_THRESHOLD)
+    return k, (f"K {k}: FIDE's K for an established adult rated {rating} (30 games or more, "
+               "not a junior); give --k for another")
+
+
 def calc(
     rating: int,
-    k: int,
+    k: int | None,
     games: Sequence[tuple[int, Fraction | str | int]],
     *,
     cap_400: bool = True,
@@ -577,8 +733,9 @@ def calc(
     ``games``: (opponent rating, score) pairs; a score is 1, 0, ½ as a Fraction or text
     (``"1"``, ``"0.5"``, ``"1/2"``, ``"="``). K is reduced by the 700 rule; the change is
     unrounded and ``new_rating`` rounded once, half away from zero. Ratings must be
-    100–4000 rating points. ``chapter``: ``"standard"`` or ``"rapid-blitz"`` (FIDE's rapid &
-    blitz rules: no 2650 exemption, the 600-point rule in force). ``None`` for ``rules``,
+    100–4000 rating points. ``k``: ``None`` for :func:`default_k`. ``chapter``:
+    ``"standard"`` or ``"rapid-blitz"`` (FIDE's rapid & blitz rules: no 2650 exemption, the
+    600-point rule in force). ``None`` for ``rules``,
     ``expected`` or ``chapter``: the default. Raises ArgumentError (a ValueError) with a
     one-line message.
     """
@@ -594,6 +751,9 @@ def calc(
     )
     from tracker.fide.rules import is_chapter, is_method, is_rules
 
+    if k is None:
+        _check_rating(rating, "your rating")
+        k = default_k(rating)[0]
     rules = DEFAULT_RULES if rules is None else rules
     expected = DEFAULT_EXPECTED if expected is None else expected
     chapter = DEFAULT_CHAPTER if chapter is None else chapter
@@ -717,11 +877,17 @@ def unrated_text(report: ReplayReport) -> str | None:
 def game_moves(game_id: str, *, db: Db = None, orientation: str = "white") -> GameMoves:
     """One stored game's moves (SAN) and final position, drawn by python-chess as SVG from
     ``orientation``'s side (``"white"``/``"black"``), with its lichess.org link. Read from the
-    game's stored source text. Raises ArgumentError for an unknown game id."""
+    game's stored source text; a text that cannot be read (damaged in the database) gives no
+    moves and the reason in ``problem``. Raises ArgumentError for an unknown game id."""
+    from tracker.codec import RawTextError
     from tracker.game_view import game_moves as _game_moves
+    from tracker.game_view import unreadable
     from tracker.store import queries
 
-    found = queries.game_source(open_store(db), game_id)
+    try:
+        found = queries.game_source(open_store(db), game_id)
+    except RawTextError as exc:  # damaged in the database: said, and repaired by a re-import
+        return unreadable(game_id, str(exc), orientation=orientation)
     if found is None:
         raise ArgumentError(f"no game {game_id!r} in the database")
     raw, initial_fen, variant, source = found

@@ -15,7 +15,8 @@ loads the database and import layers when a command first needs them.
 from __future__ import annotations
 
 import json
-import re
+import shlex
+import shutil
 import signal
 import sys
 from collections.abc import Callable
@@ -25,12 +26,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, get_args, get_origin
 
 import typer
-from rich.console import Console
 from rich.markup import escape
-from rich.text import Text
 
 from tracker import api
 from tracker.api import ArgumentError, TrackerError
+from tracker.cli_groups import group_app, sync_cmd
+from tracker.cli_text import cell, err, examples, out, say, visible
 from tracker.errors import Terminated
 
 if TYPE_CHECKING:
@@ -56,40 +57,20 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
-#: Piped output gets a wide console, so tables stay one row per line for scripts and files.
-out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 200)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
-
-
-#: Characters a terminal acts on instead of showing: C0/C1 controls (ESC starts colour,
-#: title and hyperlink sequences), bidirectional overrides and isolates, zero-width marks.
-_INVISIBLE = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff]")
 
 #: Exit codes after a signal: 128 + the signal's number, as shells report them.
 EXIT_INTERRUPTED = 130  # SIGINT (Ctrl+C)
 EXIT_TERMINATED = 143  # SIGTERM
 
 
-def visible(text: str) -> str:
-    """``text`` safe for a terminal: every control character written as its escape
-    (ESC → ``\\x1b``), so a name read from a file can neither recolour the terminal nor set
-    its title. Print it with ``markup=False`` (or as a :class:`~rich.text.Text`) so that
-    ``[link=…]`` stays literal too."""
-    return _INVISIBLE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
-
-
-def cell(value: object) -> Text:
-    """A table cell shown literally: control characters escaped, no rich markup."""
-    return Text(visible(str(value)))
-
-
-def say(console: Console, text: str) -> None:
-    """Print one line from data (names, file names, messages) literally and safely."""
-    console.print(visible(text), markup=False, highlight=False)
-
-
 class State:
     db: str | None = None
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        print(f"tracker {api.version()}")
+        raise typer.Exit()
 
 
 state = State()
@@ -97,6 +78,9 @@ state = State()
 
 @app.callback()
 def _main(
+    version: Annotated[bool, typer.Option(
+        "--version", help="Print tracker's version and exit.", is_eager=True,
+        callback=_print_version)] = False,
     db: Annotated[
         str | None,
         typer.Option(
@@ -109,12 +93,6 @@ def _main(
     ] = None,
 ) -> None:
     state.db = db
-
-
-def examples(*lines: str) -> str:
-    """A command's help epilog: its examples, kept as written (``\\b`` stops click rewrapping)."""
-    title = "Example:" if len(lines) == 1 else "Examples:"
-    return "\b\n" + title + "\n" + "\n".join(f"  {line}" for line in lines)
 
 
 def _date(ms: int | None) -> str:
@@ -259,7 +237,7 @@ def import_cmd(
     The first run reads them all; later runs fetch only new games (and correspondence games
     that have ended since), resume what an interrupted run left, and survive rate limits and
     broken downloads. Prints a one-line summary and the database it went into; exit code 1
-    when the import stopped early (run it again to resume), 2 for an unknown or closed
+    when the import stopped early (run it again to resume) or for an unknown or closed
     account."""
     _run_import(f"importing {username}", "games", as_json,
                 lambda cb: api.import_user(username, db=state.db, perf=perf, since=since,
@@ -291,6 +269,39 @@ def runs_cmd(
         table.add_row(str(r.id), started.strftime("%Y-%m-%d %H:%M"), cell(r.source),
                       cell(r.target), cell(r.status), str(r.read), str(r.new), str(r.updated),
                       str(r.unchanged), str(sum(r.skipped.values())), cell(r.message or ""))
+    out.print(table)
+
+
+@app.command("passes", short_help="List the saved replay passes; --drop after a hand edit.",
+             epilog=examples("tracker passes", "tracker passes --drop"))
+def passes_cmd(
+    username: Annotated[str | None, typer.Argument(
+        help="Only this player's passes (default: every player's).", show_default=False,
+        metavar="USERNAME")] = None,
+    drop: Annotated[bool, typer.Option(
+        "--drop", help="Drop them and move the write counter on: after editing the database "
+                       "by hand.")] = False,
+) -> None:
+    """List the saved replay passes, or drop them after a hand edit of the database.
+
+    A replay saves its pass over the games and reuses it until tracker writes a game. An
+    edit of the database by hand (SQL, a restored copy) writes no counter: run `tracker
+    passes --drop` after it, and every replay and dashboard page computes again."""
+    if drop:
+        n = api.drop_passes(username, db=state.db)
+        out.print(f"dropped {n} saved pass{'es' * (n != 1)}; the next replay of each player "
+                  "reads the games again", markup=False)
+        return
+    found = api.saved_passes(username, db=state.db)
+    if not found:
+        out.print("No saved passes.")
+        return
+    from rich.table import Table
+
+    table = Table("player", "perf", "options", "state", "bytes", title="Saved replay passes")
+    for p in found:
+        table.add_row(cell(p.user_id), p.perf, cell(p.options),
+                      "current" if p.current else "stale", f"{p.size:,}")
     out.print(table)
 
 
@@ -327,8 +338,10 @@ Rules = typer.Option(help="FIDE rules version: fide-2025-10 (the default; 2650 e
 Expected = typer.Option(help="Expected score: table (FIDE table 8.1.2, the default) or "
                         "formula (logistic).", metavar="METHOD")
 Scale = typer.Option(help="Scale of the opponents' ratings: lichess (the raw numbers), a model "
-                     "(lebowitz, mathtuition, chessdojo-2024: mapped to FIDE's scale first) or "
-                     "all (every model covering the perf, as a band). Default: lichess.",
+                     "(lebowitz, mathtuition, chessdojo-2024: mapped to FIDE's scale first), "
+                     "all (every model covering the perf: their median, and the band) or "
+                     "club:GROUP (the group's model, tracker group calibrate). "
+                     "Default: all, or lichess where no model covers the perf.",
                      metavar="SCALE")
 StartScale = typer.Option(help="The scale --start-rating is on: fide (default) or lichess "
                           "(mapped through the model like the opponents).", metavar="SCALE")
@@ -342,35 +355,23 @@ def _fmt(x: object, width: int = 0) -> str:
 
 
 def _print_now(report: api.ReplayReport) -> None:
-    """The replay's last lines: the FIDE-style rating now (with all models, their median and
-    band), the Lichess rating, the games counted, and the direct conversions."""
-    now = report.current_rating
-    fide_now = str(now) if now is not None else api.unrated_text(report)
-    if report.model is None:
-        out.print(
-            f"Now: FIDE-style {fide_now}"
-            f", Lichess {_fmt(report.current_lichess)}; {report.counted} games counted of "
-            f"{len(report.games)}. The scales differ: a Lichess 1500 is not a FIDE 1500.",
-            markup=False,
-        )
-    else:
-        now_band = report.current_band  # set with all models only
-        if now_band is not None and now_band.median is not None:
-            b = api.band_json(now_band)
-            fide_now = (f"{_fmt(b['median'])} on the {report.scale_label}: the models' median, "
-                        f"band {b['min']}–{b['max']} (the table's K, change and after are "
-                        f"{report.model.key}'s)")
-        else:
-            fide_now = f"{fide_now} on the {report.scale_label}"
-        out.print(f"Now: FIDE-style {fide_now}; Lichess "
-                  f"{_fmt(report.current_lichess)}; {report.counted} games counted of "
-                  f"{len(report.games)}.", markup=False)
-        if report.conversions:
-            conv = ", ".join(f"{k} {_fmt(c.rating) if c.rating else 'unrated'}"
-                             for k, c in report.conversions.items())
-            out.print(f"Lichess {_fmt(report.current_lichess)} converted directly: {conv}. "
-                      "The models disagree: read them as a band, not one true number.",
-                      markup=False)
+    """The replay's last lines: the answer (the FIDE-style rating now, on its scale; with
+    several models their median and band), the real FIDE rating and the gap when linked, the
+    games counted; then the static conversion, labelled, and why the replay differs."""
+    say(out, f"Now: FIDE-style {api.answer_text(report)}; Lichess "
+             f"{_fmt(report.current_lichess)}; {report.counted} games counted of "
+             f"{len(report.games)}."
+             + (" The scales differ: a Lichess 1500 is not a FIDE 1500."
+                if report.model is None else ""))
+    if report.real:
+        real_now = api.real_now(report)
+        gap = api.gap_text(report)
+        say(out, f"Real FIDE now: {_fmt(real_now)} ({report.real_list or 'given'} list); "
+                 + (f"the estimate is {gap}." if gap else "no month to compare yet."))
+    conversion = api.conversion_text(report)
+    if conversion is not None:
+        say(out, conversion + (" The models disagree: read them as a band, not one true "
+                               "number." if len(report.conversions) > 1 else ""))
 
 
 @app.command("replay", short_help="Replay a player's games as monthly FIDE rating periods.",
@@ -406,7 +407,8 @@ def replay_cmd(
 
     Settings not given come from the player's saved settings (tracker settings), then the
     defaults: start unrated, rules fide-2025-10, expected table, provisional opponents left out,
-    the Lichess scale, FIDE's chapter by perf.
+    all models on the FIDE scale (lichess where no model covers the perf), FIDE's chapter by
+    perf.
     """
     report = api.replay(
         username, perf, db=state.db, start_rating=start_rating, birth_year=birth_year,
@@ -417,17 +419,19 @@ def replay_cmd(
         print(api.dumps(report.to_json()))
         return
     s = report.settings
-    start = f"from {s.start_rating}" if s.start_rating else "starting unrated"
-    if s.start_rating and report.model is not None:
-        start += f" ({s.start_scale.upper() if s.start_scale == 'fide' else 'Lichess'} scale)"
     chapter_name = "rapid & blitz" if s.chapter == "rapid-blitz" else "standard"
-    say(out, f"{report.player} — {report.perf}: FIDE-style replay {start}, "
+    say(out, f"{report.player} — {report.perf}: FIDE-style replay {api.start_text(report)}, "
              f"{report.scale_label}, {chapter_name} chapter, rules {s.rules}, "
              f"expected {s.expected}")
+    if report.scale_note:
+        say(out, f"note: {report.scale_note}")
+    if report.banded:
+        say(out, "Each month's before, change, after and performance are the models' median "
+                 "(K: their range where they differ); lowest and highest: the band.")
     from rich import box
     from rich.table import Table
 
-    band = report.scale == "all"
+    band = report.banded
     real = bool(report.real)
     # A narrow terminal gets the numbers without the notes, in a table with no inner rules.
     wide = out.width >= 140
@@ -435,10 +439,9 @@ def replay_cmd(
                   padding=(0, 1) if wide else (0, 0))
     names = ["period", "games", "left out" if wide else "out", "score", "expected", "K",
              "before", "change", "after", "perf.", "Lichess"]
-    # Narrow, the band is its median alone (min and max: --json, the dashboard, a wider
+    # Narrow, the band's lowest and highest are left out (--json, the dashboard, a wider
     # terminal), so that the rows still fit 80 columns.
-    band_keys = ("min", "median", "max") if wide else ("median",)
-    names += list(band_keys) if band else []
+    names += ["lowest", "highest"] if band and wide else []
     names += ["FIDE real" if wide else "real", "gap"] if real else []
     for name in names:
         table.add_column(name, no_wrap=True, justify="left" if name == "period" else "right")
@@ -448,27 +451,22 @@ def replay_cmd(
         r = row.result
         j = api.period_json(row)
         cells = [r.period, str(r.games), str(sum(row.excluded.values()) or ""),
-                 _fmt(j["score"]), _fmt(j["expected_score"]), _fmt(r.k),
-                 _fmt(r.rating_before), _fmt(j["change"]), _fmt(r.rating_after),
-                 _fmt(r.performance), _fmt(row.lichess_rating)]
-        if band:
-            b = api.band_json(row.band) if row.band else {}
-            cells += [_fmt(b.get(key)) for key in band_keys]
+                 _fmt(j["score"]), _fmt(j["expected_score"]), api.k_text(row),
+                 api.rating_text(row.rating_before), _fmt(j["change"]),
+                 api.rating_text(row.rating_after), api.rating_text(row.performance),
+                 _fmt(row.lichess_rating)]
+        if band and wide:
+            cells += [_fmt(row.band.min if row.band else None),
+                      _fmt(row.band.max if row.band else None)]
         if real:
-            cells += [_fmt(row.fide_real), _fmt(row.gap)]
-        table.add_row(*map(cell, cells), *([cell(r.note)] if wide else []))
+            cells += [_fmt(row.fide_real), api.rating_text(row.gap)]
+        table.add_row(*map(cell, cells), *([cell(row.note)] if wide else []))
     out.print(table)
     if not wide:
         hidden = "notes and the models' lowest and highest" if band else "notes"
         out.print(f"({hidden} per period: widen the terminal, or use --json / the dashboard)",
                   markup=False)
     _print_now(report)
-    if real:
-        gap = report.mean_abs_gap
-        out.print(f"Real FIDE: the {report.real_list or 'given'} list. "
-                  "Mean |hypothetical − real FIDE|: "
-                  + (f"{api.shown(gap)} over the overlap" if gap is not None
-                     else "no overlap"), markup=False)
 
 
 @app.command("calc", short_help="FIDE Elo calculator: the rating change for a set of games.",
@@ -479,8 +477,10 @@ def calc_cmd(
         metavar="OPP:SCORE...", show_default=False)],
     rating: Annotated[int, typer.Option("--rating", help="Your rating.", show_default=False,
                                         metavar="RATING")],
-    k: Annotated[int, typer.Option("--k", help="Development coefficient K (40, 20, 10 or any).",
-                                   show_default=False, metavar="K")],
+    k: Annotated[int | None, typer.Option(
+        "--k", help="Development coefficient K (40, 20, 10 or any). Default: FIDE's K for an "
+        "established adult of that rating (20; 10 from 2400).", show_default=False,
+        metavar="K")] = None,
     no_400_rule: Annotated[bool, typer.Option(
         "--no-400-rule", help="Use the real rating difference beyond 400 points.")] = False,
     rules: Annotated[str | None, Rules] = None,
@@ -525,6 +525,8 @@ def calc_cmd(
                      f"so K {result.k}")
     if not result.rule_400_applied:
         notes.append("400-point rule not applied")
+    if k is None:
+        notes.insert(0, api.default_k(rating)[1])
     out.print(f"K {result.k}; change {data['change']:+} → new rating {result.new_rating}"
               + (f" ({'; '.join(notes)})" if notes else ""), markup=False)
 
@@ -546,13 +548,20 @@ def convert_cmd(
     The published models estimate a FIDE rating (pre-2024 models brought to today's FIDE
     scale). The models disagree: read them as a band."""
     conversions = api.convert(rating, perf, scale)
+    notes = {key: api.conversion_note(key, perf, rating) for key in conversions}
     if as_json:
-        print(api.dumps(api.conversion_json(conversions)))
+        data = api.conversion_json(conversions)
+        for key, note in notes.items():
+            data[key]["note"] = note
+        print(api.dumps(data))
         return
     for key, c in conversions.items():
-        fide = "unrated" if c.rating is None else str(c.rating)
-        raw = "" if c.output is None or c.output == c.rating else f" (model output {c.output})"
-        say(out, f"{key}: Lichess {perf} {rating} → FIDE {fide}{raw}")
+        note = notes[key]
+        fide = "no FIDE rating" if c.rating is None else f"FIDE {c.rating}"
+        raw = ("" if c.output is None or c.output == c.rating or c.rating is None
+               else f" (model output {c.output})")
+        say(out, f"{key}: Lichess {perf.lower()} {rating} → {fide}{raw}"
+                 + (f": {note}" if note else ""))
 
 
 @app.command("settings", short_help="Show or save a player's replay settings.",
@@ -645,8 +654,38 @@ def demo_cmd(
     say(out, summary.line())
     players_cmd(as_json=False)
     replay_cmd(api.DEMO_USER, perf="blitz")
+    say(out, "")
+    say(out, "Next, from this folder: the raw Lichess numbers' replay, today's Lichess rating "
+             "through each model, the dashboard:")
+    for line in next_commands(state.db):
+        say(out, f"  {line}")
     if dashboard:
         dashboard_cmd(port=8501, host="127.0.0.1")
+
+
+def self_command() -> str:
+    """How this ``tracker`` was run, to print commands that work as printed: its path
+    relative to the current folder (``.venv/bin/tracker``) when it is not the ``tracker`` on
+    the PATH, else ``tracker``."""
+    argv0 = Path(sys.argv[0])
+    if argv0.name != "tracker":
+        return "tracker"
+    found = shutil.which("tracker")
+    if found is not None and Path(found).resolve() == argv0.resolve():
+        return "tracker"
+    try:
+        return str(argv0.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(argv0.resolve())
+
+
+def next_commands(db: str | None) -> list[str]:
+    """The commands ``tracker demo`` ends with: the same tracker, the same database."""
+    base = self_command() + (f" --db {shlex.quote(db)}" if db else "")
+    user = api.DEMO_USER
+    return [f"{base} replay {user} --perf blitz --scale lichess",
+            f"{base} convert 1408 --perf blitz",
+            f"{base} dashboard"]
 
 
 fide_app = typer.Typer(
@@ -657,6 +696,9 @@ fide_app = typer.Typer(
     rich_markup_mode=None,
 )
 app.add_typer(fide_app, name="fide")
+app.add_typer(group_app, name="group")  # tracker/cli_groups.py
+app.command("sync", short_help="Bring every tracked player (or a group) up to date.",
+            epilog=examples("tracker sync", "tracker sync --group club"))(sync_cmd)
 
 
 def _fide_month(ms: int) -> str:
@@ -706,18 +748,24 @@ def fide_link_cmd(
 
     Fetches FIDE's profile and monthly rating lists (standard, rapid, blitz) from Lichess and
     stores them. Linking again refreshes; every
-    complete `tracker import USER` refreshes too. Exit code 2 for an unknown FIDE id
+    complete `tracker import USER` refreshes too. Exit code 1 for an unknown FIDE id
     (nothing is stored)."""
-    result = api.fide_link(username, fide_id, db=state.db, base_url=base_url)
+    result = api.fide_link(username, fide_id, db=state.db, base_url=base_url,
+                           on_wait=lambda line: say(err, line))
     for w in result.warnings:
         say(err, f"warning: {w}")
     if as_json:
         print(api.dumps(api.fide_json(result.link)))
         return
-    _print_fide(result.link)
-    c = result.counts
-    out.print(f"list months: {c.new} new, {c.updated} updated, {c.unchanged} unchanged",
-              markup=False)
+    link, c = result.link, result.counts
+    p = link.profile
+    about = ", ".join(x for x in (p.title, p.federation,
+                                  f"born {p.birth_year}" if p.birth_year else None) if x)
+    now = ", ".join(f"{kind} {p.rating(kind) or '-'}" for kind in api.FIDE_LIST_KINDS)
+    stored = sum(len(link.lists[kind]) for kind in api.FIDE_LIST_KINDS)
+    say(out, f"linked {link.player_id} to FIDE {p.fide_id} {p.name}"
+             + (f" ({about})" if about else "") + f": {now} now; {stored} list months stored "
+             f"({c.new} new, {c.updated} updated, {c.unchanged} unchanged)")
 
 
 @fide_app.command("show", short_help="Show the FIDE profile and lists stored for a player.",
@@ -869,6 +917,20 @@ def main() -> None:
         say(err, f"{'terminated' if stopped else 'interrupted'}: what was imported so far is "
                  "kept; run again to resume")
         sys.exit(EXIT_TERMINATED if stopped else EXIT_INTERRUPTED)
+    except SystemExit as exc:
+        interrupt = _unhandled_interrupt(exc)
+        if interrupt is None:
+            raise
+        stopped = isinstance(interrupt, Terminated)
+        say(err, f"{'terminated' if stopped else 'interrupted'}: stopped before it finished")
+        sys.exit(EXIT_TERMINATED if stopped else EXIT_INTERRUPTED)
+
+
+def _unhandled_interrupt(exc: SystemExit) -> KeyboardInterrupt | None:
+    """The Ctrl+C or SIGTERM that typer turned into a silent exit 130 (a command that does
+    not handle it itself, as imports do: ``fide link``…), or ``None``."""
+    cause = exc.__context__.__cause__ if exc.__context__ is not None else None
+    return cause if isinstance(cause, KeyboardInterrupt) else None
 
 
 if __name__ == "__main__":

@@ -64,7 +64,8 @@ def raw_digest(raw: str | bytes) -> str:
 
 
 class RawTextError(ValueError):
-    """A stored raw text that cannot be read (a zstd frame made with an unknown dictionary)."""
+    """A stored raw text that cannot be read: damaged, not UTF-8, or a zstd frame made with an
+    unknown dictionary (one line, in ``str(exc)``)."""
 
 
 @functools.cache
@@ -92,10 +93,28 @@ def compress_raw(raw: str) -> bytes:
 
 def decompress_raw(blob: bytes) -> str:
     """Stored raw text back to a string: zstd frames with the raw-text dictionary or without
-    one (databases before it), and zlib streams of older databases still. Raises RawTextError
-    for a frame made with another dictionary."""
+    one (databases before it), and zlib streams of older databases still.
+
+    Raises RawTextError, one line, for anything else: a frame made with another dictionary,
+    a damaged frame or stream, bytes that are not UTF-8 text, a value that is not bytes (a
+    hand edit of the database)."""
+    if not isinstance(blob, bytes | bytearray | memoryview):
+        raise RawTextError(f"the stored text is a {type(blob).__name__}, not compressed bytes")
+    blob = bytes(blob)
+    try:
+        return _decompressed(blob).decode("utf-8")
+    except zlib.error as exc:
+        raise RawTextError(f"the stored text is damaged (zlib: {exc})") from None
+    except zstandard.ZstdError as exc:
+        raise RawTextError(f"the stored text is damaged (zstd: {exc})") from None
+    except UnicodeDecodeError as exc:
+        raise RawTextError(f"the stored text is not UTF-8 ({exc.reason} at byte {exc.start})"
+                           ) from None
+
+
+def _decompressed(blob: bytes) -> bytes:
     if blob[:4] != ZSTD_MAGIC:
-        return zlib.decompress(blob).decode("utf-8")
+        return zlib.decompress(blob)
     dict_id = zstandard.get_frame_parameters(blob).dict_id
     if dict_id == RAW_DICTIONARY_ID:
         try:
@@ -109,6 +128,17 @@ def decompress_raw(blob: bytes) -> str:
         except AttributeError:
             decompressor = _zstd.plain_decompressor = zstandard.ZstdDecompressor()
     else:
-        raise RawTextError(f"a stored game was compressed with an unknown dictionary "
-                           f"({dict_id:#x}): written by a newer tracker?")
-    return decompressor.decompress(blob).decode("utf-8")
+        raise RawTextError(f"the stored text names an unknown zstd dictionary ({dict_id:#x}): "
+                           "damaged, or written by a newer tracker")
+    return decompressor.decompress(blob)
+
+
+def intact_raw(blob: object, digest: str) -> bool:
+    """Whether a stored raw text still reads back to the text of ``digest`` (a damaged blob,
+    or one a hand edit changed, does not: a re-import writes the game again)."""
+    if not isinstance(blob, bytes | bytearray | memoryview):
+        return False
+    try:  # the digest of the bytes: equal only to the UTF-8 text's, no decoding needed
+        return raw_digest(_decompressed(bytes(blob))) == digest
+    except (RawTextError, zlib.error, zstandard.ZstdError):
+        return False

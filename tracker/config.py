@@ -6,6 +6,7 @@ Precedence everywhere: an explicit argument (a CLI flag) > an environment variab
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Final
 
@@ -51,6 +52,26 @@ def database_url(db: str | os.PathLike[str] | None = None) -> str:
     return f"sqlite:///{Path(value).expanduser().resolve()}"
 
 
+def url_problem(url: str) -> str | None:
+    """Why ``url`` is no database URL at all (``"its port is not a number"``, or SQLAlchemy's
+    reason), or ``None`` when it can be read (whether the database opens is another matter)."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        make_url(url)
+    except ArgumentError as exc:
+        return str(exc)
+    except ValueError:  # int() of the port, the only ValueError of make_url
+        return "its port is not a number"
+    return None
+
+
+#: The password of a URL that SQLAlchemy cannot read: ``scheme://user:PASSWORD@`` and
+#: ``password=`` (or ``passwd``, ``sslpassword``) in the query.
+_SECRET_IN_URL = re.compile(r"(://[^/@:]*:)[^/@]*@|((?:ssl)?passw(?:or)?d=)[^&]*", re.IGNORECASE)
+
+
 def shown_url(url: str) -> str:
     """A database URL fit to show: the password hidden (``***``), in the user part and in a
     ``password=`` query parameter (libpq reads both). A file path stays as it is."""
@@ -59,8 +80,9 @@ def shown_url(url: str) -> str:
 
     try:
         parsed = make_url(url)
-    except ArgumentError:
-        return url if "@" not in url else "<a database URL>"
+    except (ArgumentError, ValueError):  # not a URL; a port that is not a number
+        return _SECRET_IN_URL.sub(lambda m: f"{m.group(1) or m.group(2)}***"
+                                  + ("@" if m.group(1) else ""), url)
     secret = ("password", "passwd", "sslpassword")
     query = {k: ("***" if k.lower() in secret else v) for k, v in parsed.query.items()}
     return parsed.set(query=query).render_as_string(hide_password=True)

@@ -3,7 +3,10 @@ python-chess as SVG, and the link to lichess.org.
 
 Read from the game's stored source text (the NDJSON line or the PGN game), so nothing has to
 be downloaded again. A game whose moves cannot be read (an old PGN without moves, a variant
-python-chess does not know) is shown without them, with the reason.
+python-chess does not know, an illegal move, a stored text that no longer decodes) is shown
+without them, or with those read before the problem, and the reason in one line: never an
+exception. Only the main line is read, and at most :data:`MAX_VIEW_PGN_CHARS` of a PGN game
+(100,000 side variations cost python-chess 17 s when built as a tree).
 """
 
 from __future__ import annotations
@@ -21,6 +24,21 @@ from tracker.presentation import game_url
 
 #: Board size on screen (pixels); the SVG scales.
 BOARD_SIZE = 360
+#: Characters of a stored PGN game the view reads: a real game with every clock and comment
+#: is ~50 KB; beyond this only the moves read so far are shown, with a note.
+MAX_VIEW_PGN_CHARS = 256 * 1024
+
+
+class _MainLine(chess.pgn.GameBuilder[chess.pgn.Game]):
+    """python-chess's game builder that skips every side variation (the view shows the main
+    line): no board is copied and no node built for them, in time linear in the text."""
+
+    # BaseVisitor.begin_variation may return SKIP; GameBuilder's stub narrows it to None
+    def begin_variation(self) -> chess.pgn.SkipType:  # type: ignore[override]
+        return chess.pgn.SKIP
+
+    def end_variation(self) -> None:  # python-chess calls it for a skipped variation too
+        return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,19 +71,22 @@ def _board(variant: str, fen: str | None) -> chess.Board:
 def read_moves(raw: str, *, source: str, variant: str = "standard",
                initial_fen: str | None = None) -> tuple[chess.Board, chess.Board, str]:
     """(start position, final position with its move stack, problem) from a game's stored
-    text; the moves read before a bad one are kept."""
+    text; the moves read before a bad one are kept. A null move (``--``) is kept as one."""
     start = chess.Board()
     board = start.copy()
     try:
         if source == "pgn":
-            game = chess.pgn.read_game(io.StringIO(raw))
+            cut = len(raw) > MAX_VIEW_PGN_CHARS
+            game = chess.pgn.read_game(io.StringIO(raw[:MAX_VIEW_PGN_CHARS]), Visitor=_MainLine)
             if game is None:
                 return start, board, "the stored PGN has no game"
             start = game.board()
             board = start.copy()
             for move in game.mainline_moves():
                 board.push(move)
-            problem = f"moves read up to an error: {game.errors[0]}" if game.errors else ""
+            problem = (f"moves read up to an error: {game.errors[0]}" if game.errors else
+                       f"only the first {MAX_VIEW_PGN_CHARS // 1024} KB of this game's "
+                       f"{len(raw) // 1024} KB were read" if cut else "")
             return start, board, problem
         obj = json.loads(raw)
         start = _board(variant, obj.get("initialFen") or initial_fen)
@@ -73,8 +94,25 @@ def read_moves(raw: str, *, source: str, variant: str = "standard",
         for san in str(obj.get("moves") or "").split():
             board.push_san(san)
         return start, board, ""
-    except ValueError as exc:
+    except (ValueError, AttributeError, IndexError) as exc:
         return start, board, f"the moves cannot be read: {exc}"
+
+
+def _sans(start: chess.Board, played: list[chess.Move]) -> tuple[list[str], str]:
+    """The moves in SAN and numbered as people write them (``1. e4 e5``, ``1... e5`` when
+    Black moved first; a null move is ``--``)."""
+    replay = start.copy()
+    sans: list[str] = []
+    parts: list[str] = []
+    for move in played:
+        san = replay.san(move)
+        if replay.turn == chess.WHITE:
+            parts.append(f"{replay.fullmove_number}. {san}")
+        else:
+            parts.append(f"{replay.fullmove_number}... {san}" if not parts else san)
+        sans.append(san)
+        replay.push(move)
+    return sans, " ".join(parts)
 
 
 def game_moves(game_id: str, raw: str, *, source: str, variant: str = "standard",
@@ -83,14 +121,22 @@ def game_moves(game_id: str, raw: str, *, source: str, variant: str = "standard"
     start, board, problem = read_moves(raw, source=source, variant=variant,
                                        initial_fen=initial_fen)
     played = list(board.move_stack)
-    replay = start.copy()
-    sans = []
-    for move in played:
-        sans.append(replay.san(move))
-        replay.push(move)
-    numbered = start.variation_san(played) if played else ""
+    sans, numbered = _sans(start, played)
     svg = chess.svg.board(board, size=BOARD_SIZE, lastmove=played[-1] if played else None,
                           orientation=chess.WHITE if orientation == "white" else chess.BLACK,
                           check=board.king(board.turn) if board.is_check() else None)
     return GameMoves(game_id, sans, numbered, board.fen(), svg,
                      game_url(game_id, orientation), problem)
+
+
+def unreadable(game_id: str, reason: str, *, orientation: str = "white") -> GameMoves:
+    """The view of a game whose stored text cannot be read (``reason``, one line): no moves,
+    the start position, and how to repair it."""
+    board = chess.Board()
+    return GameMoves(
+        game_id, [], "", board.fen(),
+        chess.svg.board(board, size=BOARD_SIZE,
+                        orientation=chess.WHITE if orientation == "white" else chess.BLACK),
+        game_url(game_id, orientation),
+        f"this game's stored text cannot be read: {reason}; import the game again to repair "
+        "it")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Final
 
@@ -17,8 +18,10 @@ from typing import Any, Final
 from tracker.exact import dumps as dumps
 from tracker.exact import points as points
 from tracker.exact import shown as shown
+from tracker.fide.rules import round_half_away
+from tracker.fide.scale import range_note
 from tracker.report import PERIOD_KEYS as PERIOD_KEYS
-from tracker.report import GameDetail, ReplayReport
+from tracker.report import GameDetail, PeriodRow, ReplayReport, rating_json
 from tracker.report import band_json as band_json
 from tracker.report import conversion_json as conversion_json
 from tracker.report import period_json as period_json
@@ -53,7 +56,7 @@ def periods_csv(report: ReplayReport) -> str:
             band = band_json(row.band) if row.band is not None else {}
             j.update(scale=report.scale_label, band_min=band.get("min"),
                      band_median=band.get("median"), band_max=band.get("max"),
-                     fide_real=row.fide_real, gap=row.gap)
+                     fide_real=row.fide_real, gap=rating_json(row.gap))
         writer.writerow("" if j[k] is None else j[k]
                         for k in (*PERIOD_KEYS, *(SCALE_CSV_KEYS if extra else ())))
     return buf.getvalue()
@@ -109,3 +112,102 @@ def game_row(detail: GameDetail) -> dict[str, Any]:
         "delta": shown(detail.delta, places),
         "url": game_url(game.id, sel.color),
     }
+
+
+# The answer in words: what the CLI's last lines and the dashboard's headline say.
+
+def rating_text(x: int | Fraction | Decimal | None, empty: str = "-") -> str:
+    """A rating as people read it: ``1499``, ``1605.5`` (a median of two), never ``1640.0``."""
+    if x is None:
+        return empty
+    if isinstance(x, Decimal):
+        x = Fraction(x)
+    if isinstance(x, Fraction):
+        return str(x.numerator) if x.denominator == 1 else str(points(x))
+    return str(x)
+
+
+def k_text(row: PeriodRow) -> str:
+    """K of a period: ``20``, or the models' range ``12–13`` where they differ, ``-`` while
+    unrated."""
+    ks = row.k_range
+    if ks is None:
+        return "-"
+    return str(ks[0]) if ks[0] == ks[1] else f"{ks[0]}–{ks[1]}"
+
+
+def start_text(report: ReplayReport) -> str:
+    """How the replay starts, said once: ``"starting unrated"``, ``"from 1850"``, ``"from 1500
+    (Lichess scale; lebowitz 1571, mathtuition 1640)"``, or ``"starting unrated: Lichess 400
+    is below what lebowitz can place (model output 400 is below FIDE's floor of the time
+    (1000))"``."""
+    s = report.settings
+    if s.start_rating is None:
+        return "starting unrated"
+    if report.model is None or s.start_scale == "fide":
+        scale = " (FIDE scale)" if report.model is not None else ""
+        return f"from {s.start_rating}{scale}"
+    mapped = report.start_ratings
+    placed = {k: v for k, v in mapped.items() if v is not None}
+    why = "; ".join(
+        f"{m.key}: {range_note(m, report.perf, s.start_rating) or 'no FIDE rating'}"
+        for m in report.models if mapped.get(m.key) is None)
+    if not placed:
+        return (f"starting unrated: Lichess {s.start_rating} is outside what the models can "
+                f"place ({why})")
+    each = ", ".join(f"{k} {v}" for k, v in placed.items())
+    return (f"from Lichess {s.start_rating} ({each}"
+            + (f"; unrated under {why}" if why else "") + ")")
+
+
+def real_now(report: ReplayReport) -> int | None:
+    """The real FIDE rating of the compared list now (its latest entry), ``None`` without one."""
+    return report.real_now
+
+
+def gap_text(report: ReplayReport) -> str | None:
+    """The mean gap in words, signed, whole points: ``"98 points below your real standard
+    rating, over 14 months"``; ``None`` without a real list or an overlap."""
+    gap = report.mean_gap
+    if gap is None:
+        return None
+    n = report.gap_periods
+    points_ = round_half_away(gap)
+    months = f"over {n} month{'s' * (n != 1)}"
+    which = f"your real {report.real_list or 'given'} rating"
+    if points_ == 0:
+        return f"level with {which} on average, {months}"
+    side = "above" if points_ > 0 else "below"
+    return (f"{abs(points_)} point{'s' * (abs(points_) != 1)} {side} {which} on average, "
+            f"{months}")
+
+
+def answer_text(report: ReplayReport) -> str:
+    """The FIDE-style rating now with its scale: ``"1499 on the FIDE scale (all models:
+    lebowitz, mathtuition): the models' median, band 1453–1545"``, or ``"unrated: fell to
+    1361, below 1400"`` (always the answer of :attr:`ReplayReport.current_rating`)."""
+    now = report.current_rating
+    if now is None:
+        reason = report.unrated_reason() or "unrated"
+        reason = reason.removesuffix(": unrated from next period")
+        text = reason if reason.startswith("unrated") else f"unrated: {reason}"
+        return f"{text} on the {report.scale_label}"
+    text = f"{rating_text(now)} on the {report.scale_label}"
+    band = report.current_band
+    if report.banded and band is not None and band.min is not None:
+        text += f": the models' median, band {band.min}–{band.max}"
+    return text
+
+
+def conversion_text(report: ReplayReport) -> str | None:
+    """The static conversion, labelled for what it is and placed after the answer: what a
+    conversion site says from today's Lichess rating alone, and why the replay differs;
+    ``None`` on the Lichess scale."""
+    if not report.conversions or report.current_lichess is None:
+        return None
+    conv = ", ".join(f"{k} {c.rating if c.rating is not None else 'no FIDE rating'}"
+                     for k, c in report.conversions.items())
+    return (f"For comparison, what a conversion site says from today's Lichess "
+            f"{report.current_lichess} alone: {conv}. The replay differs: it rates every game "
+            "month by month against the opponent's converted rating under FIDE's rules "
+            "(K, the 700 rule, the floor), not today's Lichess number.")

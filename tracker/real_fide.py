@@ -50,24 +50,27 @@ class FideRefresh:
 
 
 def link_player(store: Store, username: str, fide_id: str | int, *, base_url: str,
-                session: requests.Session) -> FideRefresh:
+                session: requests.Session, on_wait: Callable[[str], None] | None = None
+                ) -> FideRefresh:
     """Fetch FIDE player ``fide_id`` and link it to the tracked player ``username``.
 
     Checks the id (FideIdError) and the player (UnknownPlayerError) first, then fetches: an
     unknown id raises UnknownFideIdError (exit 2) and nothing is stored; any other fetch
     failure raises FideError. A second link replaces the first; a re-link of the same id
-    refreshes it without duplicating a row.
+    refreshes it without duplicating a row. ``on_wait`` is told (one line) when Lichess asks
+    to wait (HTTP 429) before the one retry.
     """
     fid = parse_fide_id(fide_id)
     uid = resolve_player(store, username)
-    return _fetch_and_save(store, uid, fid, base_url, session)
+    return _fetch_and_save(store, uid, fid, base_url, session, on_wait)
 
 
 def _fetch_and_save(store: Store, uid: str, fid: int, base_url: str,
-                    session: requests.Session) -> FideRefresh:
+                    session: requests.Session, on_wait: Callable[[str], None] | None = None
+                    ) -> FideRefresh:
     from tracker.sources.fide_api import fetch_fide_player
 
-    data = fetch_fide_player(session, base_url, fid)
+    data = fetch_fide_player(session, base_url, fid, on_wait=on_wait)
     counts = save_fide_player(store, data, player_id=uid)
     link = load_fide_link(store, uid)
     assert link is not None  # just saved

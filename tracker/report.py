@@ -10,13 +10,14 @@ from the engine (:mod:`tracker.fide`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Final
 
+from tracker.calibration import club_scale_model, is_club_scale
 from tracker.errors import TrackerError
 from tracker.exact import points, shown
 from tracker.fide import PeriodResult, game_expected, rated_in_chapter
@@ -26,11 +27,12 @@ from tracker.lichess_line import LichessPoint
 from tracker.perfs import perf_key
 from tracker.replay_pass import LazyList, LazySelected
 from tracker.report_runs import report_replays
-from tracker.selection import Selected, select_games
+from tracker.selection import FUTURE, Selected, select_games
 from tracker.settings import (
     ALL_MODELS,
     LICHESS_SCALE,
     ResolvedSettings,
+    default_scale,
     get_settings,
     validate_settings,
 )
@@ -49,9 +51,14 @@ class NoGamesError(TrackerError, LookupError):
 
 
 class ScaleError(TrackerError, ValueError):
-    """A scale that cannot replay this perf (one line naming the models that can; exit 2)."""
+    """A scale that cannot replay this perf (one line naming the models that can; exit 2).
+    ``scale``: the scale refused."""
 
     exit_code = 2
+
+    def __init__(self, message: str, scale: str = "") -> None:
+        super().__init__(message)
+        self.scale = scale
 
 
 #: A real FIDE rating list: ``(month "YYYY-MM", rating points)`` entries, oldest first, each
@@ -61,27 +68,47 @@ RealLine = Sequence[tuple[str, int]]
 
 @dataclass(frozen=True, slots=True)
 class Band:
-    """``rating_after`` of one period under every model of a ``--scale all`` replay.
+    """``rating_after`` of one period under every model of a ``--scale all`` replay with two
+    models or more (one covering model is the answer itself: no band).
 
     ``models``: model key → rating after the period (``None`` = unrated under that model);
     ``min``/``median``/``max`` over the rated ones (``None`` when none is rated). The median
     of an even count is the mean of the middle two, so it may end in .5 (exact Fraction).
+    ``results``: model key → that model's whole period (K, rating before, note…).
     """
 
     models: dict[str, int | None]
     min: int | None
     median: Fraction | None
     max: int | None
+    results: Mapping[str, PeriodResult] = field(default_factory=dict)
 
 
-def band_of(models: dict[str, int | None]) -> Band:
+def median(values: Iterable[int | Fraction | Decimal | None]) -> Fraction | None:
+    """The median of the values that are not ``None`` (the mean of the middle two for an even
+    count, exact), ``None`` when there are none."""
+    known = sorted(Fraction(v) for v in values if v is not None)
+    if not known:
+        return None
+    mid = len(known) // 2
+    return known[mid] if len(known) % 2 else (known[mid - 1] + known[mid]) / 2
+
+
+def band_of(models: dict[str, int | None],
+            results: Mapping[str, PeriodResult] | None = None) -> Band:
     """The band of one period's ratings by model (see :class:`Band`)."""
     rated = sorted(r for r in models.values() if r is not None)
     if not rated:
-        return Band(models, None, None, None)
-    mid = len(rated) // 2
-    median = Fraction(rated[mid]) if len(rated) % 2 else Fraction(rated[mid - 1] + rated[mid], 2)
-    return Band(models, rated[0], median, rated[-1])
+        return Band(models, None, None, None, dict(results or {}))
+    return Band(models, rated[0], median(rated), rated[-1], dict(results or {}))
+
+
+def whole(x: Fraction | None) -> int | Fraction | None:
+    """An exact rating as an ``int`` when it is whole (``1499``), else the Fraction (``3299/2``
+    is 1649.5); ``None`` stays ``None``."""
+    if x is None:
+        return None
+    return x.numerator if x.denominator == 1 else x
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,14 +132,97 @@ class PeriodRow:
     def period(self) -> str:
         return self.result.period
 
+    # The answer of the period: with several models their median (after, before, change,
+    # performance, expected score; K where they agree), else the one replay's own figures.
+
     @property
-    def gap(self) -> int | None:
-        """The honest measure: hypothetical − real (``rating_after − fide_real``), rating
-        points; ``None`` unless both exist."""
-        after = self.result.rating_after
+    def banded(self) -> bool:
+        """True when the period's figures are the median of several models."""
+        return self.band is not None and len(self.band.results) > 1
+
+    def _median_of(self, name: str) -> int | Fraction | None:
+        assert self.band is not None
+        return whole(median(getattr(r, name) for r in self.band.results.values()))
+
+    @property
+    def rating_after(self) -> int | Fraction | None:
+        """The rating in force from the next month: the models' median (may end in .5) or
+        the replay's own; ``None`` = unrated (under every model)."""
+        if self.band is not None and self.banded:
+            return whole(self.band.median)
+        return self.result.rating_after
+
+    @property
+    def rating_before(self) -> int | Fraction | None:
+        """The rating in force during the month (the models' median with several)."""
+        return self._median_of("rating_before") if self.banded else self.result.rating_before
+
+    @property
+    def change(self) -> Fraction | Decimal | None:
+        """The month's change: ``K × ΣΔR`` unrounded, or with several models the change of
+        their median (``after − before``, exact; ``None`` unless both are rated)."""
+        if not self.banded:
+            return self.result.change
+        before, after = self.rating_before, self.rating_after
+        if before is None or after is None:
+            return None
+        return Fraction(after) - Fraction(before)
+
+    @property
+    def k_range(self) -> tuple[int, int] | None:
+        """The lowest and highest K of the rated models (one replay: its K twice), ``None``
+        while unrated."""
+        ks = ([r.k for r in self.band.results.values()] if self.band is not None and self.banded
+              else [self.result.k])
+        known = [k for k in ks if k is not None]
+        return (min(known), max(known)) if known else None
+
+    @property
+    def k(self) -> int | None:
+        """K of the month where the models agree (or the one replay's), else ``None`` (their
+        range: :attr:`k_range`)."""
+        ks = self.k_range
+        return ks[0] if ks is not None and ks[0] == ks[1] else None
+
+    @property
+    def expected_score(self) -> Fraction | Decimal | None:
+        """Σ PD (the models' median with several)."""
+        if not self.banded:
+            return self.result.expected_score
+        m = self._median_of("expected_score")
+        return None if m is None else Fraction(m)
+
+    @property
+    def performance(self) -> int | Fraction | None:
+        """The performance rating of the month (the models' median with several)."""
+        return self._median_of("performance") if self.banded else self.result.performance
+
+    @property
+    def note(self) -> str:
+        """What happened: the engine's sentence, or with several models the sentence they
+        share, else each model's."""
+        if self.band is None or not self.banded:
+            return self.result.note
+        notes = {key: r.note for key, r in self.band.results.items()}
+        if len(set(notes.values())) == 1:
+            return next(iter(notes.values()))
+        after = self.rating_after
+        if self.rating_before is None and after is not None:
+            said = str(after) if isinstance(after, int) else str(points(after))
+            each = ", ".join(f"{key} {'unrated' if r is None else r}"
+                             for key, r in self.band.models.items())
+            return f"initial rating {said} published (the models' median: {each})"
+        return "; ".join(f"{key}: {note}" for key, note in notes.items())
+
+    @property
+    def gap(self) -> int | Fraction | None:
+        """The honest measure: hypothetical − real (``rating_after − fide_real``, the
+        answer's: with several models their median's), rating points, may end in .5;
+        ``None`` unless both exist."""
+        after = self.rating_after
         if after is None or self.fide_real is None:
             return None
-        return after - self.fide_real
+        return whole(Fraction(after) - self.fide_real)
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,15 +274,32 @@ class ReplayReport:
     start_ratings: dict[str, int | None] = field(default_factory=dict)
     real: RealLine = ()
     real_list: str | None = None
+    scale_note: str | None = None
 
     @property
     def counted(self) -> int:
         return sum(r.result.games for r in self.periods)
 
     @property
-    def current_rating(self) -> int | None:
-        """The FIDE-style rating in force now (after the last period), ``None`` = unrated."""
-        return self.periods[-1].result.rating_after if self.periods else None
+    def current_rating(self) -> int | Fraction | None:
+        """The FIDE-style rating in force now (after the last period), ``None`` = unrated:
+        the answer, so with several models their median (a Fraction when it ends in .5)."""
+        return self.periods[-1].rating_after if self.periods else None
+
+    @property
+    def banded(self) -> bool:
+        """True when the figures are the median of several models (``--scale all``)."""
+        return len(self.models) > 1 and self.scale == ALL_MODELS
+
+    @property
+    def answer_note(self) -> str | None:
+        """What the figures are when they are the models' median (``None`` otherwise)."""
+        if not self.banded:
+            return None
+        return (f"the median of the models ({', '.join(m.key for m in self.models)}): "
+                "rating_before, rating_after, change, expected_score, performance and gap "
+                "may end in .5; k is null where the models differ (band.k_min, band.k_max); "
+                "each model's own rating in band.models")
 
     @property
     def current_band(self) -> Band | None:
@@ -190,16 +317,38 @@ class ReplayReport:
         ``"FIDE scale (all models: lebowitz, mathtuition)"``."""
         if self.scale == LICHESS_SCALE:
             return "Lichess scale"
+        if self.scale == ALL_MODELS and len(self.models) == 1:
+            return f"FIDE scale ({self.models[0].key}, the one model covering {self.perf})"
         if self.scale == ALL_MODELS:
             return f"FIDE scale (all models: {', '.join(m.key for m in self.models)})"
+        if is_club_scale(self.scale) and self.model is not None:
+            return f"FIDE scale ({self.model.name})"
         return f"FIDE scale ({self.scale})"
 
     @property
     def mean_abs_gap(self) -> Fraction | None:
         """The mean of ``|hypothetical − real|`` over the periods where both exist (rating
         points, exact), ``None`` without an overlap."""
-        gaps = [abs(g) for r in self.periods if (g := r.gap) is not None]
-        return Fraction(sum(gaps), len(gaps)) if gaps else None
+        gaps = [abs(Fraction(g)) for r in self.periods if (g := r.gap) is not None]
+        return sum(gaps, Fraction(0)) / len(gaps) if gaps else None
+
+    @property
+    def mean_gap(self) -> Fraction | None:
+        """The mean of ``hypothetical − real`` (signed: below 0, the estimate is under the real
+        rating) over the periods where both exist, exact; ``None`` without an overlap."""
+        gaps = [Fraction(g) for r in self.periods if (g := r.gap) is not None]
+        return sum(gaps, Fraction(0)) / len(gaps) if gaps else None
+
+    @property
+    def real_now(self) -> int | None:
+        """The real FIDE rating of the compared list now: its latest entry (``None``
+        without a list)."""
+        return max(self.real)[1] if self.real else None
+
+    @property
+    def gap_periods(self) -> int:
+        """How many periods have both a hypothetical and a real rating (the gap's months)."""
+        return sum(1 for r in self.periods if r.gap is not None)
 
     def unrated_reason(self) -> str | None:
         """Why the player is unrated now, or ``None`` if rated."""
@@ -207,24 +356,37 @@ class ReplayReport:
             return None
         if not self.periods or self.counted == 0:
             return "no counted games yet"
-        return self.periods[-1].result.note
+        return self.periods[-1].note
 
     def next_k(self) -> int | None:
         """K for the next period before the 700 rule (§8.3.3), ``None`` while unrated: the
         engine's :attr:`~tracker.fide.PeriodResult.next_k` of the last period."""
         return self.periods[-1].result.next_k if self.periods else None
 
-    def on_scale(self, lichess: int | None) -> int | None:
-        """A Lichess rating in this perf on the report's scale (``None``: unknown, or the
-        model cannot place it)."""
-        if lichess is None or self.model is None:
-            return lichess
-        return convert(self.model, self.perf, lichess).rating
+    def game_model(self, key: str | None = None) -> ScaleModel | None:
+        """The model whose scale the Games page shows: ``key`` (one of :attr:`models`), else
+        the first model; ``None`` on the Lichess scale."""
+        if key is not None:
+            return next((m for m in self.models if m.key == key), self.model)
+        return self.model
 
-    def period_games(self, period: str) -> list[GameDetail]:
-        """The games of one period with PD and ΔR (from the engine) for the counted ones."""
+    def on_scale(self, lichess: int | None, model: str | None = None) -> int | None:
+        """A Lichess rating in this perf on the report's scale, or on ``model``'s (``None``:
+        unknown, or the model cannot place it)."""
+        m = self.game_model(model)
+        if lichess is None or m is None:
+            return lichess
+        return convert(m, self.perf, lichess).rating
+
+    def period_games(self, period: str, model: str | None = None) -> list[GameDetail]:
+        """The games of one period with PD and ΔR (from the engine) for the counted ones, on
+        the report's scale or ``model``'s (with several models: each game's PD exists under
+        one model's replay, the first unless ``model`` names another)."""
         row = next((r for r in self.periods if r.period == period), None)
+        m = self.game_model(model)
         rating = row.result.rating_before if row else None
+        if row is not None and row.band is not None and m is not None and m.key in row.band.results:
+            rating = row.band.results[m.key].rating_before
         engine = self.settings.engine()
         out = []
         for sel in self.games:
@@ -232,7 +394,7 @@ class ReplayReport:
                 continue
             score = Fraction(sel.score_halves, 2) if sel.score_halves is not None else None
             pd = delta = None
-            opponent = self.on_scale(sel.opponent_rating)
+            opponent = self.on_scale(sel.opponent_rating, model)
             if (sel.counts and rating is not None and opponent is not None
                     and sel.score_halves is not None):
                 scored = game_expected(rating, opponent, sel.score_halves, engine, period=period)
@@ -256,12 +418,12 @@ def scale_models(scale: str, perf: str) -> tuple[ScaleModel, ...]:
     covering = models_for(perf)
     names = ", ".join(m.key for m in covering)
     if not covering:
-        raise ScaleError(f"no scale model covers {perf}: use --scale lichess")
+        raise ScaleError(f"no scale model covers {perf}: use --scale lichess", scale)
     if scale == ALL_MODELS:
         return covering
     m = scale_model(scale)
     if not m.covers(perf):
-        raise ScaleError(f"{m.key} does not cover {perf}; models that do: {names}")
+        raise ScaleError(f"{m.key} does not cover {perf}; models that do: {names}", scale)
     return (m,)
 
 
@@ -317,7 +479,11 @@ def build_report(
             chapter=chapter,
         )
     ).resolved(perf)
-    models = scale_models(settings.scale, perf)
+    if is_club_scale(settings.scale):  # a club model: data from the store, handed on as is
+        models: tuple[ScaleModel, ...] = (club_scale_model(store, settings.scale, perf),)
+        scale_note: str | None = None
+    else:
+        models, settings, scale_note = _models_of(settings, perf, given=scale is not None)
     real = tuple(real or ())
     # The pass and its replay on each scale: saved ones while no game was written since.
     seen, runs = report_replays(store, uid, perf, settings, models)
@@ -338,9 +504,10 @@ def build_report(
         if r.not_rated:
             excluded[NOT_RATED_600] = r.not_rated
         band = None
-        if settings.scale == ALL_MODELS:
+        if settings.scale == ALL_MODELS and len(models) > 1:
             band = band_of({m.key: run.results[i].rating_after for m, run in zip(
-                models, runs, strict=True)})
+                models, runs, strict=True)}, {m.key: run.results[i] for m, run in zip(
+                    models, runs, strict=True)})
         period_rows.append(PeriodRow(r, excluded, last_lichess, band,
                                      real_after.get(r.period)))
 
@@ -350,6 +517,9 @@ def build_report(
     def load_games() -> list[Selected]:
         games = list(queries.player_games(store, uid, perf))
         selected = select_games(games, uid, perf, count_provisional=settings.count_provisional)
+        if months:  # a game dated in the future is listed where the pass counted it
+            selected = [replace(s, period=months[-1]) if s.reason == FUTURE else s
+                        for s in selected]
         selected.sort(key=lambda s: s.period)  # stable: end order within a month
         return [_on_scale_reason(s, first, perf, in_force.get(s.period), settings)
                 for s in selected]
@@ -368,13 +538,46 @@ def build_report(
         scale=settings.scale,
         model=first,
         models=models,
-        conversions={m.key: convert(m, perf, current) for m in models_for(perf)}
+        conversions={m.key: convert(m, perf, current) for m in (*models_for(perf), *models)}
         if models and current is not None else {},
         start_ratings={m.key: run.start_rating for m, run in zip(models, runs, strict=True)}
         if settings.start_rating is not None and models else {},
         real=real,
         real_list=real_list if real else None,
+        scale_note=scale_note,
     )
+
+
+def saved_scale_note(saved: str, perf: str) -> str:
+    """What a replay says when the player's saved scale cannot replay ``perf`` and the perf's
+    default is shown instead (the CLI and the dashboard alike)."""
+    fallback = default_scale(perf)
+    shown_instead = "all models" if fallback == ALL_MODELS else "the Lichess scale"
+    return (f"your saved scale {saved} (tracker settings) does not cover {perf}: "
+            f"{shown_instead} shown instead")
+
+
+def _models_of(settings: ResolvedSettings, perf: str, *, given: bool
+               ) -> tuple[tuple[ScaleModel, ...], ResolvedSettings, str | None]:
+    """The models of the settings' scale for ``perf``, the settings and a note for people.
+
+    One rule for the CLI and the dashboard: a scale given for this replay (``--scale``) that
+    cannot replay the perf is a ScaleError (exit 2); a *saved* scale that cannot is replaced
+    by the perf's default (:func:`~tracker.settings.default_scale`) and the note says so. The
+    note also says when the default is the Lichess scale because no model covers the perf.
+    """
+    try:
+        models = scale_models(settings.scale, perf)
+    except ScaleError:
+        if given:
+            raise
+        note = saved_scale_note(settings.scale, perf)
+        settings = replace(settings, scale=default_scale(perf))
+        return scale_models(settings.scale, perf), settings, note
+    if settings.scale == LICHESS_SCALE and not models_for(perf):
+        return models, settings, f"no scale model covers {perf}: its figures stay on the " \
+            "Lichess scale, not FIDE's"
+    return models, settings, None
 
 
 def _on_scale_reason(sel: Selected, model: ScaleModel | None, perf: str, rating: int | None,
@@ -413,31 +616,41 @@ PERIOD_KEYS: Final = (
 )
 
 
+def rating_json(x: int | Fraction | None) -> int | Decimal | None:
+    """A rating as JSON shows it: whole, or ending in .5 (a median of two models)."""
+    return x if x is None or isinstance(x, int) else points(x)
+
+
 def period_json(row: PeriodRow) -> dict[str, Any]:
-    """One period with exactly :data:`PERIOD_KEYS` (Decimals for exact numbers)."""
+    """One period with exactly :data:`PERIOD_KEYS` (Decimals for exact numbers): the answer's
+    figures (with several models their median, see :class:`PeriodRow`)."""
     r = row.result
     return {
         "period": r.period,
         "games": r.games,
         "excluded": dict(sorted(row.excluded.items())),
         "score": points(r.score),
-        "expected_score": shown(r.expected_score),
-        "k": r.k,
-        "rating_before": r.rating_before,
-        "change": shown(r.change),
-        "rating_after": r.rating_after,
-        "performance": r.performance,
+        "expected_score": shown(row.expected_score),
+        "k": row.k,
+        "rating_before": rating_json(row.rating_before),
+        "change": shown(row.change),
+        "rating_after": rating_json(row.rating_after),
+        "performance": rating_json(row.performance),
         "lichess_rating": row.lichess_rating,
     }
 
 
 def band_json(band: Band) -> dict[str, Any]:
-    """One period's band: ``min``, ``median`` (may end in .5), ``max``, ``models``."""
+    """One period's band: ``min``, ``median`` (may end in .5), ``max``, ``models`` (each
+    model's rating after), ``k_min``/``k_max`` (the models' K, ``null`` while unrated)."""
+    ks = [r.k for r in band.results.values() if r.k is not None]
     return {
         "min": band.min,
         "median": None if band.median is None else points(band.median),
         "max": band.max,
         "models": dict(band.models),
+        "k_min": min(ks) if ks else None,
+        "k_max": max(ks) if ks else None,
     }
 
 
@@ -451,6 +664,8 @@ def conversion_json(conversions: Mapping[str, Conversion]) -> dict[str, Any]:
 def report_json(report: ReplayReport) -> dict[str, Any]:
     """The ``tracker replay --json`` object (numbers exact: see :func:`dumps`).
 
+    With several models (``--scale all``, the default) the periods' figures are the models'
+    median (``answer``: ``"median"``, ``answer_note`` says which keys may end in .5).
     On the Lichess scale without a real FIDE line it is the original contract: ``player``,
     ``perf``, ``rules``, ``expected``, ``periods`` (each with exactly :data:`PERIOD_KEYS`).
     On a FIDE scale (or with a real FIDE line) it also has ``scale``, ``scale_label``,
@@ -475,6 +690,11 @@ def report_json(report: ReplayReport) -> dict[str, Any]:
         out["model"] = report.model.key
         out["models"] = [m.key for m in report.models]
         out["conversions"] = conversion_json(report.conversions)
+    if report.answer_note is not None:
+        out["answer"] = "median"
+        out["answer_note"] = report.answer_note
+    if report.scale_note is not None:
+        out["scale_note"] = report.scale_note
     if report.start_ratings:
         out["start_ratings"] = dict(report.start_ratings)
     periods = []
@@ -484,10 +704,12 @@ def report_json(report: ReplayReport) -> dict[str, Any]:
             j["band"] = band_json(row.band)
         if report.real:
             j["fide_real"] = row.fide_real
-            j["gap"] = row.gap
+            j["gap"] = rating_json(row.gap)
         periods.append(j)
     out["periods"] = periods
     if report.real:
         out["fide_list"] = report.real_list
+        out["fide_real_now"] = report.real_now
         out["mean_abs_gap"] = shown(report.mean_abs_gap)
+        out["mean_gap"] = shown(report.mean_gap)
     return out

@@ -32,10 +32,11 @@ from tracker._version import __version__
 from tracker.fide import CountedGame
 from tracker.lichess_line import MsLine
 from tracker.replay_pass import MonthOf, RowView
-from tracker.selection import exclusion_reason, score_halves
+from tracker.selection import FUTURE, exclusion_reason, score_halves
 from tracker.store import queries, snapshots
 from tracker.store.db import Store
 from tracker.store.games import REPLAY_COLUMNS
+from tracker.utc import now_ms
 
 
 @contextmanager
@@ -110,6 +111,10 @@ class Pass:
         periods = self.periods
         return [periods[i] for i in self.counted_at]
 
+    def dated_in_future(self) -> bool:
+        """Whether a game was left out as dated in the future (the pass changes with time)."""
+        return any(FUTURE in reasons for reasons in self.excluded.values())
+
     def monthly_last(self) -> dict[str, int]:
         """The line's last rating in each month (``"YYYY-MM"`` → rating points)."""
         if self.monthly is None:
@@ -117,10 +122,13 @@ class Pass:
         return self.monthly
 
 
-def walk(rows: Iterable[Sequence[Any]], uid: str, *, count_provisional: bool) -> Pass:
+def walk(rows: Iterable[Sequence[Any]], uid: str, *, count_provisional: bool,
+         now: int | None = None) -> Pass:
     """One pass over plain rows (see :mod:`tracker.replay_pass`): the selection's reasons, the
     counted games and the Lichess line, without building a record per game. Rows come in end
-    order, so the periods come in order too."""
+    order, so the periods come in order too. ``now`` (ms UTC, default now): a game that ends
+    after it is left out as dated in the future (see :func:`_left_out_as_future`)."""
+    at = now_ms() if now is None else now
     seen = Pass()
     view, month = RowView(), MonthOf()
     white, black = view.white, view.black
@@ -137,12 +145,15 @@ def walk(rows: Iterable[Sequence[Any]], uid: str, *, count_provisional: bool) ->
         if color is None:
             continue
         games += 1
-        if month(view.ended_ms) != period:
-            period = month(view.ended_ms)
-            periods.append(period)
         me, opp = (white, black) if color == "white" else (black, white)
         if name is None and me.name:
             name = me.name
+        if view.ended_ms > at:  # rows in end order: every later game is in the future too
+            _left_out_as_future(seen, month(view.ended_ms))
+            continue
+        if month(view.ended_ms) != period:
+            period = month(view.ended_ms)
+            periods.append(period)
         reason = exclusion_reason(view, color, count_provisional=count_provisional)
         if reason is None:
             # exclusion_reason() let it through: a finished game against a rated opponent.
@@ -158,6 +169,16 @@ def walk(rows: Iterable[Sequence[Any]], uid: str, *, count_provisional: bool) ->
         add_point(view.id, view.created_ms, view.ended_ms, view.rated, me.rating, me.rating_diff)
     seen.games, seen.name, seen.rows = games, name, read
     return seen
+
+
+def _left_out_as_future(seen: Pass, its_month: str) -> None:
+    """Count a game dated in the future (``its_month`` ``"YYYY-MM"``) as left out, under the
+    last period with games (its own month when there is none): it makes no period of its own
+    and no point of the Lichess line, so the replay and "now" stay those of the games
+    played."""
+    if not seen.periods:
+        seen.periods.append(its_month)
+    seen.excluded.setdefault(seen.periods[-1], Counter())[FUTURE] += 1
 
 
 class _Saved(msgspec.Struct, array_like=True):
@@ -261,5 +282,18 @@ def save_walk(store: Store, seq: int, rows: Iterable[Sequence[Any]], uid: str, p
     """The pass over ``rows``, saved with ``seq``: the write counter read *before* the rows
     (a write in between leaves the saved pass stale, never wrong)."""
     seen = walk(rows, uid, count_provisional=count_provisional)
-    snapshots.save_pass(store, uid, perf, _options(count_provisional), seq, encode(seen))
+    if not seen.dated_in_future():  # such a game counts once its date is past: not saved
+        snapshots.save_pass(store, uid, perf, _options(count_provisional), seq, encode(seen))
     return seen
+
+
+def player_pass(store: Store, uid: str, perf: str, *, count_provisional: bool) -> Pass:
+    """The pass alone (no scale's replay, see :mod:`tracker.report_runs` for a report's): the
+    saved one while no game was written since, else :func:`compute`. ``uid``: the player's
+    lowercase Lichess id."""
+    saved = snapshots.saved_pass(store, uid, perf, _options(count_provisional))
+    if saved.payload is not None:
+        seen = decode(saved.payload)
+        if seen is not None:
+            return seen
+    return compute(store, uid, perf, count_provisional=count_provisional, seq=saved.write_seq)

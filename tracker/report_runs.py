@@ -31,18 +31,16 @@ import msgspec
 
 from tracker import fide
 from tracker.fide import CountedGame, PeriodResult, replay
-from tracker.fide.scale import ScaleModel, convert, models_for
+from tracker.fide.scale import MODELS, ScaleModel, convert, models_for
 from tracker.fide.scale import model as scale_model
 from tracker.perfs import PerfError, perf_key
 from tracker.report_pass import (
     CODE_PRINT,
     Pass,
     decode,
-    encode,
     gc_paused,
     options,
     save_walk,
-    walk,
 )
 from tracker.settings import (
     ALL_MODELS,
@@ -118,7 +116,7 @@ def run_options(scale: str, settings: ResolvedSettings) -> str:
     key = repr((scale, settings.start_rating, settings.start_scale, settings.birth_year,
                 settings.rules, settings.expected, settings.chapter,
                 settings.count_provisional, RUN_PRINT))
-    return "r-" + hashlib.sha256(key.encode()).hexdigest()[:30]
+    return snapshots.REPLAY_PREFIX + hashlib.sha256(key.encode()).hexdigest()[:30]
 
 
 # A saved replay: its periods as rows of plain values, exact numbers as text ("F" + a
@@ -197,16 +195,25 @@ def _replays(store: Store, uid: str, perf: str, seen: Pass, scales: Sequence[Sca
     runs: list[OnScale] = []
     fresh: dict[str, bytes] = {}
     for m in scales:
-        key = run_options(_scale_key(m), settings)
-        run = decode_run(saved.get(key), months)
+        key = run_options(_scale_key(m), settings) if _savable(m) else None
+        run = decode_run(saved.get(key), months) if key is not None else None
         if run is None:
             if labels is None:
                 labels = seen.counted_periods()
             run = replay_on(m, perf, seen, months, settings, labels)
-            fresh[key] = encode_run(run)
+            if key is not None:
+                fresh[key] = encode_run(run)
         runs.append(run)
-    snapshots.save_passes(store, uid, perf, seq, fresh)
+    if not seen.dated_in_future():  # such a pass changes with time: neither it nor its replays
+        snapshots.save_passes(store, uid, perf, seq, fresh)
     return runs
+
+
+def _savable(model: ScaleModel | None) -> bool:
+    """Whether a scale's replay may be saved: the Lichess scale and the models of the code
+    (:data:`~tracker.fide.scale.MODELS`, in the replay's key through :data:`RUN_PRINT`), not a
+    club model, which is data in the store that may change without a game written."""
+    return model is None or MODELS.get(model.key) is model
 
 
 def report_replays(store: Store, uid: str, perf: str, settings: ResolvedSettings,
@@ -237,16 +244,18 @@ def default_scales(settings: ResolvedSettings, perf: str) -> list[ScaleModel | N
     """The scales a first report of ``perf`` reads with the player's saved settings: every
     model covering the perf for ``all`` (their median is the answer; the Lichess scale where
     none covers it), the model for a model key, the Lichess scale (``None``) for
-    ``lichess``. A model that does not cover the perf gives none (its report is an error)."""
+    ``lichess``; a saved model that does not cover the perf gives the perf's default (what the
+    report shows instead), a club model none (its replays are not saved)."""
+    every: list[ScaleModel | None] = [*models_for(perf)] or [None]
     if settings.scale == LICHESS_SCALE:
         return [None]
     if settings.scale == ALL_MODELS:
-        return list(models_for(perf)) or [None]
+        return every
     try:
         m = scale_model(settings.scale)
-    except KeyError:
+    except KeyError:  # a club model: data, not saved (see _savable)
         return []
-    return [m] if m.covers(perf) else []
+    return [m] if m.covers(perf) else every  # a saved scale not covering it: the default
 
 
 def refresh(store: Store, username: str) -> list[str]:
@@ -279,8 +288,8 @@ def refresh(store: Store, username: str) -> list[str]:
                 continue
             seen = decode(current.payloads[key]) if key in current.payloads else None
             if seen is None:
-                seen = walk(rows, uid, count_provisional=settings.count_provisional)
-                snapshots.save_pass(store, uid, perf, key, seq, encode(seen))
+                seen = save_walk(store, seq, rows, uid, perf,
+                                 count_provisional=settings.count_provisional)
             if seen.rows:
                 _replays(store, uid, perf, seen, scales, settings, current.payloads, seq)
             done.append(perf)

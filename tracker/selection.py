@@ -15,10 +15,14 @@ from datetime import datetime
 from typing import Final, Protocol
 
 from tracker.records import BLACK_WINS, DRAW, WHITE_WINS, Color, GameRecord, Side, month_of
+from tracker.utc import now_ms, utc_from_ms
 
 # Reasons a game of the perf is left out, in the order they are checked. Who the opponent was
 # comes before how the game was played: a game against the AI or an anonymous player is always
 # casual too, and "opponent is the computer" / "opponent unrated" says more (cases C03, C04).
+#: A game that ends after the replay is made (a mistyped date, a clock far ahead: a PGN game
+#: dated 2999.01.01): no rating period can have rated it yet. Checked first.
+FUTURE: Final = "dated in the future"
 VARIANT: Final = "variant or from position"
 CASUAL: Final = "casual"
 RATED_UNKNOWN: Final = "rated unknown"
@@ -31,6 +35,7 @@ OPPONENT_UNRATED: Final = "opponent unrated"
 PROVISIONAL: Final = "provisional opponent"
 
 REASONS: Final = (
+    FUTURE,
     VARIANT,
     COMPUTER,
     OPPONENT_UNRATED,
@@ -141,7 +146,8 @@ def exclusion_reason(game: GameLike, color: Color, *, count_provisional: bool = 
                      ) -> str | None:
     """Why ``game`` does not count for the player on ``color``, or ``None`` if it counts.
 
-    The perf is not checked here (the caller selects the perf's games).
+    The perf is not checked here (the caller selects the perf's games), nor the date (see
+    :data:`FUTURE`: :func:`select_games` and the report's pass check it first).
     """
     me = game.side(color)
     opp = game.side(other(color))
@@ -171,13 +177,15 @@ def exclusion_reason(game: GameLike, color: Color, *, count_provisional: bool = 
 
 
 def select_games(games: list[GameRecord] | tuple[GameRecord, ...], user_id: str, perf: str, *,
-                 count_provisional: bool = False) -> list[Selected]:
+                 count_provisional: bool = False, now: int | None = None) -> list[Selected]:
     """The player's games of ``perf``, each with its period, score and reason (or none).
 
     ``games`` are the player's games (any perf); games of other perfs or that the player did
-    not play are dropped silently. Order is kept.
+    not play are dropped silently. Order is kept. ``now``: ms since the epoch UTC (default:
+    now); a game that ends after it is left out as :data:`FUTURE`.
     """
     uid = user_id.lower()
+    after = utc_from_ms(now_ms() if now is None else now)
     out: list[Selected] = []
     for g in games:
         if g.perf != perf:
@@ -185,6 +193,7 @@ def select_games(games: list[GameRecord] | tuple[GameRecord, ...], user_id: str,
         color = g.color_of(uid)
         if color is None:
             continue
-        reason = exclusion_reason(g, color, count_provisional=count_provisional)
+        reason = (FUTURE if g.ended_at > after else
+                  exclusion_reason(g, color, count_provisional=count_provisional))
         out.append(Selected(g, color, month_of(g.ended_at), score_halves(g.result, color), reason))
     return out

@@ -43,8 +43,21 @@ LICHESS_SCALE: Final = "lichess"
 ALL_MODELS: Final = "all"
 #: ``--scale`` values: ``lichess``, a model key of :data:`tracker.fide.scale.MODELS`, ``all``.
 SCALES: Final = (LICHESS_SCALE, *MODELS, ALL_MODELS)
-#: [choice] The default scale: the raw Lichess numbers (docs/rules.md §11 says why).
-DEFAULT_SCALE: Final = LICHESS_SCALE
+#: ``--scale club:NAME``: the club model of group NAME (:mod:`tracker.calibration`).
+CLUB_PREFIX: Final = "club:"
+#: [choice] The default scale: every model covering the perf, their median the answer
+#: (docs/rules.md §11 says why); the raw Lichess numbers where no model covers the perf
+#: (:func:`default_scale`).
+DEFAULT_SCALE: Final = ALL_MODELS
+
+
+def default_scale(perf: str | None) -> str:
+    """The scale a replay of ``perf`` uses when none is given or saved: ``all`` (every model
+    covering it), or ``lichess`` for a perf no model covers (correspondence, ultraBullet)."""
+    if perf is None or any(m.covers(perf) for m in MODELS.values()):
+        return ALL_MODELS
+    return LICHESS_SCALE
+
 
 #: Which scale a start rating is given on: ``fide`` (a real FIDE rating, used as is) or
 #: ``lichess`` (mapped through the replay's model, like the opponents).
@@ -71,7 +84,8 @@ class PlayerSettings:
     start unrated (default). ``birth_year`` enables the junior K 40. ``rules``:
     ``fide-2025-10`` (default) or ``fide-2024-03``. ``expected``: ``table`` (default) or
     ``formula``. ``count_provisional``: count games against provisional opponents (default no).
-    ``scale``: ``lichess`` (default), a scale model's key, or ``all`` (docs/rules.md §11).
+    ``scale``: ``lichess``, a scale model's key, or ``all`` (default; ``lichess`` for a perf no
+    model covers, see :func:`default_scale`; docs/rules.md §11).
     ``start_scale``: the scale ``start_rating`` is on, ``fide`` (default) or ``lichess``.
     ``chapter``: force FIDE's ``standard`` or ``rapid-blitz`` chapter; ``None`` (default) =
     by perf (docs/rules.md §10).
@@ -95,16 +109,27 @@ class PlayerSettings:
             rules=self.rules or DEFAULT_RULES,
             expected=self.expected or DEFAULT_EXPECTED,
             count_provisional=bool(self.count_provisional),
-            scale=self.scale or DEFAULT_SCALE,
+            scale=self.scale or default_scale(perf),
             start_scale=self.start_scale or DEFAULT_START_SCALE,
             chapter=self.chapter or (chapter_for_perf(perf) if perf else "standard"),
         )
 
     def override(self, **flags: Any) -> PlayerSettings:
-        """These settings with every flag that is not ``None`` put over them."""
+        """These settings with every flag that is not ``None`` put over them (the named
+        values in any case: ``--scale ALL`` is ``all``)."""
         values = {k: getattr(self, k) for k in SETTING_NAMES}
-        values.update({k: v for k, v in flags.items() if v is not None})
+        values.update({k: v for k, v in lowered(flags).items() if v is not None})
         return PlayerSettings(**values)
+
+
+#: The settings whose values are names, taken in any case (``--scale Lebowitz``).
+NAMED: Final = ("rules", "expected", "scale", "start_scale", "chapter")
+
+
+def lowered(values: dict[str, Any]) -> dict[str, Any]:
+    """``values`` with the named settings' text stripped and lowercased (see :data:`NAMED`)."""
+    return {k: v.strip().lower() if k in NAMED and isinstance(v, str) else v
+            for k, v in values.items()}
 
 
 #: The names of the settings, in order (the keys :func:`save_settings` accepts).
@@ -136,10 +161,25 @@ class ResolvedSettings:
         )
 
 
+def _club_scale_ok(scale: str) -> bool:
+    """``club:GROUP`` with a name a group can have (whether it has a model is checked by the
+    replay)."""
+    from tracker.store.groups import check_name
+
+    if not scale.startswith(CLUB_PREFIX):
+        return False
+    try:
+        check_name(scale.removeprefix(CLUB_PREFIX))
+    except ValueError:
+        return False
+    return True
+
+
 def validate_settings(s: PlayerSettings) -> PlayerSettings:
     """Check ranges; raises SettingsError with a one-line message."""
-    if s.scale is not None and s.scale not in SCALES:
-        raise SettingsError(f"unknown scale {s.scale!r}: use {', '.join(SCALES)}")
+    if s.scale is not None and s.scale not in SCALES and not _club_scale_ok(s.scale):
+        raise SettingsError(f"unknown scale {s.scale!r}: use {', '.join(SCALES)} or "
+                            "club:GROUP (a group's calibrated model)")
     if s.start_scale is not None and not is_start_scale(s.start_scale):
         raise SettingsError(
             f"unknown start-rating scale {s.start_scale!r}: use {' or '.join(START_SCALES)}")
@@ -194,7 +234,7 @@ def save_settings(store: Store, username: str, **changes: Any) -> PlayerSettings
     if unknown:
         raise SettingsError(f"unknown setting(s): {', '.join(sorted(unknown))}")
     merged = {k: getattr(get_settings(store, uid), k) for k in SETTING_NAMES}
-    merged.update(changes)
+    merged.update(lowered(changes))
     settings = validate_settings(PlayerSettings(**merged))
     players.save_settings_row(store, uid, players.SettingsRow(
         settings.start_rating, settings.birth_year, settings.rules, settings.expected,

@@ -28,26 +28,44 @@ def _label(period: str) -> str:
 
 if st.session_state.get("games_period") not in by_period:
     st.session_state["games_period"] = periods[0]
-st.header(f"Games — {report.player}, {perf}")
+st.header(f"Games — {ui.md(report.player)}, {perf}", anchor=False)
+ui.scale_caption(report)
 pick, show_col = st.columns([2, 3], vertical_alignment="bottom")
 period = pick.selectbox("Rating period (UTC month)", periods, key="games_period",
                         format_func=_label)
 show = show_col.segmented_control("Show", ["all", "counted", "left out"], default="all",
                                   required=True, key="games_filter")
+# Each game's PD exists under one model's replay: with several models, the page shows one
+# model's scale at a time (the opponents' ratings, the rating in force and PD on it).
+model = None
+if report.banded:
+    model = str(st.segmented_control(
+        "Opponents' ratings on the scale of", [m.key for m in report.models],
+        default=report.models[0].key, required=True, key="games_model",
+        help="The month's median is not one replay: each model rates every game on its own "
+             "scale. Pick whose scale the opponents' ratings, PD and ΔR are shown on."))
+on_scale = report.game_model(model)
 row = by_period[period]
 j = period_json(row)
 r = row.result
+if row.band is not None and on_scale is not None and on_scale.key in row.band.results:
+    r = row.band.results[on_scale.key]
+    st.caption(f"Shown on {on_scale.key}'s scale: the month under {on_scale.key} alone "
+               f"(the answer, the models' median, ends the month at "
+               f"{api.rating_text(row.rating_after, 'unrated')}).")
+    j = {**j, "score": r.score, "expected_score": api.shown(r.expected_score),
+         "change": api.shown(r.change)}
 if r.rating_before is not None:
     st.markdown(
         f"Rating in force **{r.rating_before}**, K **{r.k}**: score {j['score']} against "
         f"expected {j['expected_score']}, change K × ΣΔR = **{ui.signed(j['change'])}** → "
         f"**{ui.number(r.rating_after, 'unrated')}** from the next month.")
 else:
-    st.markdown(f"Unrated this month: no PD or ΔR. {r.note}.")
+    st.markdown(f"Unrated this month: no PD or ΔR. {ui.md(r.note)}.")
 if r.rating_before is not None and r.note != f"K {r.k}":  # a note that adds to the sentence
-    st.caption(r.note)
+    st.caption(ui.md(r.note))
 
-details = report.period_games(period)
+details = report.period_games(period, model)
 pairs = [(d, game_row(d)) for d in details]
 if show == "counted":
     pairs = [(d, g) for d, g in pairs if g["counted"]]
@@ -55,7 +73,7 @@ elif show == "left out":
     pairs = [(d, g) for d, g in pairs if not g["counted"]]
 rows = [g for _, g in pairs]
 
-table = pd.DataFrame(rows, columns=[*GAME_KEYS, "outcome", "points"])
+table = pd.DataFrame(rows, columns=[*GAME_KEYS, "outcome", "points", "opponent_on_scale"])
 if not table.empty:
     table["date"] = pd.to_datetime([g["date"] for g in rows], utc=True).tz_localize(None)
     table["result"] = [RESULTS.get(g["result"], "½") if g["result"] is not None else "—"
@@ -70,9 +88,12 @@ if not table.empty:
     for col in ("expected", "delta"):
         table[col] = [None if v is None else float(v) for v in table[col]]
     table["opponent_rating"] = table["opponent_rating"].astype("Int64")
+    table["opponent_on_scale"] = pd.array([d.opponent_rating for d, _ in pairs], dtype="Int64")
 places = "%.2f" if report.settings.expected == "table" else "%.4f"
-shown = ["date", "colour", "opponent", "opponent_rating", "outcome", "reason", "expected",
-         "delta", "points", "url"]
+on_fide = on_scale is not None
+shown = ["date", "colour", "opponent", "opponent_rating", *(["opponent_on_scale"] if on_fide
+                                                             else []),
+         "outcome", "reason", "expected", "delta", "points", "url"]
 picked = st.dataframe(
     table, hide_index=True, key="games_table", placeholder="",
     column_order=shown, on_select="rerun", selection_mode="single-row",
@@ -82,8 +103,13 @@ picked = st.dataframe(
         "colour": st.column_config.TextColumn("Colour", width="small"),
         "opponent": st.column_config.TextColumn("Opponent"),
         "opponent_rating": st.column_config.NumberColumn(
-            "Opp. rating", format="%d", width="small",
-            help="The opponent's Lichess rating at the game's start"),
+            "Opp. Lichess", format="%d", width=95,
+            help="The opponent's Lichess rating at the game's start (Lichess's scale)"),
+        "opponent_on_scale": st.column_config.NumberColumn(
+            "Opp. FIDE", format="%d", width=85,
+            help="The opponent's rating on the FIDE scale the replay uses (the model's "
+                 "conversion of the Lichess one): PD is computed from this number; empty = "
+                 "the model cannot place it"),
         "outcome": st.column_config.TextColumn(
             "Result", width="small", help="From your side: Win (1), Draw (½), Loss (0)"),
         "reason": st.column_config.TextColumn("Counted, or why not", width="medium"),
@@ -110,13 +136,13 @@ if selected and selected[0] < len(pairs):
     game = chosen.selected.game
     moves = api.game_moves(game.id, db=ui.store(), orientation=chosen.selected.color)
     white, black = game.white, game.black
-    st.subheader(f"{white.name or white.user_id or '?'} ({white.rating or '?'}) – "
-                 f"{black.name or black.user_id or '?'} ({black.rating or '?'}), "
-                 f"{game.result or 'unfinished'}")
+    st.subheader(ui.md(f"{white.name or white.user_id or '?'} ({white.rating or '?'}) – "
+                       f"{black.name or black.user_id or '?'} ({black.rating or '?'}), "
+                       f"{game.result or 'unfinished'}"))
     board, text = st.columns([2, 3])
     board.image(moves.svg, caption=f"Final position (you played {chosen.selected.color})")
     if moves.url:
         text.link_button("Open on lichess.org", moves.url, icon=":material/open_in_new:")
     if moves.problem:
-        text.warning(moves.problem)
-    text.markdown(moves.numbered or "_No moves stored._")
+        text.warning(ui.md(moves.problem))
+    text.markdown(moves.numbered or "_No moves stored._")  # SAN by python-chess, not data

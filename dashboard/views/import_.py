@@ -3,10 +3,8 @@ files. The other pages refresh by themselves: their caches are keyed on the data
 
 from __future__ import annotations
 
-import tempfile
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import streamlit as st
@@ -37,8 +35,8 @@ def progress_bar(label: str) -> tuple[Any, Callable[[int, int, int | None], None
 
 def show_summary(summary: ImportSummary) -> None:
     for warning in summary.warnings:
-        st.warning(warning)
-    line = summary.line()
+        st.warning(ui.md(warning))
+    line = ui.md(summary.line())
     if summary.status == "complete":
         st.success(line)
     elif summary.status == "partial":
@@ -51,7 +49,7 @@ def show_summary(summary: ImportSummary) -> None:
 
 
 st.header("Import games")
-st.caption(f"Into `{ui.db_label()}`. Importing again only adds what is new; nothing is "
+st.caption(f"Into {ui.code(ui.db_label())}. Importing again only adds what is new; nothing is "
            "duplicated.")
 
 from_lichess, from_file = st.tabs(["From Lichess", "From a file"])
@@ -84,7 +82,7 @@ with from_lichess:
                 )
             except TrackerError as exc:
                 bar.empty()
-                st.error(str(exc))
+                st.error(ui.md(exc))
             else:
                 bar.progress(1.0, text="Done")
                 show_summary(summary)
@@ -105,21 +103,13 @@ with from_file:
             st.warning("Choose a file first.")
         else:
             bar, update = progress_bar("Importing")
-            with tempfile.TemporaryDirectory(prefix="tracker-upload-") as tmp:
-                paths = []
-                for i, f in enumerate(files):
-                    # a folder per file: two uploads of the same name are two files
-                    folder = Path(tmp) / str(i)
-                    folder.mkdir()
-                    path = folder / (Path(f.name).name or "upload")
-                    path.write_bytes(f.getvalue())
-                    paths.append(path)
-                try:
-                    summary = api.import_file(paths, db=ui.store(),
-                                              user=user.strip() or None, progress=update)
-                except TrackerError as exc:
-                    bar.empty()
-                    st.error(str(exc))
-                else:
-                    bar.progress(1.0, text="Done")
-                    show_summary(summary)
+            try:
+                summary = api.import_uploads([(f.name, f.getvalue()) for f in files],
+                                             db=ui.store(), user=user.strip() or None,
+                                             progress=update)
+            except TrackerError as exc:
+                bar.empty()
+                st.error(ui.md(exc))
+            else:
+                bar.progress(1.0, text="Done")
+                show_summary(summary)

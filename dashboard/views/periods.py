@@ -9,20 +9,22 @@ import pandas as pd
 import streamlit as st
 import ui
 
+from tracker import api
 from tracker.api import PERIOD_KEYS, dumps, excluded_text, period_json, periods_csv
 
 player, perf = ui.pick_player_perf()
 report = ui.report(player.id, perf)
 
-st.header(f"Rating periods — {report.player}, {perf}")
-st.caption(f"FIDE-style figures on the {report.scale_label}.")
+st.header(f"Rating periods — {ui.md(report.player)}, {perf}", anchor=False)
+ui.scale_caption(report)
 st.caption("One row per calendar month (UTC) with games of this perf. The rating in force "
            "during a month is *before*; the change, K × Σ(score − expected), is rounded once "
            "and gives *after*, in force from the next month. Empty = unrated.")
 
 
 def _number(x: Decimal | Fraction | int | None) -> float | None:
-    # Display only: exact hundredths shown with two decimals come out unchanged.
+    # Display only: exact hundredths shown with two decimals come out unchanged; a median's
+    # .5 stays (shown with %g: 1605.5, and 1640 never as 1640.0).
     return None if x is None else float(x)
 
 
@@ -35,25 +37,33 @@ for row in report.periods:
         "score": _number(j["score"]),
         "expected_score": _number(j["expected_score"]),
         "change": _number(j["change"]),
-        "note": row.result.note,
-        **({"band_min": row.band.min, "band_median": _number(row.band.median),
-            "band_max": row.band.max} if row.band is not None else {}),
-        **({"fide_real": row.fide_real, "gap": row.gap} if report.real else {}),
+        "k": api.k_text(row),
+        "rating_before": _number(j["rating_before"]),
+        "rating_after": _number(j["rating_after"]),
+        "performance": _number(j["performance"]),
+        "note": row.note,
+        **({"band_min": row.band.min, "band_max": row.band.max} if row.band is not None
+           else {}),
+        **({"fide_real": row.fide_real, "gap": _number(row.gap)} if report.real else {}),
     })
-extra = [*(("band_min", "band_median", "band_max") if report.scale == ui.ALL_MODELS else ()),
-         *(("fide_real", "gap") if report.real else ())]
-table = pd.DataFrame(rows, columns=[*PERIOD_KEYS, "note", *extra])
-for col in ("band_min", "band_max", "fide_real", "gap"):
+band_cols = ("band_min", "band_max") if report.banded else ()
+real_cols = ("fide_real", "gap") if report.real else ()
+table = pd.DataFrame(rows, columns=[*PERIOD_KEYS, "note", *band_cols, *real_cols])
+for col in ("band_min", "band_max", "fide_real"):
     if col in table:
         table[col] = table[col].astype("Int64")
-for col in ("games", "k", "rating_before", "rating_after", "performance", "lichess_rating"):
+for col in ("games", "lichess_rating"):
     table[col] = table[col].astype("Int64")
 
 picked = st.dataframe(
     table, hide_index=True, key="periods_table", placeholder="—",
     row_height=ui.ROW_HEIGHT, height=ui.table_height(len(table)),
     on_select="rerun", selection_mode="single-row",
-    column_order=[*PERIOD_KEYS, *extra, "note"],
+    # The key columns first, so that they show at 1280 px without scrolling: month, the
+    # FIDE-style rating after, the real one and the gap, what happened; then the workings.
+    column_order=["period", "rating_after", *real_cols, "note", "games", "excluded", "score",
+                  "expected_score", "k", "rating_before", "change", "performance",
+                  "lichess_rating", *band_cols],
     column_config={
         "period": st.column_config.TextColumn(
             "Month", width=70, help="The rating period: a calendar month, UTC"),
@@ -69,20 +79,22 @@ picked = st.dataframe(
             "Expected", format="%.2f", width=70,
             help="Σ PD: the expected score of the counted games against the rating in force "
                  "(empty while unrated)"),
-        "k": st.column_config.NumberColumn(
-            "K", width=40, help="Development coefficient K after the 700 rule"),
+        "k": st.column_config.TextColumn(
+            "K", width=45, help="Development coefficient K after the 700 rule (with several "
+            "models: their range where they differ)"),
         "rating_before": st.column_config.NumberColumn(
-            "Before", format="%d", width=60,
+            "Before", format="%g", width=60,
             help="FIDE-style rating in force during the month (rating points; empty = "
                  "unrated)"),
         "change": st.column_config.NumberColumn(
             "Change", format="%+.2f", width=70,
             help="K × Σ(score − PD) in rating points, before the one rounding"),
         "rating_after": st.column_config.NumberColumn(
-            "After", format="%d", width=60,
-            help="FIDE-style rating in force from the next month (empty = unrated)"),
+            "FIDE-style after", format="%g", width=110,
+            help="FIDE-style rating in force from the next month (empty = unrated; with "
+                 "several models their median, which may end in .5)"),
         "performance": st.column_config.NumberColumn(
-            "Perf.", format="%d", width=60,
+            "Perf.", format="%g", width=60,
             help="Performance rating of the month, Rp = Ra + dp(p) (rating points)"),
         "lichess_rating": st.column_config.NumberColumn(
             "Lichess", format="%d", width=65,
@@ -91,9 +103,6 @@ picked = st.dataframe(
         "band_min": st.column_config.NumberColumn(
             "Lowest", format="%d", width=60,
             help="The lowest rating after the month among the models (FIDE scale)"),
-        "band_median": st.column_config.NumberColumn(
-            "Median", format="%.1f", width=65,
-            help="The median of the models' ratings after the month (FIDE scale)"),
         "band_max": st.column_config.NumberColumn(
             "Highest", format="%d", width=60,
             help="The highest rating after the month among the models (FIDE scale)"),
@@ -101,18 +110,18 @@ picked = st.dataframe(
             "Real FIDE", format="%d", width=70,
             help="Your real FIDE rating in force from the next month (the linked list)"),
         "gap": st.column_config.NumberColumn(
-            "Gap", format="%+d", width=55,
+            "Gap", format="%+g", width=55,
             help="Hypothetical − real: the FIDE-style rating after the month minus the real one"),
         "note": st.column_config.TextColumn(
-            "What happened", width="large",
+            "What happened", width=300,
             help="The engine's sentence for the month (click the row to read it in full)"),
     },
 )
 selected = picked.selection.rows if picked is not None else []
 if selected and selected[0] < len(rows):
     chosen = rows[selected[0]]
-    st.markdown(f"**{chosen['period']}** — {chosen['note']}"
-                + (f"  \nLeft out: {chosen['excluded']}" if chosen["excluded"] else ""))
+    st.markdown(f"**{chosen['period']}** — {ui.md(chosen['note'])}"
+                + (f"  \nLeft out: {ui.md(chosen['excluded'])}" if chosen["excluded"] else ""))
 
 buttons = st.container(horizontal=True)
 stem = f"{report.user_id}-{perf}-periods"
@@ -122,7 +131,8 @@ buttons.download_button("Download CSV", periods_csv(report).encode("utf-8"),
 buttons.download_button("Download JSON", dumps(report.to_json()).encode("utf-8"),
                       file_name=f"{stem}.json", mime="application/json", key="periods_json",
                       on_click="ignore")
-st.caption(f"The CSV has the keys of `tracker replay {report.user_id} --perf {perf} --json` as "
-           "columns (`period`, `games`, `excluded`, `score`, `expected_score`, `k`, "
-           "`rating_before`, `change`, `rating_after`, `performance`, `lichess_rating`); "
+command = ui.code(f"tracker replay {report.user_id} --perf {perf} --json")
+st.caption(f"The CSV has the keys of {command} as columns (`period`, `games`, `excluded`, "
+           "`score`, `expected_score`, `k`, `rating_before`, `change`, `rating_after`, "
+           "`performance`, `lichess_rating`); "
            "`excluded` is written as `reason: games; …`. Click a row to read its note.")

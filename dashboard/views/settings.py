@@ -21,7 +21,7 @@ player, _perf = ui.pick_player_perf()
 saved = api.settings(player.id, db=ui.store())
 resolved = saved.resolved()
 
-st.header(f"Replay settings — {player.username}")
+st.header(f"Replay settings — {ui.md(player.username)}")
 st.caption("Saved in the database: `tracker replay` and every page of the dashboard use them "
            f"(`tracker settings {player.id}` shows the same).")
 
@@ -50,15 +50,16 @@ with st.form(f"settings_{player.id}"):
     provisional = st.checkbox(
         "Count games against provisional opponents (rating deviation ≥ 110)",
         value=resolved.count_provisional, key=f"set_prov_{player.id}")
-    scales = {"lichess": "Lichess scale (the raw numbers)",
+    scales = {"all": "FIDE scale: all models covering the perf (their median; the default)",
               **{m.key: f"FIDE scale: {m.name}" for m in api.scale_models()},
-              "all": "FIDE scale: all models (median and band)"}
+              "lichess": "Lichess scale (the raw numbers)"}
     scale = st.selectbox(
         "Default scale", list(scales), format_func=scales.__getitem__,
         index=list(scales).index(resolved.scale) if resolved.scale in scales else 0,
         key=f"set_scale_{player.id}",
         help="The scale the pages open on (the sidebar picks another for a visit). A model "
-             "that does not cover a perf falls back to the Lichess scale there.")
+             "that does not cover a perf falls back to that perf's default there (all models; "
+             "the Lichess scale where no model covers it), and the pages say so.")
     start_scale = st.radio(
         "The start rating is", ["fide", "lichess"], horizontal=True,
         index=0 if resolved.start_scale == "fide" else 1, key=f"set_start_scale_{player.id}",
@@ -86,7 +87,7 @@ if submitted:
             scale=scale, start_scale=start_scale, chapter=chapter or None,
         )
     except SettingsError as exc:
-        st.error(str(exc))
+        st.error(ui.md(exc))
     else:
         r = new.resolved()
         st.success(
@@ -108,8 +109,8 @@ if link is not None:
     p = link.profile
     current = ", ".join(f"{kind} {p.rating(kind)}" for kind in api.FIDE_LIST_KINDS
                         if p.rating(kind) is not None)
-    st.markdown(f"Linked to FIDE **{p.fide_id}** — {p.name}"
-                + (f" ({p.federation})" if p.federation else "")
+    st.markdown(f"Linked to FIDE **{p.fide_id}** — {ui.md(p.name)}"
+                + (f" ({ui.md(p.federation)})" if p.federation else "")
                 + (f": {current}" if current else ""))
 with st.form(f"fide_{player.id}"):
     fide_id = st.text_input("FIDE id", value=str(link.profile.fide_id) if link else "",
@@ -124,9 +125,10 @@ if linked:
             with st.spinner("Fetching FIDE's lists from Lichess…"):
                 result = api.fide_link(player.id, fide_id.strip(), db=ui.store())
         except api.TrackerError as exc:
-            st.error(str(exc))
+            st.error(ui.md(exc))
         else:
             c = result.counts
-            st.success(f"Linked {player.username} to FIDE {result.link.profile.fide_id} "
-                       f"{result.link.profile.name}: list months {c.new} new, {c.updated} "
-                       f"updated, {c.unchanged} unchanged. The Overview draws the real line.")
+            st.success(f"Linked {ui.md(player.username)} to FIDE "
+                       f"{result.link.profile.fide_id} {ui.md(result.link.profile.name)}: list "
+                       f"months {c.new} new, {c.updated} updated, {c.unchanged} unchanged. The "
+                       "Overview draws the real line.")

@@ -30,6 +30,9 @@ Era = Literal["pre-2024", "post-2024"]
 ADJUSTMENT_FROM: Final = 1000
 ADJUSTMENT_TO: Final = 2000
 ADJUSTMENT_SHARE: Final = Fraction(2, 5)
+#: The highest FIDE standard rating ever published (Carlsen, May 2014): an estimate above it is
+#: an extrapolation, said so.
+HIGHEST_FIDE: Final = 2882
 #: Before March 2024 FIDE published no rating below this: a pre-2024 estimate below it is
 #: "unrated".
 OLD_FLOOR: Final = 1000
@@ -86,7 +89,9 @@ class ScaleModel:
       fitted on;
     - ``fits``: perf key → formula (the perfs the model covers);
     - ``fitted_range``: where it was fitted, in words; ``era``: the FIDE scale it estimates;
-    - ``caveat``: what a user should know before trusting it.
+    - ``caveat``: what a user should know before trusting it;
+    - ``lichess_range`` / ``fide_range``: the fitted range as numbers (Lichess input, or the
+      model's own FIDE output), ``None`` where the source states none.
     """
 
     key: str
@@ -98,6 +103,8 @@ class ScaleModel:
     fitted_range: str
     era: Era
     caveat: str = ""
+    lichess_range: tuple[int, int] | None = None
+    fide_range: tuple[int, int] | None = None
 
     @property
     def perfs(self) -> tuple[str, ...]:
@@ -141,6 +148,7 @@ MODELS: Final[Mapping[str, ScaleModel]] = {
             },
             fitted_range="FIDE 1000–2900",
             era="pre-2024",
+            fide_range=(1000, 2900),
         ),
         ScaleModel(
             key="mathtuition",
@@ -170,6 +178,7 @@ MODELS: Final[Mapping[str, ScaleModel]] = {
             },
             fitted_range="Lichess classical 1665–2470 (no value below 1665)",
             era="post-2024",
+            lichess_range=(1665, 2470),
             caveat="Lichess classical above ~2310 is too thin a pool to mean much; blitz "
             "ratings do not apply",
         ),
@@ -228,6 +237,29 @@ def convert(m: ScaleModel, perf: str, lichess: int, *, adjusted: bool = True) ->
     if output < OLD_FLOOR:
         return Conversion(lichess, output, None)
     return Conversion(lichess, output, adjust_2024(output) if adjusted else output)
+
+
+def range_note(m: ScaleModel, perf: str, lichess: int) -> str | None:
+    """Why ``lichess`` (rating points in ``perf``) through ``m`` is not a plain estimate, or
+    ``None`` when it lies inside the model's fitted range (or the source states none):
+    ``"below the model's range (1665)"``, ``"beyond the model's fitted range (FIDE
+    1000–2900)"``, ``"the model's 950 is below FIDE's floor of the time (1000)"``."""
+    c = convert(m, perf, lichess)
+    if m.lichess_range is not None:
+        low, high = m.lichess_range
+        if lichess < low:
+            return f"below the model's range ({low})"
+        if lichess > high:
+            return f"beyond the model's fitted range (Lichess {low}–{high})"
+    if c.output is not None and c.rating is None:
+        return f"the model's {c.output} is below FIDE's floor of the time ({OLD_FLOOR})"
+    if m.fide_range is not None and c.output is not None:
+        low, high = m.fide_range
+        if not low <= c.output <= high:
+            return f"beyond the model's fitted range (FIDE {low}–{high})"
+    if c.rating is not None and c.rating > HIGHEST_FIDE:
+        return f"beyond any FIDE rating ever published ({HIGHEST_FIDE}): far outside the fit"
+    return None
 
 
 def fide_rating(m: ScaleModel, perf: str, lichess: int) -> int | None:

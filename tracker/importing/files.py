@@ -48,11 +48,17 @@ def import_file(
     that ends in the middle of a game (a cut download) imports what it holds and ends the run
     as ``partial``, saying so.
 
-    Returns an :class:`ImportSummary`. Raises InputError (one line) for a missing, empty or
-    unrecognised file, or a Lichess study export, *before* anything is written.
+    Of several files, every one that can be read is imported; one that cannot (missing,
+    empty, unrecognised, a Lichess study export) is named with its reason in the run's
+    message and makes the run ``partial``.
+
+    Returns an :class:`ImportSummary`. Raises InputError (one line) when no file can be
+    imported, *before* anything is written.
     """
-    return import_inputs(open_inputs(paths), store=store, user=user, progress=progress,
-                         max_game_bytes=max_game_bytes)
+    unreadable: list[str] = []
+    inputs = open_inputs(paths, unreadable=unreadable)
+    return import_inputs(inputs, store=store, user=user, progress=progress,
+                         max_game_bytes=max_game_bytes, unreadable=unreadable)
 
 
 def import_inputs(
@@ -62,16 +68,20 @@ def import_inputs(
     user: str | Sequence[str] | None = None,
     progress: Progress | None = None,
     max_game_bytes: int | None = None,
+    unreadable: Sequence[str] = (),
 ) -> ImportSummary:
     """Import files already opened (and so checked) by :func:`~tracker.sources.files.open_inputs`
-    into ``store`` as one run; see :func:`import_file`. Closes them."""
+    into ``store`` as one run; see :func:`import_file`. Closes them. ``unreadable``: one line
+    per file given that could not be opened (named in the run's message; it ends
+    ``partial``)."""
     users = [user] if isinstance(user, str) else list(user or [])
     total = sum(f.size for f in inputs)
     target = ", ".join(str(f.path) for f in inputs)
     recorder = ImportRecorder(store, "file", target, player=users[0] if users else None,
                               also=users[1:], batch_size=FILE_BATCH_SIZE)
     warnings: list[str] = []
-    truncated: list[str] = []
+    # a file that could not be read is named, with its reason, where the run says how it ended
+    truncated: list[str] = [f"not imported: {why}" for why in unreadable]
     with recorder:
         done_bytes = 0
         for f in inputs:

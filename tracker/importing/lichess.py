@@ -280,12 +280,17 @@ def run_import(job: UserImport, *, store: Store,
 
 def _refresh_fide(store: Store, job: UserImport, warnings: list[str]) -> None:
     """Refresh the player's linked FIDE profile and lists (none linked: nothing, no request)
-    on the import's session; a failure is a warning, not a failed import."""
+    on the import's session; any failure is one warning line, never a failed import (its
+    games are stored already)."""
     try:
         real_fide.refresh_player(store, job.user.id, base_url=job.client.base,
                                  session_factory=lambda: job.client.session)
     except TrackerError as exc:
         warnings.append(f"FIDE rating not refreshed: {exc}")
+    except Exception as exc:  # a store or HTTP failure nothing above foresaw: still one line
+        first = (str(exc).strip().splitlines() or [""])[0][:200]
+        warnings.append(f"FIDE rating not refreshed: {type(exc).__name__}"
+                        + (f": {first}" if first else ""))
 
 
 def _expected_games(store: Store, user: LichessUser, perfs: Sequence[str]) -> int | None:

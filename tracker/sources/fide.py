@@ -21,6 +21,7 @@ JSON in, typed records out (:class:`FideProfile`, :class:`ListEntry`: defined in
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from typing import Any, Final
 
 from tracker.errors import TrackerError
@@ -60,18 +61,19 @@ MAX_FIDE_ID: Final = 9_999_999_999
 #: floor has been 1000–2200 over the years; no one has reached 3000).
 MIN_LIST_RATING: Final = 100
 MAX_LIST_RATING: Final = 3500
-#: FIDE's first rating list is from 1971; an entry before it, or far in the future, is garbage.
+#: FIDE's first rating list is from 1971; an entry before it, or after next year, is garbage
+#: (a list dated 2199 would carry a rating in force, month by month, for 170 years).
 MIN_LIST_YEAR: Final = 1970
-MAX_LIST_YEAR: Final = 2200
 
 class FideError(TrackerError):
     """Lichess cannot be reached or refused a FIDE request (one line, never the token)."""
 
 
 class UnknownFideIdError(FideError, LookupError):
-    """Lichess knows no FIDE player with that id (HTTP 404): nothing is stored."""
+    """Lichess knows no FIDE player with that id (HTTP 404): nothing is stored. Exit code 1,
+    as for an unknown player (a malformed id is FideIdError, exit 2)."""
 
-    exit_code = 2
+    exit_code = 1
 
 
 class FideIdError(FideError, ValueError):
@@ -98,7 +100,8 @@ def parse_fide_id(value: str | int) -> int:
 
 
 def decode_entry(entry: object) -> ListEntry:
-    """A rating-list entry ``YYYYMMRRRR`` → its month and rating; ValueError with the reason.
+    """A rating-list entry ``YYYYMMRRRR`` → its month and rating; ValueError with the reason
+    (a year from 1970 to next year, a month 1–12, a rating 100–3500).
 
     >>> decode_entry(2011091584)
     ListEntry(month='2011-09', rating=1584)
@@ -109,7 +112,7 @@ def decode_entry(entry: object) -> ListEntry:
         raise ValueError(f"negative: {entry}")
     year, rest = divmod(entry, 1_000_000)
     month, rating = divmod(rest, 10_000)
-    if not MIN_LIST_YEAR <= year <= MAX_LIST_YEAR:
+    if not MIN_LIST_YEAR <= year <= datetime.now(UTC).year + 1:
         raise ValueError(f"year {year} out of range in {entry}")
     if not 1 <= month <= 12:
         raise ValueError(f"month {month} out of range in {entry}")
@@ -160,44 +163,102 @@ def parse_rating_lists(data: object, errors: list[str] | None = None
     return {kind: decode_list(data.get(kind), kind, errors) for kind in LIST_KINDS}
 
 
-def _opt_int(data: Mapping[str, Any], key: str, errors: list[str] | None) -> int | None:
+#: A current rating in a profile, in rating points (0 there means none).
+MAX_PROFILE_RATING: Final = MAX_LIST_RATING
+#: The earliest birth year taken from a profile; the latest is next year.
+MIN_BIRTH_YEAR: Final = 1900
+#: Characters the store keeps of a profile's texts (``fide_players`` columns).
+MAX_NAME_CHARS: Final = 200
+MAX_CODE_CHARS: Final = 8
+
+
+def _note(errors: list[str] | None, key: str, value: object, why: str) -> None:
+    if errors is not None:
+        shown = repr(value)
+        errors.append(f"FIDE profile: {key} left out: "
+                      f"{shown if len(shown) <= 40 else shown[:37] + '...'} {why}")
+
+
+def _opt_int(data: Mapping[str, Any], key: str, errors: list[str] | None, *,
+             low: int = 1, high: int = MAX_PROFILE_RATING) -> int | None:
+    """An optional integer in ``low..high`` (a rating 0: none, silently); ``None`` with a
+    line in ``errors`` for anything else."""
     value = data.get(key)
-    if value is None:
+    if value is None or (value == 0 and low == 1 and isinstance(value, int)
+                         and not isinstance(value, bool)):
         return None
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        if errors is not None:
-            errors.append(f"FIDE profile: {key} left out: {value!r} is not a positive integer")
+        _note(errors, key, value, "is not a positive integer")
+        return None
+    if not low <= value <= high:
+        _note(errors, key, value, f"is out of range ({low}–{high})")
         return None
     return value
 
 
-def _opt_str(data: Mapping[str, Any], key: str) -> str | None:
+def _text_problem(value: str, limit: int) -> str | None:
+    """Why ``value`` cannot be stored as a profile text, ``None`` when it can."""
+    if len(value) > limit:
+        return f"is {len(value)} characters long (at most {limit})"
+    if "\x00" in value:
+        return "holds a NUL character"
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return "is not valid text (a lone surrogate)"
+    return None
+
+
+def _opt_str(data: Mapping[str, Any], key: str, errors: list[str] | None = None,
+             limit: int = MAX_CODE_CHARS) -> str | None:
     value = data.get(key)
-    if not isinstance(value, str) or not value.strip():
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        _note(errors, key, value, "is not text")
+        return None
+    if not value.strip():
+        return None
+    problem = _text_problem(value.strip(), limit)
+    if problem is not None:
+        _note(errors, key, value, problem)
         return None
     return value.strip()
 
 
-def parse_profile(data: object, errors: list[str] | None = None) -> FideProfile:
-    """``/api/fide/player/{id}`` JSON → :class:`FideProfile`.
+def parse_profile(data: object, errors: list[str] | None = None, *,
+                  this_year: int | None = None) -> FideProfile:
+    """``/api/fide/player/{id}`` JSON → :class:`FideProfile`, every value checked before it
+    can reach the store.
 
-    The id and the name are required (ValueError without them); any other field that is
-    missing or malformed becomes ``None`` (described in ``errors`` when malformed).
+    The id (1 to :data:`MAX_FIDE_ID`) and the name (text of at most :data:`MAX_NAME_CHARS`
+    characters) are required (ValueError without them); any other field that is missing or
+    out of range becomes ``None`` (described in ``errors`` when malformed): the ratings must
+    be 1–3500 (0: none), the birth year 1900 to ``this_year`` + 1 (default: the current UTC
+    year), the federation and title texts of at most :data:`MAX_CODE_CHARS` characters.
     """
     if not isinstance(data, Mapping):
         raise ValueError(f"not a FIDE player object ({type(data).__name__})")
     fide_id = data.get("id")
-    if isinstance(fide_id, bool) or not isinstance(fide_id, int) or fide_id <= 0:
-        raise ValueError(f"a FIDE player without a valid id: {fide_id!r}")
-    name = _opt_str(data, "name")
-    if name is None:
+    if isinstance(fide_id, bool) or not isinstance(fide_id, int) or not (
+            0 < fide_id <= MAX_FIDE_ID):
+        shown = repr(fide_id)
+        raise ValueError("a FIDE player without a valid id: "
+                         + (shown if len(shown) <= 40 else shown[:37] + "..."))
+    raw_name = data.get("name")
+    name = raw_name.strip() if isinstance(raw_name, str) else None
+    if not name:
         raise ValueError(f"the FIDE player {fide_id} has no name")
+    problem = _text_problem(name, MAX_NAME_CHARS)
+    if problem is not None:
+        raise ValueError(f"the FIDE player {fide_id}'s name {problem}")
+    year = datetime.now(UTC).year if this_year is None else this_year
     return FideProfile(
         fide_id=fide_id,
         name=name,
-        federation=_opt_str(data, "federation"),
-        birth_year=_opt_int(data, "year", errors),
-        title=_opt_str(data, "title"),
+        federation=_opt_str(data, "federation", errors),
+        birth_year=_opt_int(data, "year", errors, low=MIN_BIRTH_YEAR, high=year + 1),
+        title=_opt_str(data, "title", errors),
         standard=_opt_int(data, "standard", errors),
         rapid=_opt_int(data, "rapid", errors),
         blitz=_opt_int(data, "blitz", errors),

@@ -1,7 +1,8 @@
 """Open anything a user drops on the tool: plain or compressed, any common encoding, PGN or NDJSON.
 
 Compression is recognised by the file's first bytes (gzip, bzip2, zstd, xz), not by its name;
-the format by its first meaningful character (``{`` → NDJSON, ``[`` → PGN). The file is
+the format by the first lines, each voting (a game object → NDJSON, a tag or movetext → PGN:
+one broken line never decides a file). The file is
 streamed as raw byte lines (:meth:`InputFile.byte_lines`) and never held in memory: the readers
 decode what they keep, UTF-8 first (with or without a byte-order mark) and cp1252/latin-1 as
 the fallback for a game that is not UTF-8, counted as repaired. A UTF-16 file (Windows
@@ -317,29 +318,57 @@ def _first_line(text: bytes) -> bytes:
     return text.split(b"\n", 1)[0].strip()
 
 
-def sniff_format(head: bytes) -> Format | None:
-    """The format of a file from its first bytes (UTF-8, a byte-order mark is allowed).
+#: Lines of a file's head that vote on its format: one broken line never decides a file.
+SNIFF_LINES: Final = 50
 
-    ``"ndjson"`` when the first line is a Lichess game object (an ``id`` and ``players``; a
-    line cut short still counts if it names an ``id``), ``"pgn"`` when the file starts with a
-    PGN tag (``[Name "…``) or movetext (``1.``), else ``None`` — a profile, rating history or
-    pretty-printed JSON document is not a game export.
-    """
-    text = head.lstrip(_UTF8_BOM).lstrip()
-    if text.startswith(b"{"):
-        line = _first_line(text)
+
+def _line_vote(line: bytes, last: bool) -> Format | None:
+    """What one line of a file's head says of the format: ``"ndjson"`` for a Lichess game
+    object (an ``id`` and ``players``, in any 8-bit encoding; the head's last line, cut by
+    the sniff window, counts if it names an ``id``), ``"pgn"`` for a PGN tag (``[Name "…``)
+    or movetext (``1.``), ``None`` for anything else."""
+    if line.startswith(b"{"):
         try:
-            obj = json.loads(line)
-        except ValueError:  # a line cut by the sniff window or the file's end
-            return "ndjson" if b'"id":' in line and len(line) > 20 else None
+            obj = json.loads(line if line.isascii() else line.decode("latin-1"))
+        except ValueError:  # a broken line, or one cut by the sniff window
+            return "ndjson" if last and b'"id":' in line and len(line) > 20 else None
         if isinstance(obj, dict) and isinstance(obj.get("id"), str) and "players" in obj:
             return "ndjson"
         return None
-    if _PGN_TAG.match(text):
-        return "pgn"
-    if text[:2] == b"1." or text[:3] == b"1 .":
+    if _PGN_TAG.match(line) or line[:2] == b"1." or line[:3] == b"1 .":
         return "pgn"
     return None
+
+
+def sniff_format(head: bytes) -> Format | None:
+    """The format of a file from its first bytes (UTF-8, a byte-order mark is allowed).
+
+    Up to :data:`SNIFF_LINES` non-blank lines vote (:func:`_line_vote`): a Lichess game object
+    is a vote for ``"ndjson"``, a PGN tag or movetext for ``"pgn"``; the format with more
+    votes wins (a tie: the first line's). So a garbled first line, or an NDJSON export that
+    starts with ``[Event "x"``, is one bad line of its file, skipped by the reader under its
+    reason, not the file's format. ``None`` when no line votes: a profile, rating history or
+    pretty-printed JSON document is not a game export.
+    """
+    lines = [ln.strip() for ln in head.lstrip(_UTF8_BOM).split(b"\n")]
+    cut = not head.endswith(b"\n")  # the window's last line may be cut short
+    votes: list[Format] = []
+    seen = 0
+    for i, line in enumerate(lines):
+        if not line:
+            continue
+        seen += 1
+        vote = _line_vote(line, last=cut and i == len(lines) - 1)
+        if vote is not None:
+            votes.append(vote)
+        if seen >= SNIFF_LINES:
+            break
+    if not votes:
+        return None
+    ndjson, pgn = votes.count("ndjson"), votes.count("pgn")
+    if ndjson != pgn:
+        return "ndjson" if ndjson > pgn else "pgn"
+    return votes[0]
 
 
 def not_a_game_file_reason(head: bytes) -> str:
@@ -429,22 +458,39 @@ def open_input(path: str | os.PathLike[str]) -> InputFile:
 
 def open_inputs(
     paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    *,
+    unreadable: list[str] | None = None,
 ) -> list[InputFile]:
     """Open one file or several with :func:`open_input`, every one checked before any is read.
 
-    Raises InputError (one line) for no file at all and for the first file that cannot be
-    imported; the files opened before it are closed.
+    Raises InputError (one line) for no file at all. Without ``unreadable``, also for the
+    first file that cannot be imported (the files opened before it are closed). With it, a
+    file that cannot be imported is described there (its one-line reason, which names it) and
+    the others are opened; InputError only when none can be.
     """
     if isinstance(paths, str | os.PathLike):
         paths = [paths]
     if not paths:
         raise InputError("no file given")
     inputs: list[InputFile] = []
+    refused: list[InputError] = []
     try:
         for p in paths:
-            inputs.append(open_input(p))
+            try:
+                inputs.append(open_input(p))
+            except InputError as exc:
+                if unreadable is None:
+                    raise
+                refused.append(exc)
     except InputError:
         for f in inputs:
             f.close()
         raise
+    if not inputs:
+        if len(refused) == 1:
+            raise refused[0]
+        raise InputError(f"none of the {len(refused)} files can be imported: "
+                         + "; ".join(str(e) for e in refused))
+    if unreadable is not None:
+        unreadable.extend(str(e) for e in refused)
     return inputs

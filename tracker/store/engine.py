@@ -22,7 +22,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
 from sqlalchemy.sql import Select
 
-from tracker.config import database_url, shown_url
+from tracker.config import database_url, shown_url, url_problem
 from tracker.errors import TrackerError
 
 if TYPE_CHECKING:  # Alembic is loaded only when a schema must be checked in full or upgraded
@@ -48,7 +48,7 @@ def _migrations_dir() -> Path:
 #: The newest migration's revision (``migrations/versions/``). A database already at it opens
 #: without loading Alembic (a third of a small replay's start-up); a test checks it is
 #: Alembic's head, so a new migration must move it.
-SCHEMA_HEAD: Final = "0007"
+SCHEMA_HEAD: Final = "0009"
 
 
 def alembic_config() -> Config:
@@ -224,6 +224,9 @@ class Database:
     def __init__(self, url: str | None = None, *, engine: Engine | None = None) -> None:
         self.url = database_url(url) if engine is None else str(engine.url)
         if engine is None:
+            problem = url_problem(self.url)
+            if problem is not None:
+                raise DatabaseError(f"cannot open database {self.display_url}: {problem}")
             _check_sqlite_file(self.url)
         try:
             self.engine = engine or create_db_engine(self.url)

@@ -17,7 +17,7 @@ from typing import Any, Final
 from sqlalchemy import Connection, Select, Table, and_, func, select, update
 from sqlalchemy.sql import ColumnElement, FromClause
 
-from tracker.codec import compress_raw, decompress_raw, raw_digest
+from tracker.codec import compress_raw, decompress_raw, intact_raw, raw_digest
 from tracker.records import GameRecord, Side
 from tracker.store.engine import Database, sqlite_select_in_sql, sqlite_upsert_sql
 from tracker.store.models import Game, GameSide, ImportRun
@@ -202,7 +202,7 @@ def write_games(db: Database, records: Iterable[GameRecord], run: RunCounts | No
         # write lock from its start, so a concurrent import cannot store its copy in between
         # (a PGN copy written over the richer API record it did not see).
         db.lock_writes(conn)
-        existing = _stored_copies(db, conn, list(by_id))
+        existing = _stored_copies(db, conn, list(by_id), True)  # check_raw
         next_pk = _largest_pk(conn) + 1
         game_rows: list[tuple[Any, ...]] = []
         side_rows: list[tuple[Any, ...]] = []
@@ -248,19 +248,27 @@ def _largest_pk(conn: Connection) -> int:
     return int(conn.execute(select(func.max(_table(Game).c.pk))).scalar() or 0)
 
 
-def _stored_copies(db: Database, conn: Connection, ids: Sequence[str]) -> dict[str, StoredCopy]:
-    """The stored copies of the games among ``ids`` (key, digest, source, plies, result)."""
+def _stored_copies(db: Database, conn: Connection, ids: Sequence[str],
+                   check_raw: bool = False) -> dict[str, StoredCopy]:
+    """The stored copies of the games among ``ids`` (key, digest, source, plies, result).
+
+    ``check_raw``: the raw text is read too, and a copy whose text no longer reads back to
+    its digest (damaged, hand-edited) gets the digest ``""``: any new copy differs from it, so
+    the write path writes the game again (``updated``), repairing it."""
     games = _table(Game)
+    columns = (*_COPY_COLUMNS, "raw") if check_raw else _COPY_COLUMNS
     out: dict[str, StoredCopy] = {}
     for i in range(0, len(ids), _LOOKUP_CHUNK):
         chunk = list(ids[i : i + _LOOKUP_CHUNK])
         if db.is_sqlite:  # the driver directly: a third of the time per batch
             rows: Iterable[Any] = conn.exec_driver_sql(
-                sqlite_select_in_sql("games", _COPY_COLUMNS, "id", len(chunk)), tuple(chunk))
+                sqlite_select_in_sql("games", columns, "id", len(chunk)), tuple(chunk))
         else:
             rows = conn.execute(
-                select(*(games.c[c] for c in _COPY_COLUMNS)).where(games.c.id.in_(chunk)))
-        for gid, pk, digest, source, plies, result in rows:
+                select(*(games.c[c] for c in columns)).where(games.c.id.in_(chunk)))
+        for gid, pk, digest, source, plies, result, *raw in rows:
+            if raw and not intact_raw(raw[0], digest):
+                digest = ""
             out[gid] = StoredCopy(pk, digest, source, plies, result)
     return out
 
@@ -275,7 +283,9 @@ def stored_digests(db: Database, ids: Sequence[str]) -> dict[str, str]:
 def stored_games(db: Database, ids: Sequence[str]) -> dict[str, StoredGame]:
     """The games among ``ids`` already stored: raw digest and both sides' user id and name.
 
-    A re-import uses it to count a game whose raw text is unchanged without parsing it.
+    A re-import uses it to count a game whose raw text is unchanged without parsing it; a
+    game whose stored text no longer reads back to its digest (damaged, hand-edited) is left
+    out, so the re-import reads and writes it again.
     """
     out: dict[str, StoredGame] = {}
     read = _stored_games_joined if db.is_sqlite else _stored_games_in_two
@@ -291,14 +301,15 @@ def _stored_games_joined(conn: Connection, ids: list[str], out: dict[str, Stored
     white = _table(GameSide).alias("white")
     black = _table(GameSide).alias("black")
     stmt = (
-        select(games.c.id, games.c.digest, white.c.user_id, white.c.name, black.c.user_id,
-               black.c.name)
+        select(games.c.id, games.c.digest, games.c.raw, white.c.user_id, white.c.name,
+               black.c.user_id, black.c.name)
         .join(white, and_(white.c.game_pk == games.c.pk, white.c.color == "white"))
         .join(black, and_(black.c.game_pk == games.c.pk, black.c.color == "black"))
         .where(games.c.id.in_(ids))
     )
-    for gid, digest, wid, wname, bid, bname in conn.execute(stmt):
-        out[gid] = StoredGame(digest, (wid, wname), (bid, bname))
+    for gid, digest, raw, wid, wname, bid, bname in conn.execute(stmt):
+        if intact_raw(raw, digest):
+            out[gid] = StoredGame(digest, (wid, wname), (bid, bname))
 
 
 def _stored_games_in_two(conn: Connection, ids: list[str], out: dict[str, StoredGame]) -> None:
@@ -308,8 +319,9 @@ def _stored_games_in_two(conn: Connection, ids: list[str], out: dict[str, Stored
     chunk: 100k games re-imported in 32 s instead of 8.)"""
     games = _table(Game)
     sides = _table(GameSide)
-    found = {pk: (gid, digest) for pk, gid, digest in conn.execute(
-        select(games.c.pk, games.c.id, games.c.digest).where(games.c.id.in_(ids)))}
+    found = {pk: (gid, digest) for pk, gid, digest, raw in conn.execute(
+        select(games.c.pk, games.c.id, games.c.digest, games.c.raw).where(games.c.id.in_(ids)))
+        if intact_raw(raw, digest)}
     if not found:
         return
     players: dict[tuple[int, str], tuple[str | None, str | None]] = {

@@ -42,12 +42,32 @@ class RunInfo:
     repaired: dict[str, int] = field(default_factory=dict)  # reason -> games imported repaired
 
 
+def storable_text(text: str) -> str:
+    """``text`` as a database can store it: a file name's undecodable bytes (Python's
+    surrogate escapes) and lone surrogates as U+FFFD, a NUL as U+FFFD (PostgreSQL refuses it
+    in text). Unchanged in the usual case (ASCII without NUL, or valid text)."""
+    if "\x00" not in text:
+        if text.isascii():
+            return text
+        try:
+            text.encode("utf-8")
+            return text
+        except UnicodeEncodeError:
+            pass
+    try:
+        data = text.encode("utf-8", "surrogateescape")  # a file name's bytes back
+    except UnicodeEncodeError:
+        data = text.encode("utf-8", "surrogatepass")
+    return data.decode("utf-8", "replace").replace("\x00", "\ufffd")
+
+
 def start_run(db: Database, source: str, target: str, player_id: str | None = None) -> int:
-    """Record an import run as ``running``; returns its id."""
+    """Record an import run as ``running``; returns its id. ``target`` is stored as
+    :func:`storable_text` makes it (a file name need not be UTF-8)."""
     with db.session() as session:
         run = ImportRun(
             source=source,
-            target=target,
+            target=storable_text(target),
             player_id=player_id,
             started_at_ms=now_ms(),
             status="running",
@@ -69,6 +89,9 @@ def update_run(db: Database, run_id: int, **fields: Any) -> None:
     Raises ValueError for a status that is not one of :data:`RUN_STATUSES`."""
     if "status" in fields and fields["status"] not in RUN_STATUSES:
         raise ValueError(f"not an import run status: {fields['status']!r}")
+    for key in ("message", "target"):  # may name a file, or quote what a file holds
+        if isinstance(fields.get(key), str):
+            fields[key] = storable_text(fields[key])
     with db.session() as session:
         run = session.get(ImportRun, run_id)
         if run is None:
@@ -91,13 +114,18 @@ def import_runs(db: Database, limit: int = 20) -> list[RunInfo]:
         ]
 
 
-def data_version(db: Database) -> tuple[int, int]:
-    """A cheap fingerprint of the database state: (games, newest import run's end, ms).
+def data_version(db: Database) -> tuple[int, int, int]:
+    """A cheap fingerprint of the database state: (games, newest import run's end in ms, the
+    store's write counter).
 
-    It changes whenever an import lands, so caches keyed on it are invalidated by imports and
-    by nothing else.
+    The write counter (:func:`tracker.store.snapshots.write_seq`, what a saved replay pass is
+    keyed on) moves with every batch of games written, also by an import killed before its
+    run was finished and by one that only changed stored games: caches keyed on the
+    fingerprint are invalidated by every write of games and by nothing else.
     """
+    from tracker.store.snapshots import write_seq
+
     with db.session() as s:
         games = s.execute(select(func.count()).select_from(Game)).scalar_one()
         run = s.execute(select(func.max(ImportRun.finished_at_ms))).scalar_one()
-    return games, run or 0
+    return games, run or 0, write_seq(db)

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, Table, and_, select, update
+from sqlalchemy import Connection, Table, and_, delete, func, select, update
 from sqlalchemy.exc import DBAPIError
 
 from tracker.store.engine import Database
@@ -148,3 +148,59 @@ def save_passes(db: Database, user_id: str, perf: str, write_seq: int,
     except DBAPIError:
         return False
     return True
+
+
+@dataclass(frozen=True, slots=True)
+class SavedPassInfo:
+    """One saved pass as listed: the player's lowercase Lichess id, the perf, the selection
+    options it was computed with, whether it is current (saved at the write counter now) and
+    its size in bytes."""
+
+    user_id: str
+    perf: str
+    options: str
+    current: bool
+    size: int
+
+
+#: The start of the ``options`` of a scale's replay of a pass (:mod:`tracker.report_runs`),
+#: saved beside the pass: listed and counted with it, not as a pass of its own.
+REPLAY_PREFIX = "r-"
+
+
+def list_passes(db: Database, user_id: str | None = None) -> list[SavedPassInfo]:
+    """The saved passes (of ``user_id`` only, when given), by player and perf (not the
+    scales' replays of them, see :data:`REPLAY_PREFIX`)."""
+    snap, state = _table(ReplaySnapshot), _table(StoreState)
+    stmt = (
+        select(snap.c.user_id, snap.c.perf, snap.c.options, snap.c.write_seq,
+               func.length(snap.c.payload), select(state.c.write_seq)
+               .where(state.c.id == _STATE_ID).scalar_subquery())
+        .where(snap.c.options.not_like(f"{REPLAY_PREFIX}%"))
+        .order_by(snap.c.user_id, snap.c.perf, snap.c.options)
+    )
+    if user_id is not None:
+        stmt = stmt.where(snap.c.user_id == user_id)
+    with db.engine.connect() as conn:
+        rows = conn.execute(stmt).all()
+    return [SavedPassInfo(uid, perf, options, at == now, int(size or 0))
+            for uid, perf, options, at, size, now in rows]
+
+
+def drop_passes(db: Database, user_id: str | None = None) -> int:
+    """Drop the saved passes (of ``user_id`` only, when given) and move the write counter on,
+    in one transaction: what was computed from the games before is stale from this commit on
+    (every saved pass, every cache keyed on the counter). For a database edited by hand,
+    which moves no counter. Returns the passes dropped (the scales' replays of them go too,
+    uncounted)."""
+    snap = _table(ReplaySnapshot)
+    stmt = delete(snap)
+    if user_id is not None:
+        stmt = stmt.where(snap.c.user_id == user_id)
+    with db.engine.begin() as conn:
+        db.lock_writes(conn)
+        # the replays first, uncounted: what is left to delete are the passes
+        conn.execute(stmt.where(snap.c.options.like(f"{REPLAY_PREFIX}%")))
+        dropped = conn.execute(stmt).rowcount
+        bump_write_seq(db, conn)
+    return int(dropped or 0)

@@ -58,9 +58,11 @@ class LichessError(TrackerError):
 
 
 class UnknownUserError(LichessError, LookupError):
-    """No such Lichess account, or it is closed: nothing is written."""
+    """No such Lichess account, or it is closed: nothing is written. Exit code 1, as for a
+    player unknown to the database (the README's one rule: a name nothing answers to is
+    "nothing done"; a malformed one is a usage error, 2)."""
 
-    exit_code = 2
+    exit_code = 1
 
 
 class TokenError(LichessError):
