@@ -241,3 +241,20 @@ def test_postgres_saves_every_scale_and_a_write_makes_them_stale(
         with pg.engine.begin() as conn:
             conn.execute(text("DROP SCHEMA public CASCADE; CREATE SCHEMA public"))
         pg.close()
+
+
+def test_a_pass_with_a_game_dated_in_the_future_saves_no_replay(tmp_path: Path) -> None:
+    # such a pass changes with time (the game counts once its date is past): nor it, nor a
+    # scale's replay of it, is saved; the report is computed each time, the same
+    from tests.test_future_games import blitz_lines, future_copy
+
+    lines = blitz_lines()
+    dated = tmp_path / "future.ndjson"
+    dated.write_text("\n".join([*lines, future_copy(lines[0])]) + "\n")
+    db = tmp_path / "t.db"
+    api.import_file(dated, db=str(db), user="indexinator")
+    with Store(str(db)) as store:
+        first = _report(store, "blitz", scale="all")
+        assert _keys(store, "blitz") == set()
+        assert _report(store, "blitz", scale="all") == first
+        assert first[0]["periods"][-1]["excluded"].get("dated in the future") == 1
