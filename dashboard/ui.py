@@ -250,9 +250,9 @@ def scale_options(perf: str) -> dict[str, str]:
         out[ALL_MODELS] = f"FIDE scale: {models[0].key}"
     out.update({m.key: f"{m.key} alone" + (" (the same)" if len(models) == 1 else "")
                 for m in models})
-    out[LICHESS_SCALE] = "Lichess scale (raw numbers)"
     out.update({key: f"club model: {key.removeprefix('club:')}"
                 for key, perfs in api.club_scales(db=store()) if perf in perfs})
+    out[LICHESS_SCALE] = "Lichess scale (raw numbers)"
     return out
 
 

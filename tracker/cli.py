@@ -248,7 +248,7 @@ def import_cmd(
 @app.command("runs", short_help="List the last import runs (killed ones as interrupted).",
              epilog=examples("tracker runs --json"))
 def runs_cmd(
-    limit: Annotated[int, typer.Option(help="How many runs, newest first (1 or more).")] = 20,
+    limit: Annotated[int, typer.Option(help="How many runs, newest first (1 to 2147483647).")] = 20,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
 ) -> None:
     """List the last import runs: status (running, complete, partial, failed, interrupted),
