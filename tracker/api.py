@@ -24,9 +24,11 @@ from typing import TYPE_CHECKING, Any, Final, NotRequired, TypedDict
 
 from tracker.errors import ArgumentError as ArgumentError
 from tracker.errors import DashboardError as DashboardError
+from tracker.errors import ReadOnlyError as ReadOnlyError
 from tracker.errors import TrackerError as TrackerError
 
 if TYPE_CHECKING:
+    from tracker.config import ENV_READ_ONLY as ENV_READ_ONLY
     from tracker.exact import dumps as dumps
     from tracker.exact import shown as shown
     from tracker.fide import CHAPTERS as CHAPTERS
@@ -108,6 +110,7 @@ _LAZY: Final[dict[str, str]] = {
     # ``api.dashboard``: the process launcher now lives on the CLI side (tracker.launcher);
     # resolved by name on first use for callers of the old path, never imported by the api.
     "dashboard": "tracker.launcher",
+    "ENV_READ_ONLY": "tracker.config",  # the variable that makes every database read-only
 }
 
 
@@ -158,21 +161,49 @@ def _sqlite_file(db: Db) -> tuple[Path, bool] | None:
     return (Path(path), named) if path else None
 
 
-def open_store(db: Db = None, *, create: bool = False) -> Store:
+def open_store(db: Db = None, *, create: bool = False, read_only: bool | None = None
+               ) -> Store:
     """A :class:`Store` for ``db`` (returned as is when it already is one).
 
     ``create=False`` (the commands that only read: ``players``, ``replay``, ``settings``): a
     SQLite file that does not exist is refused, not created empty. ``create=True`` (imports,
     the dashboard): the file is created, and the default location's folder; the missing
-    folder of a named path (``--db``, ``$TRACKER_DB``) is refused. Raises DatabaseError (one
-    line).
+    folder of a named path (``--db``, ``$TRACKER_DB``) is refused. ``read_only`` (``None``:
+    :func:`read_only_mode`, i.e. ``$TRACKER_READ_ONLY``): the database refuses every write
+    and is neither created nor migrated. Raises DatabaseError (one line).
     """
     from tracker.store.db import Store
 
     if isinstance(db, Store):
         return db
-    check_database(db, create=create)
-    return Store(os.fspath(db) if db is not None else None)
+    if read_only is None:
+        read_only = read_only_mode()
+    check_database(db, create=create and not read_only)
+    return Store(os.fspath(db) if db is not None else None, read_only=read_only)
+
+
+def read_only_mode(db: Db = None) -> bool:
+    """Whether ``db`` is read-only: an open store opened so, else ``$TRACKER_READ_ONLY``
+    (what ``tracker dashboard --read-only`` sets for the app it serves)."""
+    from tracker import config
+    from tracker.store.db import Store
+
+    if isinstance(db, Store):
+        return db.read_only
+    return config.read_only()
+
+
+#: Why the API refuses a write on a read-only database (part of the one-line error).
+READ_ONLY_HINT: Final = ("the database is served read-only (tracker dashboard --read-only, "
+                         "or $TRACKER_READ_ONLY)")
+
+
+def check_writable(db: Db, action: str) -> None:
+    """Raise ReadOnlyError (one line, exit code 1) before ``action`` (``"importing games"``)
+    when ``db`` is read-only (see :func:`read_only_mode`): nothing is opened or written."""
+    if read_only_mode(db):
+        raise ReadOnlyError(f"{action} is not allowed: {READ_ONLY_HINT}; run it with the "
+                            "tracker command where the database is kept")
 
 
 def check_database(db: Db = None, *, create: bool = False) -> None:
@@ -238,6 +269,7 @@ def import_file(
     from tracker.importing import import_inputs
     from tracker.sources.files import open_inputs
 
+    check_writable(db, "importing games")
     check_database(db, create=True)
     inputs = open_inputs(paths)
     store = open_store(db, create=True)
@@ -291,6 +323,7 @@ def import_user(
     from tracker.importing import lichess as importing_lichess
     from tracker.sources.lichess import TokenError
 
+    check_writable(db, "importing games")
     where = "the token given"
     if token is None:
         where = "the token file" if token_file is not None else "$LICHESS_TOKEN"
@@ -341,6 +374,7 @@ def fide_link(
     from tracker import config, real_fide
     from tracker.sources import lichess
 
+    check_writable(db, "linking a FIDE id")
     store = open_store(db)
     return real_fide.link_player(store, username, fide_id, base_url=config.base_url(base_url),
                                  session=lichess.make_session(token, timeout))
@@ -428,7 +462,8 @@ def runs(*, db: Db = None, limit: int = 20) -> list[RunInfo]:
     if limit < 1:
         raise ArgumentError(f"--limit must be 1 or more, not {limit}")
     store = open_store(db)
-    mark_interrupted(store)
+    if not store.read_only:  # a read-only store says what is stored, changing nothing
+        mark_interrupted(store)
     return queries.import_runs(store, limit=limit)
 
 
@@ -624,6 +659,8 @@ def settings(username: str, *, db: Db = None, **changes: object) -> PlayerSettin
     from tracker.settings import get_settings, save_settings
     from tracker.store import queries
 
+    if changes:
+        check_writable(db, "changing settings")
     store = open_store(db)
     if not changes:
         return get_settings(store, queries.resolve_player(store, username))
