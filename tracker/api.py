@@ -29,6 +29,14 @@ from tracker.errors import TrackerError as TrackerError
 
 if TYPE_CHECKING:
     from tracker.config import ENV_READ_ONLY as ENV_READ_ONLY
+    from tracker.api_groups import GroupAddResult as GroupAddResult
+    from tracker.api_groups import GroupRemoveResult as GroupRemoveResult
+    from tracker.api_groups import group_add as group_add
+    from tracker.api_groups import group_create as group_create
+    from tracker.api_groups import group_list as group_list
+    from tracker.api_groups import group_members as group_members
+    from tracker.api_groups import group_remove as group_remove
+    from tracker.api_groups import parse_fide_pairs as parse_fide_pairs
     from tracker.exact import dumps as dumps
     from tracker.exact import shown as shown
     from tracker.fide import CHAPTERS as CHAPTERS
@@ -77,6 +85,9 @@ if TYPE_CHECKING:
     from tracker.store.db import Store as Store
     from tracker.store.fide import FideLink as FideLink
     from tracker.store.fide import RatingInForce as RatingInForce
+    from tracker.store.groups import GroupExistsError as GroupExistsError
+    from tracker.store.groups import GroupInfo as GroupInfo
+    from tracker.store.groups import UnknownGroupError as UnknownGroupError
     from tracker.store.queries import PlayerSummary as PlayerSummary
     from tracker.store.queries import RunInfo as RunInfo
 
@@ -107,6 +118,12 @@ _LAZY: Final[dict[str, str]] = {
     # The driver's own error for a locked or unreachable database, raised mid-query.
     "DatabaseOperationalError": "tracker.store.engine:OperationalError",
     **dict.fromkeys(("PlayerSummary", "RunInfo"), "tracker.store.queries"),
+    # Groups (tracker group …, tracker sync): their own module, tracker/api_groups.py.
+    **dict.fromkeys(("GroupAddResult", "GroupRemoveResult", "group_add", "group_create",
+                     "group_list", "group_members", "group_remove", "parse_fide_pairs"),
+                    "tracker.api_groups"),
+    **dict.fromkeys(("GroupExistsError", "GroupInfo", "UnknownGroupError"),
+                    "tracker.store.groups"),
     # ``api.dashboard``: the process launcher now lives on the CLI side (tracker.launcher);
     # resolved by name on first use for callers of the old path, never imported by the api.
     "dashboard": "tracker.launcher",

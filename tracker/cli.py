@@ -15,7 +15,6 @@ loads the database and import layers when a command first needs them.
 from __future__ import annotations
 
 import json
-import re
 import signal
 import sys
 from collections.abc import Callable
@@ -25,12 +24,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, get_args, get_origin
 
 import typer
-from rich.console import Console
 from rich.markup import escape
-from rich.text import Text
 
 from tracker import api
 from tracker.api import ArgumentError, TrackerError
+from tracker.cli_groups import group_app
+from tracker.cli_text import cell, err, examples, out, say, visible
 from tracker.errors import Terminated
 
 if TYPE_CHECKING:
@@ -56,36 +55,10 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
-#: Piped output gets a wide console, so tables stay one row per line for scripts and files.
-out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 200)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
-
-
-#: Characters a terminal acts on instead of showing: C0/C1 controls (ESC starts colour,
-#: title and hyperlink sequences), bidirectional overrides and isolates, zero-width marks.
-_INVISIBLE = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff]")
 
 #: Exit codes after a signal: 128 + the signal's number, as shells report them.
 EXIT_INTERRUPTED = 130  # SIGINT (Ctrl+C)
 EXIT_TERMINATED = 143  # SIGTERM
-
-
-def visible(text: str) -> str:
-    """``text`` safe for a terminal: every control character written as its escape
-    (ESC → ``\\x1b``), so a name read from a file can neither recolour the terminal nor set
-    its title. Print it with ``markup=False`` (or as a :class:`~rich.text.Text`) so that
-    ``[link=…]`` stays literal too."""
-    return _INVISIBLE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
-
-
-def cell(value: object) -> Text:
-    """A table cell shown literally: control characters escaped, no rich markup."""
-    return Text(visible(str(value)))
-
-
-def say(console: Console, text: str) -> None:
-    """Print one line from data (names, file names, messages) literally and safely."""
-    console.print(visible(text), markup=False, highlight=False)
 
 
 class State:
@@ -109,12 +82,6 @@ def _main(
     ] = None,
 ) -> None:
     state.db = db
-
-
-def examples(*lines: str) -> str:
-    """A command's help epilog: its examples, kept as written (``\\b`` stops click rewrapping)."""
-    title = "Example:" if len(lines) == 1 else "Examples:"
-    return "\b\n" + title + "\n" + "\n".join(f"  {line}" for line in lines)
 
 
 def _date(ms: int | None) -> str:
@@ -666,6 +633,7 @@ fide_app = typer.Typer(
     rich_markup_mode=None,
 )
 app.add_typer(fide_app, name="fide")
+app.add_typer(group_app, name="group")  # tracker/cli_groups.py
 
 
 def _fide_month(ms: int) -> str:

@@ -255,3 +255,50 @@ class ReplaySnapshot(Base):
     options: Mapped[str] = mapped_column(String(32), primary_key=True)
     write_seq: Mapped[int] = mapped_column(BigInteger)
     payload: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+# -- groups of players and their club scale models (migration 0009; tracker.store.groups) ---
+
+
+class GroupRow(Base):
+    """A named group of players (a club, a coach's students)."""
+
+    __tablename__ = "groups"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    name: Mapped[str] = mapped_column(String(64), unique=True)
+    #: When the group was created, ms since the epoch UTC.
+    created_at_ms: Mapped[int] = mapped_column(BigInteger)
+
+
+class GroupMemberRow(Base):
+    """A member of a group: a Lichess username (tracked or not yet imported) and, optionally,
+    the FIDE id to link to it at the next sync."""
+
+    __tablename__ = "group_members"
+
+    group_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("groups.id", ondelete="CASCADE"), primary_key=True,
+        autoincrement=False,
+    )
+    #: Lowercase Lichess id.
+    user_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    #: As given (Lichess's spelling once imported).
+    username: Mapped[str] = mapped_column(String(128))
+    fide_id: Mapped[int | None] = mapped_column(BigInteger)
+    added_at_ms: Mapped[int] = mapped_column(BigInteger)
+
+
+class ClubModelRow(Base):
+    """A scale model fitted on a group's members with a real FIDE rating, one per perf: the
+    fitted line, its figures and the data it was fitted on (``payload``, JSON), and when."""
+
+    __tablename__ = "club_models"
+
+    group_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("groups.id", ondelete="CASCADE"), primary_key=True,
+        autoincrement=False,
+    )
+    perf: Mapped[str] = mapped_column(String(16), primary_key=True)
+    fitted_at_ms: Mapped[int] = mapped_column(BigInteger)
+    payload: Mapped[dict[str, Any]] = mapped_column(JSON)

@@ -1,0 +1,189 @@
+"""Groups in the store, their API twins and ``tracker group …``: create, add (usernames,
+--fide, a roster CSV with bad rows), remove, list; migration 0009 up and down."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from alembic import command
+from sqlalchemy import create_engine, inspect
+
+from tracker import api
+from tracker.store.db import Store
+from tracker.store.engine import alembic_config
+
+
+def _roster(tmp_path: Path, text: str) -> Path:
+    p = tmp_path / "roster.csv"
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+def test_create_list_and_a_taken_name(store: Store) -> None:
+    g = api.group_create(" club ", db=store)
+    assert (g.name, g.members) == ("club", 0)
+    with pytest.raises(api.GroupExistsError, match="'club' exists already"):
+        api.group_create("club", db=store)
+    api.group_create("another", db=store)
+    assert [(x.name, x.members) for x in api.group_list(db=store)] == [("another", 0),
+                                                                        ("club", 0)]
+
+
+@pytest.mark.parametrize("bad", ["", "   ", "x" * 65, "tab\there"])
+def test_a_bad_group_name_is_a_usage_error(store: Store, bad: str) -> None:
+    with pytest.raises(api.ArgumentError, match="cannot name a group") as exc:
+        api.group_create(bad, db=store)
+    assert exc.value.exit_code == 2
+
+
+def test_add_usernames_and_fide_ids_then_remove(store: Store) -> None:
+    api.group_create("club", db=store)
+    r = api.group_add("club", ["Alice", "bob", "alice"], fide={"BOB": 4100018, "carol": 7},
+                      db=store)
+    assert (r.added, r.already, r.bad) == (["alice", "bob", "carol"], [], [])
+    assert api.group_members("club", db=store) == [("Alice", None), ("bob", 4100018),
+                                                   ("carol", 7)]
+    again = api.group_add("club", ["alice"], fide={"alice": 35009192}, db=store)
+    assert (again.added, again.already) == ([], ["alice"])
+    assert api.group_members("club", db=store)[0] == ("Alice", 35009192)
+    gone = api.group_remove("club", ["BOB", "zed"], db=store)
+    assert (gone.removed, gone.not_members) == (["bob"], ["zed"])
+    assert [u for u, _ in api.group_members("club", db=store)] == ["Alice", "carol"]
+    assert api.group_list(db=store)[0].members == 2
+
+
+def test_a_bad_username_is_one_line_and_the_rest_is_added(store: Store) -> None:
+    api.group_create("club", db=store)
+    r = api.group_add("club", ["ok_1", "no way", "x"], db=store)
+    assert r.added == ["ok_1"]
+    assert r.bad == ["'no way': 'no way' is not a Lichess username (2-30 letters, digits, _ "
+                     "or -)", "'x': 'x' is not a Lichess username (2-30 letters, digits, _ or -)"]
+
+
+def test_unknown_group(store: Store) -> None:
+    with pytest.raises(api.UnknownGroupError, match="no group named 'nope'"):
+        api.group_add("nope", ["alice"], db=store)
+    with pytest.raises(api.UnknownGroupError):
+        api.group_members("nope", db=store)
+
+
+def test_roster_csv_of_12_with_one_malformed_row(store: Store, tmp_path: Path) -> None:
+    rows = ["username,fide_id"] + [f"player{i:02d},{1000 + i}" for i in range(9)]
+    rows += ["player10,", "bad row!,5", "player11"]
+    roster = _roster(tmp_path, "\n".join(rows) + "\n\n")
+    api.group_create("club", db=store)
+    r = api.group_add("club", from_csv=roster, db=store)
+    assert len(r.added) == 11 and r.already == []
+    assert r.bad == ["row 12: 'bad row!' is not a Lichess username (2-30 letters, digits, _ "
+                     "or -)"]
+    members = dict(api.group_members("club", db=store))
+    assert members["player03"] == 1003 and members["player10"] is None
+    assert members["player11"] is None and len(members) == 11
+
+
+@pytest.mark.parametrize(("line", "reason"), [
+    ("alice,12,extra", "row 2: 3 columns, expected username[,fide_id]"),
+    ("alice,twelve", "row 2: 'twelve' is not a FIDE id (a positive number, up to 10 digits)"),
+    (",12", "row 2: '' is not a Lichess username (2-30 letters, digits, _ or -)"),
+])
+def test_each_kind_of_bad_row(store: Store, tmp_path: Path, line: str, reason: str) -> None:
+    api.group_create("club", db=store)
+    r = api.group_add("club", from_csv=_roster(tmp_path, f"bob\n{line}\n"), db=store)
+    assert (r.added, r.bad) == (["bob"], [reason])
+
+
+def test_an_unreadable_roster_is_a_usage_error_and_adds_nothing(store: Store,
+                                                               tmp_path: Path) -> None:
+    api.group_create("club", db=store)
+    with pytest.raises(api.ArgumentError, match="cannot read the roster"):
+        api.group_add("club", ["alice"], from_csv=tmp_path / "none.csv", db=store)
+    (tmp_path / "bin.csv").write_bytes(b"\xff\xfe\x00bad")
+    with pytest.raises(api.ArgumentError, match="is not UTF-8 text"):
+        api.group_add("club", ["alice"], from_csv=tmp_path / "bin.csv", db=store)
+    assert api.group_members("club", db=store) == []
+
+
+def test_fide_pairs() -> None:
+    assert api.parse_fide_pairs(["a=1", " b = 22 "]) == {"a": 1, "b": 22}
+    for bad in ("a", "=5", "a=x"):
+        with pytest.raises(api.ArgumentError, match="--fide"):
+            api.parse_fide_pairs([bad])
+
+
+def _tracker(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "tracker.cli", *args], capture_output=True,
+                          text=True, check=False)
+
+
+def test_cli_group_commands(tmp_path: Path) -> None:
+    db = str(tmp_path / "g.db")
+    assert _tracker("--db", db, "group", "create", "club").returncode == 0
+    taken = _tracker("--db", db, "group", "create", "club")
+    assert (taken.returncode, taken.stderr) == (1, "error: a group named 'club' exists "
+                                                   "already\n")
+    roster = _roster(tmp_path, "username,fide_id\nalice,1\nbad!,2\n")
+    added = _tracker("group", "add", "club", "bob", "--fide", "carol=3", "--from", str(roster),
+                     "--db", db)
+    assert added.returncode == 1
+    assert added.stderr == ("skipped row 3: 'bad!' is not a Lichess username (2-30 letters, "
+                            "digits, _ or -)\n")
+    assert added.stdout == "group club: 3 added, 0 already there, 1 bad\n"
+    listed = _tracker("--db", db, "group", "list")
+    assert "club" in listed.stdout and " 3 " in listed.stdout
+    removed = _tracker("--db", db, "group", "remove", "club", "bob")
+    assert (removed.returncode, removed.stdout) == (0, "group club: 1 removed\n")
+    bad_fide = _tracker("--db", db, "group", "add", "club", "--fide", "carol")
+    assert bad_fide.returncode == 2 and "expected USER=FIDE_ID" in bad_fide.stderr
+
+
+def test_migration_0009_up_and_down(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'm.db'}"
+    Store(url).close()
+    engine = create_engine(url)
+    assert {"groups", "group_members", "club_models"} <= set(inspect(engine).get_table_names())
+    cfg = alembic_config()
+    with engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.downgrade(cfg, "0006")
+    assert not {"groups", "group_members", "club_models"} & set(
+        inspect(engine).get_table_names())
+    engine.dispose()
+    with Store(url) as s:
+        api.group_create("again", db=s)
+        assert api.group_list(db=s)[0].name == "again"
+
+
+@pytest.fixture(scope="module")
+def pg_url():
+    from tests.pg_server import postgres_url
+
+    with postgres_url() as (url, reason):
+        if url is None:
+            pytest.skip(reason)
+        yield url
+
+
+def test_groups_and_migration_0009_on_postgres(pg_url: str) -> None:
+    from sqlalchemy import text
+
+    store = Store(pg_url)
+    try:
+        api.group_create("club", db=store)
+        r = api.group_add("club", ["alice", "bob"], fide={"bob": 4100018}, db=store)
+        assert r.added == ["alice", "bob"]
+        assert api.group_members("club", db=store) == [("alice", None), ("bob", 4100018)]
+        assert [(g.name, g.members) for g in api.group_list(db=store)] == [("club", 2)]
+        cfg = alembic_config()
+        with store.engine.begin() as conn:
+            cfg.attributes["connection"] = conn
+            command.downgrade(cfg, "0006")
+            assert "groups" not in inspect(conn).get_table_names()
+            command.upgrade(cfg, "head")
+            assert "club_models" in inspect(conn).get_table_names()
+    finally:
+        with store.engine.begin() as conn:
+            conn.execute(text("DROP SCHEMA public CASCADE; CREATE SCHEMA public"))
+        store.close()

@@ -1,0 +1,105 @@
+"""``tracker group …`` and ``tracker sync``: thin wrappers over :mod:`tracker.api` (its groups
+functions live in ``tracker/api_groups.py``). The ``--db`` option is read from the root
+command's parameters, so this module needs nothing of :mod:`tracker.cli`.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated
+
+import typer
+
+from tracker import api
+from tracker.cli_text import cell, err, examples, out, say
+
+group_app = typer.Typer(
+    help="Groups of players (a club, a coach's students): create, add, remove, list.",
+    short_help="Groups of players: create, add members (or a roster CSV), list.",
+    epilog=examples("tracker group create club", "tracker group add club alice bob "
+                    "--fide alice=35009192", "tracker group add club --from roster.csv"),
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+
+
+def _db(ctx: typer.Context) -> str | None:
+    """The root command's ``--db`` (``None``: ``$TRACKER_DB`` or the default)."""
+    db = ctx.find_root().params.get("db")
+    return db if isinstance(db, str) else None
+
+
+Name = Annotated[str, typer.Argument(help="The group's name.", show_default=False,
+                                     metavar="NAME")]
+
+
+@group_app.command("create", short_help="Create an empty group.",
+                   epilog=examples("tracker group create club"))
+def group_create_cmd(ctx: typer.Context, name: Name) -> None:
+    """Create an empty group (exit code 1 if the name is taken)."""
+    g = api.group_create(name, db=_db(ctx))
+    say(out, f"group {g.name} created: add members with tracker group add {g.name} USER…")
+
+
+@group_app.command("add", short_help="Add players to a group (usernames or a roster CSV).",
+                   epilog=examples("tracker group add club alice bob",
+                                   "tracker group add club alice --fide alice=35009192",
+                                   "tracker group add club --from roster.csv"))
+def group_add_cmd(
+    ctx: typer.Context,
+    name: Name,
+    users: Annotated[list[str] | None, typer.Argument(
+        help="Lichess usernames.", show_default=False, metavar="USER…")] = None,
+    fide: Annotated[list[str] | None, typer.Option(
+        "--fide", help="A member's FIDE id, linked at the next sync (repeatable).",
+        metavar="USER=ID")] = None,
+    from_csv: Annotated[str | None, typer.Option(
+        "--from", help="A roster CSV: columns username and optional fide_id (a header row "
+        "is optional).", metavar="FILE")] = None,
+) -> None:
+    """Add players to a group: usernames, --fide USER=ID, or a roster CSV.
+
+    No network: `tracker sync --group NAME` imports the members' games and links their FIDE
+    ids. A bad row or username is one line on stderr and the rest is added (exit code 1)."""
+    pairs = api.parse_fide_pairs(fide or [])
+    result = api.group_add(name, users or [], fide=pairs, from_csv=from_csv, db=_db(ctx))
+    for line in result.bad:
+        say(err, f"skipped {line}")
+    say(out, f"group {result.group}: {len(result.added)} added, {len(result.already)} "
+             f"already there, {len(result.bad)} bad")
+    if result.bad:
+        raise typer.Exit(1)
+
+
+@group_app.command("remove", short_help="Take players out of a group.",
+                   epilog=examples("tracker group remove club bob"))
+def group_remove_cmd(
+    ctx: typer.Context,
+    name: Name,
+    users: Annotated[list[str], typer.Argument(help="Lichess usernames.", show_default=False,
+                                               metavar="USER…")],
+) -> None:
+    """Take players out of a group; their games and FIDE links stay."""
+    result = api.group_remove(name, users, db=_db(ctx))
+    for u in result.not_members:
+        say(err, f"{u} is not a member of {result.group}")
+    say(out, f"group {result.group}: {len(result.removed)} removed")
+    if result.not_members:
+        raise typer.Exit(1)
+
+
+@group_app.command("list", short_help="List the groups and their member counts.",
+                   epilog=examples("tracker group list"))
+def group_list_cmd(ctx: typer.Context) -> None:
+    """List the groups, their member counts and creation dates (UTC)."""
+    groups = api.group_list(db=_db(ctx))
+    if not groups:
+        out.print("No groups yet: tracker group create NAME")
+        return
+    from rich.table import Table
+
+    table = Table("group", "members", "created", title="Groups")
+    for g in groups:
+        created = datetime.fromtimestamp(g.created_at_ms / 1000, tz=UTC).strftime("%Y-%m-%d")
+        table.add_row(cell(g.name), str(g.members), created)
+    out.print(table)
