@@ -28,7 +28,6 @@ from tracker.errors import ReadOnlyError as ReadOnlyError
 from tracker.errors import TrackerError as TrackerError
 
 if TYPE_CHECKING:
-    from tracker.config import ENV_READ_ONLY as ENV_READ_ONLY
     from tracker.api_groups import GroupAddResult as GroupAddResult
     from tracker.api_groups import GroupRemoveResult as GroupRemoveResult
     from tracker.api_groups import group_add as group_add
@@ -37,6 +36,7 @@ if TYPE_CHECKING:
     from tracker.api_groups import group_members as group_members
     from tracker.api_groups import group_remove as group_remove
     from tracker.api_groups import parse_fide_pairs as parse_fide_pairs
+    from tracker.config import ENV_READ_ONLY as ENV_READ_ONLY
     from tracker.exact import dumps as dumps
     from tracker.exact import shown as shown
     from tracker.fide import CHAPTERS as CHAPTERS
