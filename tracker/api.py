@@ -28,6 +28,15 @@ from tracker.errors import ReadOnlyError as ReadOnlyError
 from tracker.errors import TrackerError as TrackerError
 
 if TYPE_CHECKING:
+    from tracker.api_group_table import GROUP_KEYS as GROUP_KEYS
+    from tracker.api_group_table import SORT_KEYS as SORT_KEYS
+    from tracker.api_group_table import GroupTable as GroupTable
+    from tracker.api_group_table import group_refresh as group_refresh
+    from tracker.api_group_table import group_table as group_table
+    from tracker.api_group_table import group_table_csv as group_table_csv
+    from tracker.api_group_table import group_table_json as group_table_json
+    from tracker.api_group_table import row_json as row_json
+    from tracker.api_group_table import sort_rows as sort_rows
     from tracker.api_groups import GroupAddResult as GroupAddResult
     from tracker.api_groups import GroupRemoveResult as GroupRemoveResult
     from tracker.api_groups import group_add as group_add
@@ -73,6 +82,8 @@ if TYPE_CHECKING:
     from tracker.report import RealLine as RealLine
     from tracker.report import ReplayReport as ReplayReport
     from tracker.report import ScaleError as ScaleError
+    from tracker.report_group import NOT_ANALYSED as NOT_ANALYSED
+    from tracker.report_group import GroupRow as GroupRow
     from tracker.settings import MAX_START_RATING as MAX_START_RATING
     from tracker.settings import MIN_START_RATING as MIN_START_RATING
     from tracker.settings import SCALES as SCALES
@@ -124,6 +135,11 @@ _LAZY: Final[dict[str, str]] = {
                     "tracker.api_groups"),
     **dict.fromkeys(("GroupExistsError", "GroupInfo", "UnknownGroupError"),
                     "tracker.store.groups"),
+    # The group table (tracker group show, the Group page): tracker/api_group_table.py.
+    **dict.fromkeys(("GroupTable", "GROUP_KEYS", "SORT_KEYS", "group_table", "group_refresh",
+                     "group_table_csv", "group_table_json", "row_json", "sort_rows"),
+                    "tracker.api_group_table"),
+    **dict.fromkeys(("GroupRow", "NOT_ANALYSED"), "tracker.report_group"),
     # ``api.dashboard``: the process launcher now lives on the CLI side (tracker.launcher);
     # resolved by name on first use for callers of the old path, never imported by the api.
     "dashboard": "tracker.launcher",

@@ -26,7 +26,10 @@ from typing import TYPE_CHECKING, Annotated, Any, get_args, get_origin
 import typer
 from rich.markup import escape
 
-from tracker import api
+from tracker import (
+    api,
+    cli_group_show,  # noqa: F401  (registers tracker group show)
+)
 from tracker.api import ArgumentError, TrackerError
 from tracker.cli_groups import group_app
 from tracker.cli_text import cell, err, examples, out, say, visible

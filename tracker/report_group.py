@@ -1,0 +1,360 @@
+"""The group table: one row per member of a group, from each member's replay report.
+
+Per player and perf, the replay on every scale model (``--scale all``) is summarised once —
+the models' median, lowest and highest FIDE-style rating after each period, the real Lichess
+line's times and ratings, why the player is unrated — and saved in the database beside the
+replay passes (:mod:`tracker.store.snapshots`, under an ``options`` key of its own), with the
+database's write counter: the next table reads one row per member until a game is written,
+as the Overview reads a saved pass. :func:`table_rows` then answers "as of ``now``" from the
+summaries alone: the rating now, the change over the last three months, the rated games of
+the last 30 days, the real FIDE rating in force and the gap.
+
+The level shown in play (move analysis) is :func:`analysed_level`: ``None`` ("not analysed")
+until the analysis is wired in.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from array import array
+from bisect import bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Final
+
+import msgspec
+
+from tracker import report, report_pass
+from tracker.errors import TrackerError
+from tracker.perfs import perf_key
+from tracker.records import month_of
+from tracker.settings import get_settings
+from tracker.store import queries, snapshots
+from tracker.store.db import Store
+from tracker.store.fide import load_fide_link, months_in_force
+from tracker.utc import utc_from_ms
+
+DAY_MS: Final = 86_400_000
+#: "Games in the last 30 days": rated games of the perf that ended in the 30 days up to now.
+RECENT_DAYS: Final = 30
+#: "The change over the last 3 months": the rating in force now minus three months before.
+CHANGE_MONTHS: Final = 3
+#: What the level column says for a player whose games have no move analysis.
+NOT_ANALYSED: Final = "not analysed"
+
+
+def _code_print() -> str:
+    """A fingerprint of what decides a summary: this module, the report, the engine and the
+    scale models (their code and data), and the saved pass's own print."""
+    here = Path(__file__).resolve().parent
+    digest = hashlib.sha256(report_pass.CODE_PRINT.encode())
+    files = [Path(__file__), here / "report.py", *sorted((here / "fide").rglob("*.py")),
+             *sorted((here / "data").glob("*.json"))]
+    for path in files:
+        try:
+            digest.update(path.read_bytes())
+        except OSError:  # a frozen install: the pass's print (which holds the version) must do
+            digest.update(str(path).encode())
+    return digest.hexdigest()
+
+
+CODE_PRINT: Final = _code_print()
+
+
+class _Saved(msgspec.Struct, array_like=True):
+    """A member's summary as saved (see :class:`Summary`); arrays as little-endian bytes."""
+
+    name: str
+    games: int
+    counted: int
+    models: list[str]
+    periods: list[str]
+    median2: list[int | None]
+    low: list[int | None]
+    high: list[int | None]
+    unrated: str | None
+    ends: bytes
+    ratings: bytes
+    error: str | None = None
+
+
+_DECODER: Final = msgspec.msgpack.Decoder(_Saved)
+_BIG_ENDIAN: Final = sys.byteorder == "big"
+
+
+def _to_bytes(a: array[int]) -> bytes:
+    if _BIG_ENDIAN:
+        a = array(a.typecode, a)
+        a.byteswap()
+    return a.tobytes()
+
+
+def _from_bytes(code: str, data: bytes) -> array[int]:
+    a = array(code)
+    a.frombytes(data)
+    if _BIG_ENDIAN:
+        a.byteswap()
+    return a
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """One member's replay on every scale model, as the table needs it.
+
+    ``periods``: the months with games of the perf, oldest first; per period the models'
+    ``median`` (exact: the mean of the middle two for an even count), ``low`` and ``high``
+    FIDE-style rating after it (rating points; ``None``: unrated under every model).
+    ``models``: the model keys. ``unrated``: why the player has no FIDE-style rating after
+    the last period (``None``: rated). ``ends``/``ratings``: the real Lichess line, each rated
+    game's end (ms since the epoch, UTC) and the rating after it. ``games``: the games of the
+    perf; ``counted``: those FIDE's method counts. ``error``: why there is no replay (no
+    games in the perf, no model covering it), saved too.
+    """
+
+    name: str
+    games: int
+    counted: int
+    models: tuple[str, ...]
+    periods: tuple[str, ...]
+    median: tuple[Fraction | None, ...]
+    low: tuple[int | None, ...]
+    high: tuple[int | None, ...]
+    unrated: str | None
+    ends: array[int]
+    ratings: array[int]
+    error: str | None = None
+
+    def at(self, month: str) -> tuple[Fraction | None, int | None, int | None] | None:
+        """``(median, low, high)`` in force after the last period up to ``month``
+        (``"YYYY-MM"``); ``None`` before the first period."""
+        i = bisect_right(self.periods, month) - 1
+        if i < 0:
+            return None
+        return self.median[i], self.low[i], self.high[i]
+
+    def lichess_at(self, ms: int) -> int | None:
+        """The Lichess rating after the last rated game that ended by ``ms``."""
+        i = bisect_right(self.ends, ms) - 1
+        return self.ratings[i] if i >= 0 else None
+
+    def games_between(self, start_ms: int, end_ms: int) -> int:
+        """Rated games of the perf that ended in ``(start_ms, end_ms]``."""
+        return bisect_right(self.ends, end_ms) - bisect_right(self.ends, start_ms)
+
+
+def _encode(s: Summary) -> bytes:
+    return msgspec.msgpack.encode(_Saved(
+        s.name, s.games, s.counted, list(s.models), list(s.periods),
+        [None if m is None else int(m * 2) for m in s.median], list(s.low), list(s.high),
+        s.unrated, _to_bytes(s.ends), _to_bytes(s.ratings), s.error))
+
+
+def _decode(payload: bytes) -> Summary | None:
+    try:
+        saved = _DECODER.decode(payload)
+        ends, ratings = _from_bytes("q", saved.ends), _from_bytes("i", saved.ratings)
+    except (msgspec.DecodeError, ValueError):
+        return None
+    n = len(saved.periods)
+    if not (n == len(saved.median2) == len(saved.low) == len(saved.high)
+            and len(ends) == len(ratings)):
+        return None
+    return Summary(saved.name, saved.games, saved.counted, tuple(saved.models),
+                   tuple(saved.periods),
+                   tuple(None if m is None else Fraction(m, 2) for m in saved.median2),
+                   tuple(saved.low), tuple(saved.high), saved.unrated, ends, ratings,
+                   saved.error)
+
+
+def _summarise(r: report.ReplayReport) -> Summary:
+    """The summary of a ``--scale all`` report."""
+    median: list[Fraction | None] = []
+    low: list[int | None] = []
+    high: list[int | None] = []
+    for row in r.periods:
+        band = row.band
+        if band is None:  # one model only: its rating is the whole band
+            after = row.result.rating_after
+            band = report.band_of({r.scale: after})
+        median.append(band.median)
+        low.append(band.min)
+        high.append(band.max)
+    unrated = None
+    if not median or median[-1] is None:
+        reason = r.unrated_reason() or "unrated"
+        reason = reason.removesuffix(": unrated from next period")
+        unrated = reason if reason.startswith("unrated") else f"unrated: {reason}"
+    ends: array[int] = array("q")
+    ratings: array[int] = array("i")
+    for p in r.lichess:
+        ends.append(int(p.at.timestamp() * 1000))
+        ratings.append(p.rating)
+    return Summary(r.player, len(r.games), r.counted, tuple(m.key for m in r.models),
+                   tuple(row.period for row in r.periods), tuple(median), tuple(low),
+                   tuple(high), unrated, ends, ratings)
+
+
+def _options(store: Store, uid: str, perf: str) -> str:
+    """The saved summary's key beside the passes (32 characters at most): the player's saved
+    settings (all but the scale, which is every model here) and :data:`CODE_PRINT`."""
+    s = get_settings(store, uid)
+    key = repr((perf, s.start_rating, s.birth_year, s.rules, s.expected, s.count_provisional,
+                s.start_scale, s.chapter, CODE_PRINT))
+    return "group-" + hashlib.sha256(key.encode()).hexdigest()[:26]
+
+
+def summary(store: Store, username: str, perf: str) -> Summary:
+    """The member's summary in ``perf``: the saved one while no game was written since, else
+    computed from their replay report on every model covering the perf (``--scale all``)
+    and saved (not on a read-only store). No games in the perf, or no model covering it, is
+    a summary with its ``error``. Raises UnknownPlayerError (no games stored),
+    SettingsError."""
+    perf = perf_key(perf)
+    uid = queries.resolve_player(store, username)
+    options = _options(store, uid, perf)
+    saved = snapshots.saved_pass(store, uid, perf, options)
+    if saved.payload is not None:
+        found = _decode(saved.payload)
+        if found is not None:
+            return found
+    try:
+        built = _summarise(report.build_report(store, uid, perf, scale="all"))
+    except (report.NoGamesError, report.ScaleError) as exc:
+        reason = str(exc).split(";")[0]  # "x has no blitz games" without the perfs they have
+        built = Summary(uid, 0, 0, (), (), (), (), (), None, array("q"), array("i"), reason)
+    # Saved with the counter read before the report: a write in between leaves it stale.
+    snapshots.save_pass(store, uid, perf, options, saved.write_seq, _encode(built))
+    return built
+
+
+def refresh(store: Store, usernames: Sequence[str], perfs: Sequence[str]) -> int:
+    """Compute and save the summaries of these players in these perfs that are not current
+    (after a sync, so that the next group table reads saved rows); a player or perf without
+    games is passed over. Returns how many were computed."""
+    done = 0
+    for name in usernames:
+        for perf in perfs:
+            try:
+                uid = queries.resolve_player(store, name)
+                key = perf_key(perf)
+                if snapshots.is_current(store, uid, key, _options(store, uid, key)):
+                    continue
+                summary(store, uid, key)
+            except TrackerError:
+                continue
+            done += 1
+    return done
+
+
+def analysed_level(store: Store, username: str, perf: str) -> str | None:
+    """The level the player's analysed games show in ``perf`` (a rating and its range, as
+    text), ``None`` when no game is analysed: the one place the move analysis is wired into
+    the table."""
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class GroupRow:
+    """One member of the group table, as of a moment ``now``.
+
+    ``fide``/``fide_low``/``fide_high``: the hypothetical FIDE rating now (the models'
+    median, exact, and their band), ``None`` when unrated (``note`` says why). ``real_fide``:
+    the real FIDE rating in force now on the standard list (what the models estimate), with
+    its ``real_month``; ``gap`` = ``fide − real_fide``. ``lichess``: the Lichess rating after
+    the last rated game by now. ``recent_games``: rated games of the perf in the 30 days up
+    to now. ``change``: the hypothetical rating now minus the one in force three months
+    before (``None`` unless both exist). ``level``: the level shown in analysed games
+    (``None``: not analysed). ``note``: why figures are missing ("no blitz games", "unrated:
+    …"), ``None`` when nothing is. ``fide_id``: the group's FIDE id for the member.
+    """
+
+    username: str
+    user_id: str
+    fide_id: int | None
+    fide: Fraction | None
+    fide_low: int | None
+    fide_high: int | None
+    real_fide: int | None
+    real_month: str | None
+    gap: Fraction | None
+    lichess: int | None
+    recent_games: int
+    change: Fraction | None
+    level: str | None
+    games: int
+    counted: int
+    note: str | None
+    line: tuple[tuple[str, Fraction | None, int | None, int | None], ...] = ()
+
+
+def months_before(month: str, n: int) -> str:
+    """``"YYYY-MM"`` ``n`` months before ``month``."""
+    y, m = int(month[:4]), int(month[5:7])
+    k = y * 12 + (m - 1) - n
+    return f"{k // 12:04d}-{k % 12 + 1:02d}"
+
+
+def _real_now(store: Store, uid: str, month: str) -> tuple[int | None, str | None]:
+    """The real standard FIDE rating in force in ``month`` (and the month of that list's
+    entry in force), ``(None, None)`` without a linked id or a standard list by then."""
+    link = load_fide_link(store, uid)
+    if link is None:
+        return None, None
+    months = [m for m in months_in_force(link.lists["standard"], month) if m.month <= month]
+    if not months:
+        return None, None
+    return months[-1].rating, months[-1].month
+
+
+def member_row(store: Store, username: str, fide_id: int | None, perf: str, now_ms: int
+               ) -> GroupRow:
+    """The table's row for one member (see :class:`GroupRow`); a member without figures is
+    a row with its ``note``, never an error."""
+    month = month_of(utc_from_ms(now_ms))
+    try:
+        uid = queries.resolve_player(store, username)
+    except TrackerError:
+        return GroupRow(username, username.lower(), fide_id, None, None, None, None, None,
+                        None, None, 0, None, None, 0, 0,
+                        "no games imported yet (tracker sync --group imports them)")
+    real, real_month = _real_now(store, uid, month)
+    if fide_id is not None and real is None:
+        real_note = f"FIDE {fide_id}: no standard rating stored yet"
+    else:
+        real_note = None
+    try:
+        s = summary(store, uid, perf)
+    except TrackerError as exc:  # settings that cannot replay
+        s = Summary(uid, 0, 0, (), (), (), (), (), None, array("q"), array("i"), str(exc))
+    if s.error is not None:
+        return GroupRow(username, uid, fide_id, None, None, None, real, real_month, None,
+                        None, 0, None, analysed_level(store, uid, perf), 0, 0, s.error)
+    now = s.at(month)
+    before = s.at(months_before(month, CHANGE_MONTHS))
+    median, low, high = now if now is not None else (None, None, None)
+    change = (median - before[0] if median is not None and before is not None
+              and before[0] is not None else None)
+    note = None if median is not None else (s.unrated or "unrated")
+    if real_note is not None:
+        note = f"{note}; {real_note}" if note else real_note
+    return GroupRow(
+        username=s.name if s.name else username, user_id=uid, fide_id=fide_id, fide=median,
+        fide_low=low, fide_high=high, real_fide=real, real_month=real_month,
+        gap=median - real if median is not None and real is not None else None,
+        lichess=s.lichess_at(now_ms), recent_games=s.games_between(
+            now_ms - RECENT_DAYS * DAY_MS, now_ms),
+        change=change, level=analysed_level(store, uid, perf), games=s.games,
+        counted=s.counted, note=note,
+        line=tuple(zip(s.periods, s.median, s.low, s.high, strict=True)),
+    )
+
+
+def table_rows(store: Store, members: Sequence[tuple[str, int | None]], perf: str,
+               now_ms: int) -> list[GroupRow]:
+    """The group table: one :class:`GroupRow` per member (``(username, FIDE id)``), in the
+    order given."""
+    key = perf_key(perf)
+    return [member_row(store, name, fide_id, key, now_ms) for name, fide_id in members]
