@@ -33,6 +33,7 @@ page = st.navigation([
     st.Page(PAGES / "overview.py", title="Overview", icon=":material/show_chart:", default=True),
     st.Page(PAGES / "periods.py", title="Periods", icon=":material/calendar_month:"),
     st.Page(PAGES / "games.py", title="Games", icon=":material/list:"),
+    st.Page(PAGES / "group.py", title="Group", icon=":material/groups:", url_path="group"),
     st.Page(PAGES / "calculator.py", title="Calculator", icon=":material/calculate:"),
     # Read-only (tracker dashboard --read-only): no Import page at all, not even by its URL.
     *([] if READ_ONLY else [st.Page(PAGES / "import_.py", title="Import",

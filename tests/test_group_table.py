@@ -190,3 +190,52 @@ def test_summaries_are_saved_and_read_back_until_a_write(
         replay.current_lichess, 2901, 24)
     assert ix.fide == Decimal("1549.5")
     assert api.row_json(later["cmrade"]) == api.row_json(first.rows[0])
+
+
+# --- the dashboard's Group page (AppTest) ----------------------------------------------------
+
+APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
+
+
+def _group_page(db: Path, monkeypatch: pytest.MonkeyPatch, **query: str) -> Any:
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setenv("TRACKER_DB", str(db))
+    at = AppTest.from_file(str(APP), default_timeout=90)
+    at.query_params.update(query)
+    at.run()
+    at.switch_page("views/group.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    return at
+
+
+def test_the_group_page_shows_the_table_and_overlays_the_picked_players(
+        club_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    at = _group_page(club_db, monkeypatch)
+    frame = at.dataframe[0].value
+    now = {r.user_id: r for r in api.group_table("club", "blitz", db=club_db).rows}
+    by_player = frame.set_index("username")
+    assert by_player.loc["indexinator", "fide"] == float(now["indexinator"].fide or 0) == 1499
+    assert by_player.loc["indexinator", "band"] == "1453–1545"
+    assert by_player.loc["cmrade", "lichess"] == 1543
+    assert by_player.loc["sebastian44", "note"] == "sebastian44 has no blitz games"
+    assert set(by_player["level"]) == {"not analysed"}
+    assert at.multiselect[0].value == ["cmrade", "indexinator"]
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    lines = {t["name"]: t for t in spec["data"]}
+    assert list(lines) == ["cmrade", "indexinator"]
+    assert lines["indexinator"]["line"]["shape"] == "hv"
+    # Picking one player draws one line; the perf comes from the URL.
+    at.multiselect[0].set_value(["indexinator"]).run()
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert [t["name"] for t in spec["data"]] == ["indexinator"]
+
+
+def test_the_group_page_without_groups_says_how_to_make_one(
+        indexinator_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "copy.db"
+    with sqlite3.connect(indexinator_db) as src, sqlite3.connect(path) as dst:
+        src.backup(dst)
+    at = _group_page(path, monkeypatch)
+    assert at.info[0].value.startswith("No groups yet: create one with `tracker group create")
