@@ -32,6 +32,7 @@ __all__ = [
     "players",
     "replay",
     "settings",
+    "sync",
 ]
 
 

@@ -39,12 +39,15 @@ if TYPE_CHECKING:
     from tracker.api_group_table import sort_rows as sort_rows
     from tracker.api_groups import GroupAddResult as GroupAddResult
     from tracker.api_groups import GroupRemoveResult as GroupRemoveResult
+    from tracker.api_groups import SyncResult as SyncResult
     from tracker.api_groups import group_add as group_add
     from tracker.api_groups import group_create as group_create
     from tracker.api_groups import group_list as group_list
     from tracker.api_groups import group_members as group_members
     from tracker.api_groups import group_remove as group_remove
     from tracker.api_groups import parse_fide_pairs as parse_fide_pairs
+    from tracker.api_groups import sync as sync
+    from tracker.api_groups import sync_row as sync_row
     from tracker.config import ENV_READ_ONLY as ENV_READ_ONLY
     from tracker.exact import dumps as dumps
     from tracker.exact import shown as shown
@@ -62,6 +65,7 @@ if TYPE_CHECKING:
     from tracker.game_view import GameMoves as GameMoves
     from tracker.importing import ImportSummary as ImportSummary
     from tracker.importing import Progress as Progress
+    from tracker.importing.group_sync import PlayerSync as PlayerSync
     from tracker.lichess_line import LichessPoint as LichessPoint
     from tracker.perfs import PerfError as PerfError
     from tracker.presentation import GAME_KEYS as GAME_KEYS
@@ -130,9 +134,10 @@ _LAZY: Final[dict[str, str]] = {
     "DatabaseOperationalError": "tracker.store.engine:OperationalError",
     **dict.fromkeys(("PlayerSummary", "RunInfo"), "tracker.store.queries"),
     # Groups (tracker group …, tracker sync): their own module, tracker/api_groups.py.
-    **dict.fromkeys(("GroupAddResult", "GroupRemoveResult", "group_add", "group_create",
-                     "group_list", "group_members", "group_remove", "parse_fide_pairs"),
-                    "tracker.api_groups"),
+    **dict.fromkeys(("GroupAddResult", "GroupRemoveResult", "SyncResult", "group_add",
+                     "group_create", "group_list", "group_members", "group_remove",
+                     "parse_fide_pairs", "sync", "sync_row"), "tracker.api_groups"),
+    "PlayerSync": "tracker.importing.group_sync",
     **dict.fromkeys(("GroupExistsError", "GroupInfo", "UnknownGroupError"),
                     "tracker.store.groups"),
     # The group table (tracker group show, the Group page): tracker/api_group_table.py.
@@ -352,25 +357,10 @@ def import_user(
     Raises UnknownUserError (exit code 2) for an unknown or closed account, before the
     database is even opened.
     """
-    from tracker import config
     from tracker.importing import lichess as importing_lichess
-    from tracker.sources.lichess import TokenError
 
     check_writable(db, "importing games")
-    where = "the token given"
-    if token is None:
-        where = "the token file" if token_file is not None else "$LICHESS_TOKEN"
-        try:
-            token = config.token(token_file)
-        except OSError as exc:
-            raise TokenError(
-                f"cannot read the token file {token_file}: {exc.strerror or exc}"
-            ) from None
-        except UnicodeDecodeError:
-            raise TokenError(
-                f"the token file {token_file} is not text: {_TOKEN_HELP}") from None
-    if token is not None:
-        token = check_token(token, where)
+    token = resolve_token(token, token_file)
     check_database(db, create=True)
     job = importing_lichess.connect(  # the account is checked before the database is opened
         username, perf=perf, since=since, full=full, base_url=base_url, token=token,
@@ -463,6 +453,29 @@ def fide_json(link: FideLink) -> dict[str, Any]:
 
 
 _TOKEN_HELP = "a Lichess API token is one line of letters, digits and _ (lip_…)"
+
+
+def resolve_token(token: str | None = None,
+                  token_file: str | os.PathLike[str] | None = None) -> str | None:
+    """The API token to use: ``token`` > ``token_file`` > ``$LICHESS_TOKEN`` (``None``: none),
+    checked by :func:`check_token`. Raises TokenError (exit code 2: an unreadable file, a
+    malformed token), never with the token in the message."""
+    from tracker import config
+    from tracker.sources.lichess import TokenError
+
+    where = "the token given"
+    if token is None:
+        where = "the token file" if token_file is not None else "$LICHESS_TOKEN"
+        try:
+            token = config.token(token_file)
+        except OSError as exc:
+            raise TokenError(
+                f"cannot read the token file {token_file}: {exc.strerror or exc}"
+            ) from None
+        except UnicodeDecodeError:
+            raise TokenError(
+                f"the token file {token_file} is not text: {_TOKEN_HELP}") from None
+    return None if token is None else check_token(token, where)
 
 
 def check_token(token: str, where: str = "the token") -> str:

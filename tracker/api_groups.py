@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import csv
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,6 +20,7 @@ from tracker.errors import ArgumentError
 
 if TYPE_CHECKING:
     from tracker.api import Db
+    from tracker.importing.group_sync import PlayerSync
     from tracker.store.groups import GroupInfo, Member
 
 
@@ -175,3 +176,79 @@ def group_members(name: str, *, db: Db = None) -> list[tuple[str, int | None]]:
 
     return [(m.username, m.fide_id) for m in
             groups.members(open_store(db), groups.check_name(name))]
+
+
+@dataclass(frozen=True, slots=True)
+class SyncResult:
+    """What ``tracker sync`` did: ``group`` (``None``: every tracked player and every group's
+    members) and one :class:`~tracker.importing.group_sync.PlayerSync` per player, in order."""
+
+    group: str | None
+    players: list[PlayerSync] = field(default_factory=list)
+
+    @property
+    def failed(self) -> list[PlayerSync]:
+        """The players whose sync failed."""
+        return [p for p in self.players if p.status != "synced"]
+
+    @property
+    def new(self) -> int:
+        """Games stored for the first time, over all players."""
+        return sum(p.new for p in self.players)
+
+
+def sync(
+    group: str | None = None,
+    *,
+    db: Db = None,
+    base_url: str | None = None,
+    token: str | None = None,
+    token_file: str | os.PathLike[str] | None = None,
+    retry_wait_429: float = 60.0,
+    retry_wait: float = 2.0,
+    timeout: tuple[float, float] = (5.0, 30.0),
+    max_retries: int = 5,
+    on_player: Callable[[int, int, str], None] | None = None,
+    on_done: Callable[[PlayerSync], None] | None = None,
+) -> SyncResult:
+    """``tracker sync [--group NAME]``: bring every tracked player and every group member (or
+    the group's members) up to date, one player and one Lichess request at a time.
+
+    Each player: the incremental import of ``tracker import USER`` (games newer than the
+    sync cursor; a first sync reads the whole history), a linked FIDE id refreshed, and a
+    member's FIDE id (``group add --fide``) linked when it is not the one linked. An import
+    stopped by HTTP 429s is waited out (``retry_wait_429`` seconds) and resumed; a player that
+    still fails (closed account, network) is reported and the others go on. The token and the
+    base URL as in :func:`tracker.api.import_user`; ``on_player(i, n, username)`` before and
+    ``on_done(PlayerSync)`` after each player. Raises UnknownGroupError, TokenError (exit 2).
+    """
+    from tracker import config
+    from tracker.api import resolve_token
+    from tracker.importing.group_sync import SyncTarget, sync_players
+    from tracker.sources.lichess import make_session
+    from tracker.store import groups, queries
+
+    key = resolve_token(token, token_file)
+    store = open_store(db, create=True)
+    if group is not None:
+        name = groups.check_name(group)
+        targets = [SyncTarget(m.username, m.fide_id) for m in groups.members(store, name)]
+    else:
+        name = None
+        members = {m.user_id: m for m in groups.all_members(store)}
+        targets = [SyncTarget(p.username, members.pop(p.id).fide_id if p.id in members
+                              else None) for p in queries.list_players(store)]
+        targets += [SyncTarget(m.username, m.fide_id) for m in members.values()]
+    rows = sync_players(store, targets, base_url=config.base_url(base_url),
+                        session=make_session(key, timeout), retry_wait_429=retry_wait_429,
+                        retry_wait=retry_wait, max_retries=max_retries, on_player=on_player,
+                        on_done=on_done)
+    return SyncResult(name, rows)
+
+
+def sync_row(p: PlayerSync) -> dict[str, object]:
+    """One player of ``tracker sync --json``: username, status (``synced`` | ``failed``),
+    games new and updated, what happened to the FIDE link, the message, seconds."""
+    from dataclasses import asdict
+
+    return asdict(p)

@@ -31,7 +31,7 @@ from tracker import (
     cli_group_show,  # noqa: F401  (registers tracker group show)
 )
 from tracker.api import ArgumentError, TrackerError
-from tracker.cli_groups import group_app
+from tracker.cli_groups import group_app, sync_cmd
 from tracker.cli_text import cell, err, examples, out, say, visible
 from tracker.errors import Terminated
 
@@ -637,6 +637,8 @@ fide_app = typer.Typer(
 )
 app.add_typer(fide_app, name="fide")
 app.add_typer(group_app, name="group")  # tracker/cli_groups.py
+app.command("sync", short_help="Bring every tracked player (or a group) up to date.",
+            epilog=examples("tracker sync", "tracker sync --group club"))(sync_cmd)
 
 
 def _fide_month(ms: int) -> str:

@@ -82,8 +82,9 @@ def save_fide_player(store: Store, data: FidePlayerData, *, player_id: str | Non
     """Store a fetch (profile and lists) in one transaction; link it to ``player_id`` (a
     tracked player's Lichess id, any case) when given, replacing an older link.
 
-    Upserts: list rows are keyed by (FIDE id, kind, month); a changed rating is updated, a
-    row the fetch lacks is kept. Returns the counts of list rows new/updated/unchanged.
+    Upserts, under the store's write lock: list rows are keyed by (FIDE id, kind, month); a
+    changed rating is updated, a row the fetch lacks is kept. Returns the counts of list rows
+    new/updated/unchanged.
     """
     now = now_ms() if fetched_at_ms is None else fetched_at_ms
     p = data.profile
@@ -91,6 +92,9 @@ def save_fide_player(store: Store, data: FidePlayerData, *, player_id: str | Non
         store.ensure_player(player_id)
     new = updated = unchanged = 0
     with store.session() as s:
+        # The write lock first: two refreshes of one FIDE id at once (two syncs) would both
+        # find no row and both insert it.
+        store.lock_writes(s.connection())
         row = s.get(FidePlayerRow, p.fide_id)
         if row is None:
             row = FidePlayerRow(id=p.fide_id)

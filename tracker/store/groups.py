@@ -204,3 +204,18 @@ def load_club_models(db: Database, name: str) -> list[StoredClubModel]:
             .where(ClubModelRow.group_id == gid).order_by(ClubModelRow.perf)
         ).all()
     return [StoredClubModel(name, p, t, dict(d)) for p, t, d in rows]
+
+
+def all_members(db: Database) -> list[Member]:
+    """The members of every group, each player once (by lowercase id; a FIDE id given in any
+    of its groups)."""
+    with db.session() as s:
+        rows = s.execute(
+            select(GroupMemberRow.user_id, GroupMemberRow.username, GroupMemberRow.fide_id)
+            .order_by(GroupMemberRow.user_id, GroupMemberRow.group_id)
+        ).all()
+    out: dict[str, Member] = {}
+    for u, n, f in rows:
+        prev = out.get(u)
+        out[u] = Member(u, n, f if f is not None or prev is None else prev.fide_id)
+    return list(out.values())

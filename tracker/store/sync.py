@@ -27,15 +27,18 @@ def load_cursor(db: Database, player_id: str, perf_filter: str = "") -> Cursor |
 
 
 def save_cursor(db: Database, player_id: str, perf_filter: str, cursor: Cursor) -> None:
-    """Create or replace the cursor (the player must exist: ``Store.ensure_player``)."""
-    with db.session() as s:
-        row = s.get(SyncCursor, (player_id.lower(), perf_filter))
-        if row is None:
-            row = SyncCursor(player_id=player_id.lower(), perf_filter=perf_filter)
-            s.add(row)
-        row.newest_created_at_ms = cursor.newest_ms
-        row.resume_until_ms = cursor.resume_until_ms
-        row.last_sync_at_ms = cursor.last_sync_at_ms
+    """Create or replace the cursor (the player must exist: ``Store.ensure_player``).
+
+    An upsert: two imports of the same player at once (two ``tracker sync`` runs) both save
+    theirs, the last one wins, and either only covers games its own run stored."""
+    values = {"newest_created_at_ms": cursor.newest_ms,
+              "resume_until_ms": cursor.resume_until_ms,
+              "last_sync_at_ms": cursor.last_sync_at_ms}
+    stmt = db.insert(SyncCursor.__table__).values(  # type: ignore[arg-type]  # a Table
+        player_id=player_id.lower(), perf_filter=perf_filter, **values)
+    with db.engine.begin() as conn:
+        conn.execute(stmt.on_conflict_do_update(
+            index_elements=["player_id", "perf_filter"], set_=values))
 
 
 def newest_game_ms(db: Database, player_id: str, perfs: Sequence[str] = (), *,

@@ -1,0 +1,238 @@
+"""``tracker sync``: a club roster against the local Lichess (real HTTP, real berserk):
+everything imported and linked, a second run fetches nothing, a failing player does not stop
+the others, 429s are waited out, two syncs at once and a killed sync lose and duplicate
+nothing (SQLite and PostgreSQL)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from sqlalchemy import func, select, text
+
+from tests.club_roster import Roster, make_roster, serve_roster
+from tests.lichess_server import LichessServer
+from tracker import api
+from tracker.store import queries
+from tracker.store.db import Store
+from tracker.store.models import Game, GameSide
+
+
+@pytest.fixture(scope="module")
+def roster() -> Roster:
+    return make_roster(12, linked=10)
+
+
+@pytest.fixture
+def server(roster: Roster):
+    with LichessServer() as s:
+        serve_roster(s, roster)
+        yield s
+
+
+def _club(db: object, roster: Roster, tmp_path: Path) -> api.GroupAddResult:
+    csv = tmp_path / "roster.csv"
+    csv.write_text(roster.csv(malformed=11), encoding="utf-8")
+    api.group_create("club", db=db)  # type: ignore[arg-type]
+    return api.group_add("club", from_csv=csv, db=db)  # type: ignore[arg-type]
+
+
+def _game_ids(store: Store) -> list[str]:
+    with store.session() as s:
+        return sorted(s.scalars(select(Game.id)))
+
+
+def _served_ids(roster: Roster, players: int = 11) -> list[str]:
+    return sorted(g["id"] for p in roster.players[:players] for g in p.games)
+
+
+def _no_duplicate_sides(store: Store) -> None:
+    with store.session() as s:
+        per_game = s.execute(select(GameSide.game_pk, func.count()).group_by(GameSide.game_pk)
+                             ).all()
+    assert {n for _, n in per_game} == {2}
+
+
+def test_roster_sync_then_nothing_to_fetch(server: LichessServer, roster: Roster,
+                                          tmp_path: Path) -> None:
+    db = str(tmp_path / "club.db")
+    added = _club(db, roster, tmp_path)
+    assert len(added.added) == 11
+    assert added.bad == ["row 13: 'member12!' is not a Lichess username (2-30 letters, "
+                         "digits, _ or -)"]
+    seen: list[tuple[int, int, str]] = []
+    first = api.sync("club", db=db, base_url=server.url,
+                     on_player=lambda i, n, u: seen.append((i, n, u)))
+    assert seen[0] == (1, 11, "member01") and len(seen) == 11
+    assert [p.status for p in first.players] == ["synced"] * 11
+    assert [p.new for p in first.players] == [96] * 11 and first.new == 1056
+    assert [p.fide for p in first.players] == [f"linked {90_000_001 + i}" for i in range(10)
+                                               ] + [""]
+    with Store(db) as store:
+        assert _game_ids(store) == _served_ids(roster)
+        p3 = roster.players[2]
+        assert api.fide_ratings("member03", db=store, through="2025-02")[-1] == (
+            "2025-02", p3.fide_list["2025-02"])
+    # one Lichess request at a time: no download ever overlapped another (the server would
+    # have answered 429 "Please only run 1 request(s) at a time")
+    assert all(r.status == 200 for r in server.requests)
+    server.reset_log()
+    second = api.sync("club", db=db, base_url=server.url)
+    assert [(p.status, p.new, p.updated) for p in second.players] == [("synced", 0, 0)] * 11
+    assert server.served_games == 0
+    assert [p.fide for p in second.players] == ["refreshed"] * 10 + [""]
+
+
+def test_a_failing_player_is_reported_and_the_others_go_on(server: LichessServer,
+                                                           roster: Roster,
+                                                           tmp_path: Path) -> None:
+    db = str(tmp_path / "club.db")
+    api.group_create("club", db=db)
+    server.add_user("gone_away", disabled=True)
+    api.group_add("club", ["member01", "gone_away", "no_such_user", "member02"],
+                  fide={"member02": 99_999_999}, db=db)
+    result = api.sync("club", db=db, base_url=server.url)
+    by = {p.username: p for p in result.players}
+    assert [p.username for p in result.failed] == ["gone_away", "no_such_user"]
+    assert "closed" in by["gone_away"].message or "disabled" in by["gone_away"].message
+    assert "no_such_user" in by["no_such_user"].message
+    assert (by["member01"].status, by["member01"].new) == ("synced", 96)
+    # an unknown FIDE id is a warning: the games are synced
+    assert (by["member02"].status, by["member02"].new, by["member02"].fide) == ("synced", 96,
+                                                                                "")
+    assert "FIDE id 99999999 not linked" in by["member02"].message
+
+
+def test_429s_are_waited_out(server: LichessServer, roster: Roster, tmp_path: Path) -> None:
+    db = str(tmp_path / "club.db")
+    api.group_create("club", db=db)
+    api.group_add("club", ["member01", "member02"], db=db)
+    server.fail_429(times=2)  # the first download: 429 twice in a row, the import stops
+    result = api.sync("club", db=db, base_url=server.url, retry_wait_429=0.01)
+    assert [(p.status, p.new) for p in result.players] == [("synced", 96), ("synced", 96)]
+    assert [r.status for r in server.game_requests()][:3] == [429, 429, 200]
+
+
+def test_sync_without_a_group_takes_tracked_players_and_every_member(
+        server: LichessServer, tmp_path: Path) -> None:
+    db = str(tmp_path / "club.db")
+    api.import_user("member05", db=db, base_url=server.url)
+    api.group_create("club", db=db)
+    api.group_add("club", ["member01"], db=db)
+    result = api.sync(db=db, base_url=server.url)
+    assert result.group is None
+    assert [(p.username, p.new) for p in result.players] == [("member05", 0), ("member01", 96)]
+
+
+def _two_at_once(db: object, url: str) -> list[api.SyncResult]:
+    results: list[api.SyncResult] = []
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            results.append(api.sync("club", db=db, base_url=url,  # type: ignore[arg-type]
+                                    retry_wait_429=0.05))
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert not errors
+    return results
+
+
+def test_two_syncs_at_once_never_store_a_game_twice(roster: Roster, tmp_path: Path) -> None:
+    with LichessServer(throttle=3000) as server:
+        serve_roster(server, roster)
+        db = str(tmp_path / "club.db")
+        _club(db, roster, tmp_path)
+        results = _two_at_once(db, server.url)
+    assert all(p.status == "synced" for r in results for p in r.players)
+    # each game was new to exactly one of the two syncs
+    assert sum(r.new for r in results) == 1056
+    with Store(db) as store:
+        assert _game_ids(store) == _served_ids(roster)
+        _no_duplicate_sides(store)
+
+
+def _tracker(db: str, url: str, *args: str) -> subprocess.Popen[str]:
+    env = {**os.environ, "LICHESS_BASE_URL": url}
+    return subprocess.Popen([sys.executable, "-m", "tracker.cli", "--db", db, *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+
+
+def test_a_killed_sync_rerun_loses_and_duplicates_nothing(roster: Roster,
+                                                          tmp_path: Path) -> None:
+    db = str(tmp_path / "club.db")
+    _club(db, roster, tmp_path)
+    with LichessServer(throttle=150) as server:  # ~7 s for the club: killed on the way
+        serve_roster(server, roster)
+        proc = _tracker(db, server.url, "sync", "--group", "club")
+        deadline = time.monotonic() + 60
+        stored = 0
+        while time.monotonic() < deadline:
+            time.sleep(0.2)
+            with Store(db) as store:
+                stored = queries.count_games(store)
+            if stored >= 300:
+                break
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+        assert 300 <= stored < 1056
+        server.throttle = None
+        again = _tracker(db, server.url, "sync", "--group", "club")
+        out, err = again.communicate(timeout=120)
+    assert again.returncode == 0, err
+    assert err == ""  # not a terminal: no progress
+    assert "11 synced, 0 failed" in out
+    with Store(db) as store:
+        assert _game_ids(store) == _served_ids(roster)
+        _no_duplicate_sides(store)
+
+
+def test_cli_sync_exit_code_1_when_a_player_fails(server: LichessServer,
+                                                  tmp_path: Path) -> None:
+    db = str(tmp_path / "club.db")
+    api.group_create("club", db=db)
+    api.group_add("club", ["member01", "no_such_user"], db=db)
+    proc = _tracker(db, server.url, "sync", "--group", "club")
+    out, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 1
+    assert "1 synced, 1 failed, 96 new games" in out
+    assert "no_such_user" in out and "failed" in out
+
+
+@pytest.fixture(scope="module")
+def pg_url():
+    from tests.pg_server import postgres_url
+
+    with postgres_url() as (url, reason):
+        if url is None:
+            pytest.skip(reason)
+        yield url
+
+
+def test_two_syncs_at_once_on_postgres(roster: Roster, pg_url: str, tmp_path: Path) -> None:
+    store = Store(pg_url)
+    try:
+        with LichessServer(throttle=3000) as server:
+            serve_roster(server, roster)
+            _club(store, roster, tmp_path)
+            results = _two_at_once(pg_url, server.url)
+        assert all(p.status == "synced" for r in results for p in r.players)
+        assert sum(r.new for r in results) == 1056
+        assert _game_ids(store) == _served_ids(roster)
+        _no_duplicate_sides(store)
+    finally:
+        with store.engine.begin() as conn:
+            conn.execute(text("DROP SCHEMA public CASCADE; CREATE SCHEMA public"))
+        store.close()
