@@ -29,12 +29,12 @@ import msgspec
 
 from tracker import report, report_pass
 from tracker.errors import TrackerError
+from tracker.fide_records import ListEntry
 from tracker.perfs import perf_key
 from tracker.records import month_of
-from tracker.settings import get_settings
-from tracker.store import queries, snapshots
+from tracker.store import group_reads, queries, snapshots
 from tracker.store.db import Store
-from tracker.store.fide import load_fide_link, months_in_force
+from tracker.store.players import SettingsRow, get_settings_row
 from tracker.utc import utc_from_ms
 
 DAY_MS: Final = 86_400_000
@@ -197,13 +197,18 @@ def _summarise(r: report.ReplayReport) -> Summary:
                    tuple(high), unrated, ends, ratings)
 
 
-def _options(store: Store, uid: str, perf: str) -> str:
-    """The saved summary's key beside the passes (32 characters at most): the player's saved
-    settings (all but the scale, which is every model here) and :data:`CODE_PRINT`."""
-    s = get_settings(store, uid)
+#: The ``options`` of every saved summary start with it (the passes' never do).
+OPTIONS_PREFIX: Final = "group-"
+
+
+def _options(settings: SettingsRow, perf: str) -> str:
+    """The saved summary's key beside the passes (32 characters at most): the player's
+    settings as stored (all but the scale, which is every model here) and
+    :data:`CODE_PRINT`."""
+    s = settings
     key = repr((perf, s.start_rating, s.birth_year, s.rules, s.expected, s.count_provisional,
                 s.start_scale, s.chapter, CODE_PRINT))
-    return "group-" + hashlib.sha256(key.encode()).hexdigest()[:26]
+    return OPTIONS_PREFIX + hashlib.sha256(key.encode()).hexdigest()[:26]
 
 
 def summary(store: Store, username: str, perf: str) -> Summary:
@@ -214,19 +219,24 @@ def summary(store: Store, username: str, perf: str) -> Summary:
     SettingsError."""
     perf = perf_key(perf)
     uid = queries.resolve_player(store, username)
-    options = _options(store, uid, perf)
+    options = _options(get_settings_row(store, uid), perf)
     saved = snapshots.saved_pass(store, uid, perf, options)
     if saved.payload is not None:
         found = _decode(saved.payload)
         if found is not None:
             return found
+    return _computed(store, uid, perf, options, saved.write_seq)
+
+
+def _computed(store: Store, uid: str, perf: str, options: str, seq: int) -> Summary:
+    """The summary from the replay report, saved at ``seq`` (the write counter read before
+    anything else: a write in between leaves it stale, never wrong)."""
     try:
         built = _summarise(report.build_report(store, uid, perf, scale="all"))
     except (report.NoGamesError, report.ScaleError) as exc:
         reason = str(exc).split(";")[0]  # "x has no blitz games" without the perfs they have
         built = Summary(uid, 0, 0, (), (), (), (), (), None, array("q"), array("i"), reason)
-    # Saved with the counter read before the report: a write in between leaves it stale.
-    snapshots.save_pass(store, uid, perf, options, saved.write_seq, _encode(built))
+    snapshots.save_pass(store, uid, perf, options, seq, _encode(built))
     return built
 
 
@@ -240,7 +250,8 @@ def refresh(store: Store, usernames: Sequence[str], perfs: Sequence[str]) -> int
             try:
                 uid = queries.resolve_player(store, name)
                 key = perf_key(perf)
-                if snapshots.is_current(store, uid, key, _options(store, uid, key)):
+                options = _options(get_settings_row(store, uid), key)
+                if snapshots.is_current(store, uid, key, options):
                     continue
                 summary(store, uid, key)
             except TrackerError:
@@ -297,41 +308,32 @@ def months_before(month: str, n: int) -> str:
     return f"{k // 12:04d}-{k % 12 + 1:02d}"
 
 
-def _real_now(store: Store, uid: str, month: str) -> tuple[int | None, str | None]:
-    """The real standard FIDE rating in force in ``month`` (and the month of that list's
-    entry in force), ``(None, None)`` without a linked id or a standard list by then."""
-    link = load_fide_link(store, uid)
-    if link is None:
+def _in_force(entries: Sequence[ListEntry] | None, month: str) -> tuple[int | None, str | None]:
+    """The rating of the last list entry up to ``month`` and that entry's month."""
+    months = [e.month for e in entries or ()]
+    i = bisect_right(months, month) - 1
+    if entries is None or i < 0:
         return None, None
-    months = [m for m in months_in_force(link.lists["standard"], month) if m.month <= month]
-    if not months:
-        return None, None
-    return months[-1].rating, months[-1].month
+    return entries[i].rating, entries[i].month
 
 
-def member_row(store: Store, username: str, fide_id: int | None, perf: str, now_ms: int
+NOT_IMPORTED: Final = "no games imported yet (tracker sync --group imports them)"
+
+
+def member_row(username: str, uid: str, fide_id: int | None, s: Summary | None,
+               real_list: Sequence[ListEntry] | None, level: str | None, now_ms: int
                ) -> GroupRow:
-    """The table's row for one member (see :class:`GroupRow`); a member without figures is
-    a row with its ``note``, never an error."""
+    """The table's row for one member (see :class:`GroupRow`) from their summary (``None``:
+    no games stored) and real FIDE list; a member without figures is a row with its
+    ``note``, never an error."""
     month = month_of(utc_from_ms(now_ms))
-    try:
-        uid = queries.resolve_player(store, username)
-    except TrackerError:
-        return GroupRow(username, username.lower(), fide_id, None, None, None, None, None,
-                        None, None, 0, None, None, 0, 0,
-                        "no games imported yet (tracker sync --group imports them)")
-    real, real_month = _real_now(store, uid, month)
-    if fide_id is not None and real is None:
-        real_note = f"FIDE {fide_id}: no standard rating stored yet"
-    else:
-        real_note = None
-    try:
-        s = summary(store, uid, perf)
-    except TrackerError as exc:  # settings that cannot replay
-        s = Summary(uid, 0, 0, (), (), (), (), (), None, array("q"), array("i"), str(exc))
-    if s.error is not None:
+    real, real_month = _in_force(real_list, month)
+    real_note = (f"FIDE {fide_id}: no standard rating stored yet"
+                 if fide_id is not None and real is None else None)
+    if s is None or s.error is not None:
+        note = NOT_IMPORTED if s is None else s.error
         return GroupRow(username, uid, fide_id, None, None, None, real, real_month, None,
-                        None, 0, None, analysed_level(store, uid, perf), 0, 0, s.error)
+                        None, 0, None, level, 0, 0, note)
     now = s.at(month)
     before = s.at(months_before(month, CHANGE_MONTHS))
     median, low, high = now if now is not None else (None, None, None)
@@ -341,13 +343,12 @@ def member_row(store: Store, username: str, fide_id: int | None, perf: str, now_
     if real_note is not None:
         note = f"{note}; {real_note}" if note else real_note
     return GroupRow(
-        username=s.name if s.name else username, user_id=uid, fide_id=fide_id, fide=median,
+        username=s.name or username, user_id=uid, fide_id=fide_id, fide=median,
         fide_low=low, fide_high=high, real_fide=real, real_month=real_month,
         gap=median - real if median is not None and real is not None else None,
         lichess=s.lichess_at(now_ms), recent_games=s.games_between(
             now_ms - RECENT_DAYS * DAY_MS, now_ms),
-        change=change, level=analysed_level(store, uid, perf), games=s.games,
-        counted=s.counted, note=note,
+        change=change, level=level, games=s.games, counted=s.counted, note=note,
         line=tuple(zip(s.periods, s.median, s.low, s.high, strict=True)),
     )
 
@@ -355,6 +356,24 @@ def member_row(store: Store, username: str, fide_id: int | None, perf: str, now_
 def table_rows(store: Store, members: Sequence[tuple[str, int | None]], perf: str,
                now_ms: int) -> list[GroupRow]:
     """The group table: one :class:`GroupRow` per member (``(username, FIDE id)``), in the
-    order given."""
+    order given. Read with a few queries for the whole group
+    (:mod:`tracker.store.group_reads`); a member whose summary is not current is replayed
+    and saved (:func:`summary`)."""
     key = perf_key(perf)
-    return [member_row(store, name, fide_id, key, now_ms) for name, fide_id in members]
+    ids = [name.strip().lower() for name, _ in members]
+    have = group_reads.players_with_games(store, ids)
+    settings = group_reads.settings_rows(store, have)
+    seq, payloads = group_reads.current_payloads(store, have, key, OPTIONS_PREFIX)
+    lists = group_reads.fide_lists(store, have, "standard")
+    rows = []
+    for (name, fide_id), uid in zip(members, ids, strict=True):
+        found: Summary | None = None
+        if uid in have:
+            options = _options(settings.get(uid, SettingsRow()), key)
+            payload = payloads.get((uid, options))
+            found = _decode(payload) if payload is not None else None
+            if found is None:
+                found = _computed(store, uid, key, options, seq)
+        rows.append(member_row(name, uid, fide_id, found, lists.get(uid),
+                               analysed_level(store, uid, key), now_ms))
+    return rows
