@@ -128,7 +128,7 @@ for key in ("fide", "gap", "change_3m"):
                                                 format="%g")
 frame = table_frame(table.rows)
 st.dataframe(frame, column_config=config, hide_index=True, key="group_table",
-             height=ui.table_height(len(frame)), use_container_width=True)
+             height=ui.table_height(len(frame)), width="stretch")
 st.download_button("Download CSV", api.group_table_csv(table, sort="fide"),
                    file_name=f"{table.group}-{perf}.csv", mime="text/csv")
 
