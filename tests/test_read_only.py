@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 from sqlalchemy import text
-from sqlalchemy.exc import DBAPIError
 
 from tests.conftest import CMRADE, INDEXINATOR
 from tests.pg_server import postgres_url
@@ -94,10 +93,24 @@ def test_the_cli_under_tracker_read_only_refuses_in_one_line(copy_db: Path) -> N
     assert _state(copy_db) == before
 
 
-def test_the_database_itself_refuses_a_write_past_the_api(copy_db: Path) -> None:
+WRITE_REFUSED = (r"^writing to the database is not allowed: the database is served "
+                 r"read-only \(tracker dashboard --read-only, or \$TRACKER_READ_ONLY\)$")
+
+
+def test_the_store_and_the_database_refuse_a_write_past_the_api(copy_db: Path) -> None:
     store = Store(str(copy_db), read_only=True)
-    with pytest.raises(DBAPIError, match="readonly"), store.engine.begin() as conn:
+    # Any module's write through the engine: one line, before the database sees it.
+    with pytest.raises(ReadOnlyError, match=WRITE_REFUSED), store.engine.begin() as conn:
         conn.execute(text("DELETE FROM games"))
+    with pytest.raises(ReadOnlyError, match=WRITE_REFUSED):
+        api.group_create("club", db=store)  # a write the API does not guard itself
+    # Past SQLAlchemy, on the driver's own connection, SQLite refuses it (query_only).
+    raw = store.engine.raw_connection()
+    try:
+        with pytest.raises(sqlite3.OperationalError, match="readonly"):
+            raw.cursor().execute("DELETE FROM games")
+    finally:
+        raw.close()
     assert store.write_games([]).new == 0  # an empty batch writes nothing: no error
     store.close()
     assert _state(copy_db)[0] == 2907
@@ -132,9 +145,14 @@ def test_postgres_read_only_refuses_writes_in_the_api_and_the_server(pg_url: str
         store = api.open_store(pg_url, read_only=True)
         with pytest.raises(ReadOnlyError, match=r"^importing games is not allowed"):
             api.import_file(CMRADE, db=store)
-        with pytest.raises(DBAPIError, match=r"read-only transaction"), \
-                store.engine.begin() as conn:
+        with pytest.raises(ReadOnlyError, match=WRITE_REFUSED), store.engine.begin() as conn:
             conn.execute(text("DELETE FROM games"))
+        raw = store.engine.raw_connection()
+        try:  # past SQLAlchemy, the server refuses it
+            with pytest.raises(Exception, match="read-only transaction"):
+                raw.cursor().execute("DELETE FROM games")
+        finally:
+            raw.close()
         record: list[GameRecord] = []
         assert store.write_games(record).new == 0
         assert api.replay("indexinator", "blitz", db=store).current_lichess == 1408

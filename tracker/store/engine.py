@@ -23,7 +23,7 @@ from sqlalchemy.pool import StaticPool
 from sqlalchemy.sql import Select
 
 from tracker.config import database_url, shown_url
-from tracker.errors import TrackerError
+from tracker.errors import ReadOnlyError, TrackerError
 
 if TYPE_CHECKING:  # Alembic is loaded only when a schema must be checked in full or upgraded
     from alembic.config import Config
@@ -94,11 +94,30 @@ def _sqlite_query_only(dbapi_connection: Any, _record: Any) -> None:
 _PG_READ_ONLY: Final = "-c default_transaction_read_only=on"
 
 
+#: Statements that write (their first word): refused on a read-only engine.
+_WRITES: Final = ("INSERT", "UPDATE", "DELETE", "UPSERT", "REPLACE", "CREATE", "DROP",
+                  "ALTER", "TRUNCATE", "COPY", "GRANT", "REVOKE", "VACUUM", "REINDEX")
+
+
+def _refuse_writes(_conn: Any, _cursor: Any, statement: str, _params: Any, context: Any,
+                   _many: bool) -> None:
+    """``before_cursor_execute`` of a read-only engine: a write is refused with one line
+    (ReadOnlyError) before the database sees it, whichever module asked for it."""
+    compiled_write = context is not None and (context.isinsert or context.isupdate
+                                              or context.isdelete)
+    words = statement.split(None, 1)
+    if compiled_write or (words and words[0].upper() in _WRITES):
+        raise ReadOnlyError("writing to the database is not allowed: the database is served "
+                            "read-only (tracker dashboard --read-only, or "
+                            "$TRACKER_READ_ONLY)")
+
+
 def create_db_engine(url: str, *, read_only: bool = False) -> Engine:
     """A SQLAlchemy engine for ``url`` with tracker's connection settings.
 
-    ``read_only``: every connection refuses writes, by the database itself (SQLite's
-    ``query_only``, PostgreSQL's ``default_transaction_read_only``)."""
+    ``read_only``: every write is refused with ReadOnlyError before it is sent, and every
+    connection refuses writes by the database itself too (SQLite's ``query_only``,
+    PostgreSQL's ``default_transaction_read_only``)."""
     if url.startswith("sqlite"):
         if url in ("sqlite://", "sqlite:///:memory:"):
             engine = create_engine(
@@ -109,9 +128,12 @@ def create_db_engine(url: str, *, read_only: bool = False) -> Engine:
         event.listen(engine, "connect", _sqlite_on_connect)
         if read_only:
             event.listen(engine, "connect", _sqlite_query_only)
+            event.listen(engine, "before_cursor_execute", _refuse_writes)
         return engine
     if read_only and url.startswith("postgresql"):
-        return create_engine(url, pool_pre_ping=True, connect_args={"options": _PG_READ_ONLY})
+        engine = create_engine(url, pool_pre_ping=True, connect_args={"options": _PG_READ_ONLY})
+        event.listen(engine, "before_cursor_execute", _refuse_writes)
+        return engine
     return create_engine(url, pool_pre_ping=True)
 
 
