@@ -183,12 +183,15 @@ ALL_MODELS: Final = "all"
 
 def scale_options(perf: str) -> dict[str, str]:
     """The scales a replay of ``perf`` can use, key → label: the Lichess numbers, each model
-    covering the perf, and all of them (their median and band)."""
+    covering the perf, all of them (their median and band), and each group's club model
+    fitted for the perf (``club:NAME``; never part of "all")."""
     models = api.scale_models(perf)
     out = {LICHESS_SCALE: "Lichess scale (the raw numbers)"}
     out.update({m.key: f"FIDE scale: {m.name}" for m in models})
     if models:
         out[ALL_MODELS] = "FIDE scale: all models (median and band)"
+    out.update({key: f"FIDE scale: club model of {key.removeprefix('club:')}"
+                for key, perfs in api.club_scales(db=store()) if perf in perfs})
     return out
 
 
@@ -199,8 +202,9 @@ def pick_scale(user_id: str, perf: str) -> str:
     url = _url_param(SCALE_PARAM)
     if url is not None and url != st.session_state.get(_SCALE_URL_SEEN):
         st.session_state[_SCALE_URL_SEEN] = url
-        if url.lower() in options:
-            st.session_state[_SCALE_PICKED] = url.lower()
+        key = url if url in options else url.lower()  # a club's name keeps its case
+        if key in options:
+            st.session_state[_SCALE_PICKED] = key
         else:
             st.sidebar.warning(f"{url!r} is not a scale for {perf}: use one of "
                                f"{', '.join(options)}.")

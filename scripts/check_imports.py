@@ -53,6 +53,7 @@ LAYERS: list[tuple[str, tuple[str, ...], frozenset[str]]] = [
     ("selection", ("tracker.selection",), frozenset({"errors", "base"})),
     ("engine", ("tracker.fide", "tracker.fide.*"), frozenset({"errors"})),
     ("report", ("tracker.replaying", "tracker.replaying.*", "tracker.report*",
+                "tracker.calibration", "tracker.lad",
                 "tracker.lichess_line", "tracker.replay_pass", "tracker.presentation",
                 "tracker.settings", "tracker.game_view"),
      frozenset({"errors", "base", "store", "selection", "engine"})),

@@ -710,7 +710,8 @@ def iter_pgn_games(text: str) -> Iterator[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """``python -m tests.lichess_server [--port N] [--throttle G] USER=FILE.ndjson …``: serve
+    """``python -m tests.lichess_server [--port N] [--throttle G] [--roster N[:LINKED]]
+    USER=FILE.ndjson …``: serve
     exports until interrupted (for trying ``tracker import`` by hand and for benchmarks)."""
     import argparse
 
@@ -719,11 +720,20 @@ def main(argv: Sequence[str] | None = None) -> None:
                         help="serve FILE (NDJSON) as the games of USER")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--throttle", type=float, default=None, help="games/s per download")
+    parser.add_argument("--roster", metavar="N[:LINKED]", default=None,
+                        help="also serve a test club of N players, LINKED of them (default "
+                        "all but 2) with a FIDE profile (tests/club_roster.py)")
     args = parser.parse_args(argv)
     server = LichessServer(throttle=args.throttle, port=args.port)
     for spec in args.exports:
         user, _, path = spec.partition("=")
         server.add_user(user, ndjson_lines(path))
+    if args.roster:
+        from tests.club_roster import make_roster, serve_roster
+
+        n, _, linked = args.roster.partition(":")
+        serve_roster(server, make_roster(int(n), linked=int(linked) if linked else
+                                         max(int(n) - 2, 0)))
     server.start()
     print(server.url, flush=True)
     try:

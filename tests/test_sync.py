@@ -5,6 +5,7 @@ nothing (SQLite and PostgreSQL)."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -100,8 +101,9 @@ def test_a_failing_player_is_reported_and_the_others_go_on(server: LichessServer
     result = api.sync("club", db=db, base_url=server.url)
     by = {p.username: p for p in result.players}
     assert [p.username for p in result.failed] == ["gone_away", "no_such_user"]
-    assert "closed" in by["gone_away"].message or "disabled" in by["gone_away"].message
-    assert "no_such_user" in by["no_such_user"].message
+    assert by["gone_away"].message == "the Lichess account 'gone_away' is closed"
+    assert by["no_such_user"].message == (f"no Lichess account 'no_such_user' at {server.url} "
+                                          "(unknown or closed)")
     assert (by["member01"].status, by["member01"].new) == ("synced", 96)
     # an unknown FIDE id is a warning: the games are synced
     assert (by["member02"].status, by["member02"].new, by["member02"].fide) == ("synced", 96,
@@ -209,6 +211,12 @@ def test_cli_sync_exit_code_1_when_a_player_fails(server: LichessServer,
     assert proc.returncode == 1
     assert "1 synced, 1 failed, 96 new games" in out
     assert "no_such_user" in out and "failed" in out
+    as_json = _tracker(db, server.url, "sync", "--group", "club", "--json")
+    out, err = as_json.communicate(timeout=60)
+    assert (as_json.returncode, err) == (1, "")
+    rows = json.loads(out)["players"]
+    assert [(r["username"], r["status"], r["new"]) for r in rows] == [
+        ("member01", "synced", 0), ("no_such_user", "failed", 0)]
 
 
 @pytest.fixture(scope="module")

@@ -23,6 +23,7 @@ __all__ = [
     "dashboard",
     "demo",
     "group_add",
+    "group_calibrate",
     "group_create",
     "group_list",
     "group_members",

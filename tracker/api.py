@@ -40,7 +40,10 @@ if TYPE_CHECKING:
     from tracker.api_groups import GroupAddResult as GroupAddResult
     from tracker.api_groups import GroupRemoveResult as GroupRemoveResult
     from tracker.api_groups import SyncResult as SyncResult
+    from tracker.api_groups import calibration_json as calibration_json
+    from tracker.api_groups import club_scales as club_scales
     from tracker.api_groups import group_add as group_add
+    from tracker.api_groups import group_calibrate as group_calibrate
     from tracker.api_groups import group_create as group_create
     from tracker.api_groups import group_list as group_list
     from tracker.api_groups import group_members as group_members
@@ -48,6 +51,10 @@ if TYPE_CHECKING:
     from tracker.api_groups import parse_fide_pairs as parse_fide_pairs
     from tracker.api_groups import sync as sync
     from tracker.api_groups import sync_row as sync_row
+    from tracker.calibration import Calibration as Calibration
+    from tracker.calibration import ClubFit as ClubFit
+    from tracker.calibration import ClubModelError as ClubModelError
+    from tracker.calibration import ModelGap as ModelGap
     from tracker.config import ENV_READ_ONLY as ENV_READ_ONLY
     from tracker.exact import dumps as dumps
     from tracker.exact import shown as shown
@@ -136,7 +143,10 @@ _LAZY: Final[dict[str, str]] = {
     # Groups (tracker group …, tracker sync): their own module, tracker/api_groups.py.
     **dict.fromkeys(("GroupAddResult", "GroupRemoveResult", "SyncResult", "group_add",
                      "group_create", "group_list", "group_members", "group_remove",
-                     "parse_fide_pairs", "sync", "sync_row"), "tracker.api_groups"),
+                     "parse_fide_pairs", "sync", "sync_row", "group_calibrate",
+                     "club_scales", "calibration_json"), "tracker.api_groups"),
+    **dict.fromkeys(("Calibration", "ClubFit", "ClubModelError", "ModelGap"),
+                    "tracker.calibration"),
     "PlayerSync": "tracker.importing.group_sync",
     **dict.fromkeys(("GroupExistsError", "GroupInfo", "UnknownGroupError"),
                     "tracker.store.groups"),

@@ -13,13 +13,14 @@ import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tracker.api import open_store
 from tracker.errors import ArgumentError
 
 if TYPE_CHECKING:
     from tracker.api import Db
+    from tracker.calibration import Calibration, ModelGap
     from tracker.importing.group_sync import PlayerSync
     from tracker.store.groups import GroupInfo, Member
 
@@ -170,8 +171,8 @@ def group_list(*, db: Db = None) -> list[GroupInfo]:
 
 
 def group_members(name: str, *, db: Db = None) -> list[tuple[str, int | None]]:
-    """The members of group ``name``: ``[(username, FIDE id or None), …]`` by lowercase id
-    (the spelling given, or Lichess's once imported). Raises UnknownGroupError."""
+    """The members of group ``name``: ``[(username as given, FIDE id to link or None), …]``
+    by lowercase id. Raises UnknownGroupError."""
     from tracker.store import groups
 
     return [(m.username, m.fide_id) for m in
@@ -252,3 +253,59 @@ def sync_row(p: PlayerSync) -> dict[str, object]:
     from dataclasses import asdict
 
     return asdict(p)
+
+
+def group_calibrate(name: str, perf: str, *, db: Db = None, save: bool = True) -> Calibration:
+    """``tracker group calibrate NAME --perf P``: the published scale models measured on the
+    group's members with a linked FIDE id, and a club model fitted on them (see
+    :mod:`tracker.calibration`): each model's signed and absolute mean gap (model − real FIDE
+    standard, rating points, mean over members), the club line ``FIDE = a + b × Lichess``
+    (least absolute deviations) with its leave-one-out error, n and range, stored with its
+    data and date (``save``) so that ``--scale club:NAME`` replays with it. Below 8 usable
+    members the fit is refused: ``club`` is ``None`` and ``refused`` says why. No network
+    (``tracker sync --group NAME`` first). Raises UnknownGroupError, PerfError."""
+    from tracker.calibration import calibrate
+
+    return calibrate(open_store(db), name, perf, save=save)
+
+
+def club_scales(*, db: Db = None) -> list[tuple[str, tuple[str, ...]]]:
+    """The club models stored, for a scale picker: ``[("club:NAME", perfs fitted), …]``."""
+    from tracker.calibration import club_scales as stored
+
+    return stored(open_store(db))
+
+
+def calibration_json(c: Calibration) -> dict[str, Any]:
+    """The ``tracker group calibrate --json`` object: group, perf, member counts, ``models``
+    (key, name, signed_gap, mean_abs_gap, members, unrated; rating points, ``null`` = no
+    value), ``club`` (intercept and slope as decimal strings, n, points, lichess_range,
+    fide_range, mae, loo_mae, signed_gap, fitted_at ISO 8601 UTC; ``null`` when refused),
+    ``refused`` (the reason or ``null``), ``left_out`` lines and ``data`` (user, month,
+    lichess, fide)."""
+    from dataclasses import asdict
+
+    from tracker.records import ms_to_datetime
+
+    def gap(g: ModelGap) -> dict[str, Any]:
+        return {"key": g.key, "name": g.name, "signed_gap": _r(g.signed),
+                "mean_abs_gap": _r(g.mean_abs), "members": g.members, "unrated": g.unrated}
+
+    club = None
+    if c.club is not None:
+        club = {k: v for k, v in asdict(c.club).items() if k != "fitted_at_ms"}
+        club.update(mae=_r(c.club.mae), loo_mae=_r(c.club.loo_mae),
+                    lichess_range=list(c.club.lichess_range),
+                    fide_range=list(c.club.fide_range),
+                    signed_gap=_r(c.club_gap.signed) if c.club_gap else None,
+                    fitted_at=ms_to_datetime(c.club.fitted_at_ms).isoformat()
+                    if c.club.fitted_at_ms else None)
+    return {"group": c.group, "perf": c.perf, "members": c.members, "linked": c.linked,
+            "used": c.used, "models": [gap(g) for g in c.gaps], "club": club,
+            "refused": c.refused, "left_out": c.left_out,
+            "data": [asdict(d) for d in c.data]}
+
+
+def _r(x: float | None) -> float | None:
+    """A figure for JSON: one decimal."""
+    return None if x is None else float(f"{x:.1f}")

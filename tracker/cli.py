@@ -297,8 +297,9 @@ Rules = typer.Option(help="FIDE rules version: fide-2025-10 (the default; 2650 e
 Expected = typer.Option(help="Expected score: table (FIDE table 8.1.2, the default) or "
                         "formula (logistic).", metavar="METHOD")
 Scale = typer.Option(help="Scale of the opponents' ratings: lichess (the raw numbers), a model "
-                     "(lebowitz, mathtuition, chessdojo-2024: mapped to FIDE's scale first) or "
-                     "all (every model covering the perf, as a band). Default: lichess.",
+                     "(lebowitz, mathtuition, chessdojo-2024: mapped to FIDE's scale first), "
+                     "all (every model covering the perf, as a band) or club:GROUP (the "
+                     "group's model, tracker group calibrate). Default: lichess.",
                      metavar="SCALE")
 StartScale = typer.Option(help="The scale --start-rating is on: fide (default) or lichess "
                           "(mapped through the model like the opponents).", metavar="SCALE")

@@ -159,3 +159,65 @@ def _print_sync(result: api.SyncResult) -> None:
     out.print(table)
     failed = len(result.failed)
     say(out, f"{len(result.players) - failed} synced, {failed} failed, {result.new} new games")
+
+
+def _gap(x: float | None) -> str:
+    """A signed gap in whole points (``+36``, ``0``, ``-12``; ``-`` for none)."""
+    if x is None:
+        return "-"
+    text = f"{x:+.0f}"
+    return "0" if text in ("+0", "-0") else text
+
+
+@group_app.command("calibrate", short_help="Measure the scale models on the members with a "
+                   "FIDE rating; fit a club model.",
+                   epilog=examples("tracker group calibrate club --perf blitz",
+                                   "tracker replay alice --perf blitz --scale club:club"))
+def group_calibrate_cmd(
+    ctx: typer.Context,
+    name: Name,
+    perf: Annotated[str, typer.Option("--perf", help="The perf (blitz, rapid, …).",
+                                      metavar="PERF")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON (with the data).")
+                       ] = False,
+) -> None:
+    """Measure the scale models on the members with a FIDE rating; fit a club model.
+
+    Uses every member with a linked FIDE id (tracker sync --group NAME first): each month
+    since 2024-03 with both a Lichess rating in the perf and a FIDE standard rating. Each
+    published model's signed and absolute mean gap (model − real, mean over members); a club
+    line FIDE = a + b × Lichess fitted by least absolute deviations, with its leave-one-out
+    error, stored for --scale club:NAME. Refused below 8 such members (exit code 1)."""
+    c = api.group_calibrate(name, perf, db=_db(ctx))
+    if as_json:
+        print(api.dumps(api.calibration_json(c)))
+    else:
+        _print_calibration(c)
+    if c.refused:
+        if not as_json:
+            say(err, f"no club model: {c.refused}")
+        raise typer.Exit(1)
+
+
+def _print_calibration(c: api.Calibration) -> None:
+    from rich import box
+    from rich.table import Table
+
+    say(out, f"group {c.group}, {c.perf}: {c.members} members, {c.linked} with a FIDE id "
+             f"linked, {c.used} with ratings in the same months ({len(c.data)} member-months)")
+    for line in c.left_out:
+        say(out, f"  left out: {line}")
+    table = Table("model", "signed gap", "mean |gap|", "members", "unrated", box=box.SIMPLE_HEAD,
+                  title="model − real FIDE standard, rating points (mean over members)")
+    rows = [*c.gaps, *([c.club_gap] if c.club_gap else [])]
+    for g in rows:
+        table.add_row(cell(g.key), _gap(g.signed), "-" if g.mean_abs is None else
+                      f"{g.mean_abs:.0f}", str(g.members), str(g.unrated))
+    out.print(table)
+    f = c.club
+    if f is not None:
+        lo, hi = f.lichess_range
+        say(out, f"club model: FIDE = {f.intercept} + {f.slope} × Lichess {c.perf} "
+                 f"(n={f.n} members, {f.points} member-months, Lichess {lo}–{hi}); "
+                 f"leave-one-out mean error {f.loo_mae:.0f}, in-sample {f.mae:.0f}")
+        say(out, f"stored: tracker replay USER --perf {c.perf} --scale club:{c.group}")

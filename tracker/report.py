@@ -18,6 +18,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Final
 
+from tracker.calibration import club_scale_model, is_club_scale
 from tracker.errors import TrackerError
 from tracker.exact import points, shown
 from tracker.fide import CountedGame, PeriodResult, game_expected, rated_in_chapter, replay
@@ -193,6 +194,8 @@ class ReplayReport:
             return "Lichess scale"
         if self.scale == ALL_MODELS:
             return f"FIDE scale (all models: {', '.join(m.key for m in self.models)})"
+        if is_club_scale(self.scale) and self.model is not None:
+            return f"FIDE scale ({self.model.name})"
         return f"FIDE scale ({self.scale})"
 
     @property
@@ -351,7 +354,10 @@ def build_report(
             chapter=chapter,
         )
     ).resolved(perf)
-    models = scale_models(settings.scale, perf)
+    if is_club_scale(settings.scale):  # a club model: data from the store, handed on as is
+        models: tuple[ScaleModel, ...] = (club_scale_model(store, settings.scale, perf),)
+    else:
+        models = scale_models(settings.scale, perf)
     real = tuple(real or ())
     seen = player_pass(store, uid, perf, count_provisional=settings.count_provisional)
     if seen.rows == 0:
@@ -403,7 +409,7 @@ def build_report(
         scale=settings.scale,
         model=first,
         models=models,
-        conversions={m.key: convert(m, perf, current) for m in models_for(perf)}
+        conversions={m.key: convert(m, perf, current) for m in (*models_for(perf), *models)}
         if models and current is not None else {},
         start_ratings={m.key: run.start_rating for m, run in zip(models, runs, strict=True)}
         if settings.start_rating is not None and models else {},

@@ -43,6 +43,8 @@ LICHESS_SCALE: Final = "lichess"
 ALL_MODELS: Final = "all"
 #: ``--scale`` values: ``lichess``, a model key of :data:`tracker.fide.scale.MODELS`, ``all``.
 SCALES: Final = (LICHESS_SCALE, *MODELS, ALL_MODELS)
+#: ``--scale club:NAME``: the club model of group NAME (:mod:`tracker.calibration`).
+CLUB_PREFIX: Final = "club:"
 #: [choice] The default scale: the raw Lichess numbers (docs/rules.md §11 says why).
 DEFAULT_SCALE: Final = LICHESS_SCALE
 
@@ -136,10 +138,25 @@ class ResolvedSettings:
         )
 
 
+def _club_scale_ok(scale: str) -> bool:
+    """``club:GROUP`` with a name a group can have (whether it has a model is checked by the
+    replay)."""
+    from tracker.store.groups import check_name
+
+    if not scale.startswith(CLUB_PREFIX):
+        return False
+    try:
+        check_name(scale.removeprefix(CLUB_PREFIX))
+    except ValueError:
+        return False
+    return True
+
+
 def validate_settings(s: PlayerSettings) -> PlayerSettings:
     """Check ranges; raises SettingsError with a one-line message."""
-    if s.scale is not None and s.scale not in SCALES:
-        raise SettingsError(f"unknown scale {s.scale!r}: use {', '.join(SCALES)}")
+    if s.scale is not None and s.scale not in SCALES and not _club_scale_ok(s.scale):
+        raise SettingsError(f"unknown scale {s.scale!r}: use {', '.join(SCALES)} or "
+                            "club:GROUP (a group's calibrated model)")
     if s.start_scale is not None and not is_start_scale(s.start_scale):
         raise SettingsError(
             f"unknown start-rating scale {s.start_scale!r}: use {' or '.join(START_SCALES)}")

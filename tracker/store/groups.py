@@ -26,8 +26,8 @@ from tracker.store.engine import Database
 from tracker.store.models import ClubModelRow, GroupMemberRow, GroupRow
 from tracker.utc import now_ms
 
-#: The longest group name (characters).
-MAX_NAME = 64
+#: The longest group name (characters): ``club:NAME`` fits a player's saved scale (32).
+MAX_NAME = 27
 
 
 class UnknownGroupError(TrackerError, LookupError):
