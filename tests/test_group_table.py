@@ -119,17 +119,20 @@ def test_the_real_fide_rating_and_the_gap(club_db: Path) -> None:
 def test_json_and_csv_shapes(club_db: Path) -> None:
     table = api.group_table("club", "blitz", db=club_db, now=NOW)
     data = json.loads(api.dumps(api.group_table_json(table, sort="fide")), parse_float=Decimal)
-    assert list(data) == ["group", "perf", "as_of", "models", "fide_list", "players"]
+    assert list(data) == ["group", "perf", "as_of", "models", "club_model", "fide_list",
+                          "players"]
+    assert data["club_model"] is None
     assert (data["as_of"], data["fide_list"]) == ("2025-10-31", "standard")
     assert all(tuple(p) == api.GROUP_KEYS for p in data["players"])
     first = data["players"][0]
     assert first == {
-        "username": "cmrade", "fide": 1663, "fide_min": 1621, "fide_max": 1705,
+        "username": "cmrade", "fide": 1663, "fide_min": 1621, "fide_max": 1705, "club": None,
         "real_fide": None, "gap": None, "lichess": 1543, "games_30d": 0, "change_3m": 0,
         "level": "not analysed", "games": 34, "counted": 21, "fide_id": None, "note": None}
     rows = list(csv.reader(io.StringIO(api.group_table_csv(table, sort="fide"))))
     assert tuple(rows[0]) == api.GROUP_KEYS
-    assert rows[2][:9] == ["indexinator", "1499", "1453", "1545", "", "", "1408", "14", "-152"]
+    assert rows[2][:10] == ["indexinator", "1499", "1453", "1545", "", "", "", "1408", "14",
+                            "-152"]
     assert rows[4][0] == "sebastian44" and rows[4][-1] == "sebastian44 has no blitz games"
 
 
@@ -151,7 +154,7 @@ def test_the_cli_prints_the_table_json_and_csv(club_db: Path) -> None:
     assert "sebastian44 has no blitz games" in done.stdout
     bad = _cli(club_db, "--sort", "elo")
     assert bad.returncode == 2
-    assert bad.stderr == ("error: unknown sort key 'elo': use one of fide, real, gap, "
+    assert bad.stderr == ("error: unknown sort key 'elo': use one of fide, club, real, gap, "
                           "lichess, games, change, name\n")
     both = _cli(club_db, "--json", "--csv")
     assert both.returncode == 2 and both.stderr == "error: --json and --csv: give one\n"
@@ -239,3 +242,33 @@ def test_the_group_page_without_groups_says_how_to_make_one(
         src.backup(dst)
     at = _group_page(path, monkeypatch)
     assert at.info[0].value.startswith("No groups yet: create one with `tracker group create")
+
+
+# --- the group's club model in the table (tracker group calibrate) ---------------------------
+
+def test_a_calibrated_club_model_is_a_column_of_the_table(tmp_path: Path) -> None:
+    from tests.club_roster import make_roster, serve_roster
+
+    roster = make_roster(12, linked=10)
+    db = tmp_path / "roster.db"
+    csv_file = tmp_path / "roster.csv"
+    csv_file.write_text(roster.csv())
+    api.group_create("club", db=db)
+    api.group_add("club", from_csv=csv_file, db=db)
+    with LichessServer() as server:
+        serve_roster(server, roster)
+        assert not api.sync("club", db=db, base_url=server.url).failed
+    before = api.group_table("club", db=db)
+    assert before.club is None and all(r.club is None for r in before.rows)
+    calibration = api.group_calibrate("club", "blitz", db=db)
+    assert calibration.club is not None
+    table = api.group_table("club", db=db)
+    assert table.club is not None and table.club.startswith("club")
+    for r in table.rows:  # each member's rating now on the club model, as the replay gives it
+        replay = api.replay(r.user_id, "blitz", db=db, scale="club:club")
+        assert r.club == replay.current_rating
+    assert sum(r.club is not None for r in table.rows) == 12
+    data = api.group_table_json(table, "club")
+    assert data["club_model"] == table.club
+    assert [p["club"] for p in data["players"]] == sorted(
+        (r.club for r in table.rows if r.club is not None), reverse=True)

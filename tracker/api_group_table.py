@@ -30,13 +30,13 @@ DEFAULT_PERF: Final = "blitz"
 #: The columns of ``tracker group show --csv`` (and the keys of each player in ``--json``),
 #: in order: a contract.
 GROUP_KEYS: Final = (
-    "username", "fide", "fide_min", "fide_max", "real_fide", "gap", "lichess",
+    "username", "fide", "fide_min", "fide_max", "club", "real_fide", "gap", "lichess",
     "games_30d", "change_3m", "level", "games", "counted", "fide_id", "note",
 )
 
 #: ``--sort`` keys → the row's value they sort by.
 SORT_KEYS: Final[dict[str, str]] = {
-    "fide": "fide", "real": "real_fide", "gap": "gap", "lichess": "lichess",
+    "fide": "fide", "club": "club", "real": "real_fide", "gap": "gap", "lichess": "lichess",
     "games": "recent_games", "change": "change", "name": "username",
 }
 
@@ -45,13 +45,15 @@ SORT_KEYS: Final[dict[str, str]] = {
 class GroupTable:
     """``tracker group show``: the group's name, the perf, the moment it is ``as_of``
     (``now_ms``, ms since the epoch, UTC), the scale models whose median and band the table
-    gives, and one :class:`~tracker.report_group.GroupRow` per member."""
+    gives, one :class:`~tracker.report_group.GroupRow` per member, and the group's club
+    model (``club``: its name with n; ``None`` when the group has none for the perf)."""
 
     group: str
     perf: str
     now_ms: int
     models: tuple[str, ...]
     rows: list[GroupRow]
+    club: str | None = None
 
     @property
     def as_of(self) -> date:
@@ -85,7 +87,7 @@ def group_table(name: str, perf: str = DEFAULT_PERF, *, db: Db = None,
     from tracker.fide.scale import models_for
     from tracker.perfs import perf_key
     from tracker.records import SPEEDS
-    from tracker.report_group import table_rows
+    from tracker.report_group import club_scale, table_rows
 
     key = perf_key(perf)
     if key not in SPEEDS:
@@ -95,8 +97,10 @@ def group_table(name: str, perf: str = DEFAULT_PERF, *, db: Db = None,
     store = open_store(db)
     members = group_members(name, db=store)
     now_ms = _now_ms(now)
+    club = club_scale(store, name.strip(), key)
     return GroupTable(name.strip(), key, now_ms, tuple(m.key for m in models_for(key)),
-                      table_rows(store, members, key, now_ms))
+                      table_rows(store, members, key, now_ms, club),
+                      club.label if club else None)
 
 
 def group_refresh(name: str, perfs: Sequence[str] | None = None, *, db: Db = None) -> int:
@@ -111,7 +115,7 @@ def group_refresh(name: str, perfs: Sequence[str] | None = None, *, db: Db = Non
     check_writable(db, "saving the group table")
     store = open_store(db)
     names = [u for u, _ in group_members(name, db=store)]
-    return refresh(store, names, list(perfs or SPEEDS))
+    return refresh(store, names, list(perfs or SPEEDS), group=name.strip())
 
 
 def sort_rows(rows: Sequence[GroupRow], key: str = "fide", *, descending: bool = True
@@ -145,30 +149,37 @@ def row_json(row: GroupRow) -> dict[str, Any]:
 
     return {
         "username": row.username, "fide": _exact(row.fide), "fide_min": row.fide_low,
-        "fide_max": row.fide_high, "real_fide": row.real_fide, "gap": _exact(row.gap),
+        "fide_max": row.fide_high, "club": row.club, "real_fide": row.real_fide,
+        "gap": _exact(row.gap),
         "lichess": row.lichess, "games_30d": row.recent_games, "change_3m": _exact(row.change),
         "level": row.level or NOT_ANALYSED, "games": row.games, "counted": row.counted,
         "fide_id": row.fide_id, "note": row.note,
     }
 
 
-def group_table_json(table: GroupTable, sort: str | None = None) -> dict[str, Any]:
+def group_table_json(table: GroupTable, sort: str | None = None, *,
+                     descending: bool | None = None) -> dict[str, Any]:
     """The ``tracker group show --json`` object: ``group``, ``perf``, ``as_of``
-    (``YYYY-MM-DD``), ``models`` (the scale models of the median and band), ``fide_list``
-    (``standard``: the real list compared), ``players`` (each with :data:`GROUP_KEYS`), sorted
-    by ``sort`` when given (highest first; names A first)."""
-    rows = sort_rows(table.rows, sort, descending=sort != "name") if sort else table.rows
+    (``YYYY-MM-DD``), ``models`` (the scale models of the median and band), ``club_model``
+    (the group's club model, ``null`` without one: each player's ``club`` is their rating on
+    it), ``fide_list`` (``standard``: the real list compared), ``players`` (each with
+    :data:`GROUP_KEYS`), sorted by ``sort`` when given (``descending`` default: highest
+    first, names A first)."""
+    if descending is None:
+        descending = sort != "name"
+    rows = sort_rows(table.rows, sort, descending=descending) if sort else table.rows
     return {"group": table.group, "perf": table.perf, "as_of": table.as_of.isoformat(),
-            "models": list(table.models), "fide_list": "standard",
+            "models": list(table.models), "club_model": table.club, "fide_list": "standard",
             "players": [row_json(r) for r in rows]}
 
 
-def group_table_csv(table: GroupTable, sort: str | None = None) -> str:
+def group_table_csv(table: GroupTable, sort: str | None = None, *,
+                    descending: bool | None = None) -> str:
     """``tracker group show --csv``: a header of :data:`GROUP_KEYS` and one line per member
-    (an empty cell for a missing value)."""
+    (an empty cell for a missing value), sorted as :func:`group_table_json` sorts."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(GROUP_KEYS)
-    for player in group_table_json(table, sort)["players"]:
+    for player in group_table_json(table, sort, descending=descending)["players"]:
         writer.writerow(["" if player[k] is None else player[k] for k in GROUP_KEYS])
     return buf.getvalue()

@@ -29,8 +29,9 @@ def group_show_cmd(
                                         metavar="NAME")],
     perf: Annotated[str, typer.Option(help="The perf: bullet, blitz, rapid, classical or "
                                       "correspondence.", metavar="PERF")] = "blitz",
-    sort: Annotated[str, typer.Option(help="Sort by fide (default), real, gap, lichess, "
-                                      "games, change or name.", metavar="KEY")] = "fide",
+    sort: Annotated[str, typer.Option(help="Sort by fide (default), club, real, gap, "
+                                      "lichess, games, change or name.",
+                                      metavar="KEY")] = "fide",
     reverse: Annotated[bool, typer.Option(
         "--reverse", help="The other way round (lowest first; names Z first).")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
@@ -47,31 +48,29 @@ def group_show_cmd(
     table = api.group_table(name, perf, db=_db(ctx))
     descending = (sort != "name") != reverse  # highest first, names A first
     if as_json:
-        data = api.group_table_json(table)
-        data["players"] = [api.row_json(r) for r in api.sort_rows(table.rows, sort,
-                                                                  descending=descending)]
-        print(api.dumps(data))
+        print(api.dumps(api.group_table_json(table, sort, descending=descending)))
         return
     if as_csv:
-        rows = api.sort_rows(table.rows, sort, descending=descending)
-        print(api.group_table_csv(api.GroupTable(table.group, table.perf, table.now_ms,
-                                                 table.models, rows)), end="")
+        print(api.group_table_csv(table, sort, descending=descending), end="")
         return
     from rich.table import Table
 
+    models = ", ".join(table.models) or "no model"
+    club = f"; club: {table.club}" if table.club else ""
     grid = Table(title=f"{table.group} — {table.perf}, as of {table.as_of} (FIDE-style: the "
-                       f"median and band of {', '.join(table.models) or 'no model'})")
-    for col in ("player", "FIDE-style", "band", "real FIDE", "gap", "Lichess", "30 days",
-                "3 months", "level", "note"):
+                       f"median and band of {models}{club})")
+    columns = ["player", "FIDE-style", "band", *(["club"] if table.club else []), "real FIDE",
+               "gap", "Lichess", "30 days", "3 months", "level", "note"]
+    for col in columns:
         grid.add_column(col, justify="left" if col in ("player", "level", "note") else "right",
                         overflow="fold" if col == "note" else "ellipsis",
                         no_wrap=col != "note")
     for r in api.sort_rows(table.rows, sort, descending=descending):
         band = f"{r.fide_low}–{r.fide_high}" if r.fide_low is not None else "—"
         grid.add_row(*map(cell, (
-            r.username, _n(r.fide), band, _n(r.real_fide), _n(r.gap, True), _n(r.lichess),
-            str(r.recent_games), _n(r.change, True), r.level or api.NOT_ANALYSED,
-            r.note or "")))
+            r.username, _n(r.fide), band, *([_n(r.club)] if table.club else []),
+            _n(r.real_fide), _n(r.gap, True), _n(r.lichess), str(r.recent_games),
+            _n(r.change, True), r.level or api.NOT_ANALYSED, r.note or "")))
     out.print(grid)
     say(out, "FIDE-style: what FIDE's rules make of the games on the FIDE scale (estimates); "
              "real FIDE: the standard list; gap = FIDE-style − real.")

@@ -20,7 +20,7 @@ import sys
 from array import array
 from bisect import bisect_right
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Final
@@ -79,6 +79,8 @@ class _Saved(msgspec.Struct, array_like=True):
     ends: bytes
     ratings: bytes
     error: str | None = None
+    club: list[int | None] = []
+    club_label: str | None = None
 
 
 _DECODER: Final = msgspec.msgpack.Decoder(_Saved)
@@ -111,7 +113,8 @@ class Summary:
     the last period (``None``: rated). ``ends``/``ratings``: the real Lichess line, each rated
     game's end (ms since the epoch, UTC) and the rating after it. ``games``: the games of the
     perf; ``counted``: those FIDE's method counts. ``error``: why there is no replay (no
-    games in the perf, no model covering it), saved too.
+    games in the perf, no model covering it), saved too. ``club``: the rating after each
+    period under the group's club model (``club_label`` names it), empty without one.
     """
 
     name: str
@@ -126,6 +129,8 @@ class Summary:
     ends: array[int]
     ratings: array[int]
     error: str | None = None
+    club: tuple[int | None, ...] = ()
+    club_label: str | None = None
 
     def at(self, month: str) -> tuple[Fraction | None, int | None, int | None] | None:
         """``(median, low, high)`` in force after the last period up to ``month``
@@ -134,6 +139,11 @@ class Summary:
         if i < 0:
             return None
         return self.median[i], self.low[i], self.high[i]
+
+    def club_at(self, month: str) -> int | None:
+        """The club model's rating in force after the last period up to ``month``."""
+        i = bisect_right(self.periods, month) - 1
+        return self.club[i] if 0 <= i < len(self.club) else None
 
     def lichess_at(self, ms: int) -> int | None:
         """The Lichess rating after the last rated game that ended by ``ms``."""
@@ -149,7 +159,8 @@ def _encode(s: Summary) -> bytes:
     return msgspec.msgpack.encode(_Saved(
         s.name, s.games, s.counted, list(s.models), list(s.periods),
         [None if m is None else int(m * 2) for m in s.median], list(s.low), list(s.high),
-        s.unrated, _to_bytes(s.ends), _to_bytes(s.ratings), s.error))
+        s.unrated, _to_bytes(s.ends), _to_bytes(s.ratings), s.error, list(s.club),
+        s.club_label))
 
 
 def _decode(payload: bytes) -> Summary | None:
@@ -160,13 +171,13 @@ def _decode(payload: bytes) -> Summary | None:
         return None
     n = len(saved.periods)
     if not (n == len(saved.median2) == len(saved.low) == len(saved.high)
-            and len(ends) == len(ratings)):
+            and len(ends) == len(ratings) and len(saved.club) in (0, n)):
         return None
     return Summary(saved.name, saved.games, saved.counted, tuple(saved.models),
                    tuple(saved.periods),
                    tuple(None if m is None else Fraction(m, 2) for m in saved.median2),
                    tuple(saved.low), tuple(saved.high), saved.unrated, ends, ratings,
-                   saved.error)
+                   saved.error, tuple(saved.club), saved.club_label)
 
 
 def _summarise(r: report.ReplayReport) -> Summary:
@@ -201,17 +212,43 @@ def _summarise(r: report.ReplayReport) -> Summary:
 OPTIONS_PREFIX: Final = "group-"
 
 
-def _options(settings: SettingsRow, perf: str) -> str:
+@dataclass(frozen=True, slots=True)
+class ClubScale:
+    """A group's club model for a perf, as the table uses it: the ``scale`` to replay with
+    (``club:NAME``), a ``key`` that changes when the model is refitted, its ``label``."""
+
+    scale: str
+    key: str
+    label: str
+
+
+def club_scale(store: Store, group: str, perf: str) -> ClubScale | None:
+    """Group ``group``'s club model for ``perf`` (``tracker group calibrate``), ``None``
+    when none is fitted."""
+    from tracker.calibration import ClubModelError, club_scale_model
+    from tracker.settings import CLUB_PREFIX
+
+    scale = f"{CLUB_PREFIX}{group}"
+    try:
+        model = club_scale_model(store, scale, perf)
+    except ClubModelError:
+        return None
+    key = hashlib.sha256(repr(model).encode()).hexdigest()[:16]
+    return ClubScale(scale, key, model.name)
+
+
+def _options(settings: SettingsRow, perf: str, club: ClubScale | None = None) -> str:
     """The saved summary's key beside the passes (32 characters at most): the player's
-    settings as stored (all but the scale, which is every model here) and
-    :data:`CODE_PRINT`."""
+    settings as stored (all but the scale, which is every model here), the club model if
+    any, and :data:`CODE_PRINT`."""
     s = settings
     key = repr((perf, s.start_rating, s.birth_year, s.rules, s.expected, s.count_provisional,
-                s.start_scale, s.chapter, CODE_PRINT))
+                s.start_scale, s.chapter, CODE_PRINT, club.key if club else ""))
     return OPTIONS_PREFIX + hashlib.sha256(key.encode()).hexdigest()[:26]
 
 
-def summary(store: Store, username: str, perf: str) -> Summary:
+def summary(store: Store, username: str, perf: str, club: ClubScale | None = None
+            ) -> Summary:
     """The member's summary in ``perf``: the saved one while no game was written since, else
     computed from their replay report on every model covering the perf (``--scale all``)
     and saved (not on a read-only store). No games in the perf, or no model covering it, is
@@ -219,20 +256,34 @@ def summary(store: Store, username: str, perf: str) -> Summary:
     SettingsError."""
     perf = perf_key(perf)
     uid = queries.resolve_player(store, username)
-    options = _options(get_settings_row(store, uid), perf)
+    options = _options(get_settings_row(store, uid), perf, club)
     saved = snapshots.saved_pass(store, uid, perf, options)
     if saved.payload is not None:
         found = _decode(saved.payload)
         if found is not None:
             return found
-    return _computed(store, uid, perf, options, saved.write_seq)
+    return _computed(store, uid, perf, options, saved.write_seq, club)
 
 
-def _computed(store: Store, uid: str, perf: str, options: str, seq: int) -> Summary:
+def _with_club(store: Store, uid: str, perf: str, built: Summary, club: ClubScale
+               ) -> Summary:
+    """``built`` with the club model's rating after each period (the same periods: the same
+    games, another scale)."""
+    r = report.build_report(store, uid, perf, scale=club.scale)
+    after = tuple(row.result.rating_after for row in r.periods)
+    if len(after) != len(built.periods):
+        return built
+    return replace(built, club=after, club_label=club.label)
+
+
+def _computed(store: Store, uid: str, perf: str, options: str, seq: int,
+              club: ClubScale | None = None) -> Summary:
     """The summary from the replay report, saved at ``seq`` (the write counter read before
     anything else: a write in between leaves it stale, never wrong)."""
     try:
         built = _summarise(report.build_report(store, uid, perf, scale="all"))
+        if club is not None:
+            built = _with_club(store, uid, perf, built, club)
     except (report.NoGamesError, report.ScaleError) as exc:
         reason = str(exc).split(";")[0]  # "x has no blitz games" without the perfs they have
         built = Summary(uid, 0, 0, (), (), (), (), (), None, array("q"), array("i"), reason)
@@ -240,20 +291,23 @@ def _computed(store: Store, uid: str, perf: str, options: str, seq: int) -> Summ
     return built
 
 
-def refresh(store: Store, usernames: Sequence[str], perfs: Sequence[str]) -> int:
+def refresh(store: Store, usernames: Sequence[str], perfs: Sequence[str],
+            group: str | None = None) -> int:
     """Compute and save the summaries of these players in these perfs that are not current
-    (after a sync, so that the next group table reads saved rows); a player or perf without
-    games is passed over. Returns how many were computed."""
+    (after a sync, so that the next group table reads saved rows), with ``group``'s club
+    model where it has one; a player or perf without games is passed over. Returns how many
+    were computed."""
     done = 0
+    clubs = {p: club_scale(store, group, perf_key(p)) if group else None for p in perfs}
     for name in usernames:
         for perf in perfs:
             try:
                 uid = queries.resolve_player(store, name)
                 key = perf_key(perf)
-                options = _options(get_settings_row(store, uid), key)
+                options = _options(get_settings_row(store, uid), key, clubs[perf])
                 if snapshots.is_current(store, uid, key, options):
                     continue
-                summary(store, uid, key)
+                summary(store, uid, key, clubs[perf])
             except TrackerError:
                 continue
             done += 1
@@ -299,6 +353,7 @@ class GroupRow:
     counted: int
     note: str | None
     line: tuple[tuple[str, Fraction | None, int | None, int | None], ...] = ()
+    club: int | None = None
 
 
 def months_before(month: str, n: int) -> str:
@@ -350,13 +405,15 @@ def member_row(username: str, uid: str, fide_id: int | None, s: Summary | None,
             now_ms - RECENT_DAYS * DAY_MS, now_ms),
         change=change, level=level, games=s.games, counted=s.counted, note=note,
         line=tuple(zip(s.periods, s.median, s.low, s.high, strict=True)),
+        club=s.club_at(month),
     )
 
 
 def table_rows(store: Store, members: Sequence[tuple[str, int | None]], perf: str,
-               now_ms: int) -> list[GroupRow]:
+               now_ms: int, club: ClubScale | None = None) -> list[GroupRow]:
     """The group table: one :class:`GroupRow` per member (``(username, FIDE id)``), in the
-    order given. Read with a few queries for the whole group
+    order given, with ``club`` (the group's club model) when it has one. Read with a few
+    queries for the whole group
     (:mod:`tracker.store.group_reads`); a member whose summary is not current is replayed
     and saved (:func:`summary`)."""
     key = perf_key(perf)
@@ -369,11 +426,11 @@ def table_rows(store: Store, members: Sequence[tuple[str, int | None]], perf: st
     for (name, fide_id), uid in zip(members, ids, strict=True):
         found: Summary | None = None
         if uid in have:
-            options = _options(settings.get(uid, SettingsRow()), key)
+            options = _options(settings.get(uid, SettingsRow()), key, club)
             payload = payloads.get((uid, options))
             found = _decode(payload) if payload is not None else None
             if found is None:
-                found = _computed(store, uid, key, options, seq)
+                found = _computed(store, uid, key, options, seq, club)
         rows.append(member_row(name, uid, fide_id, found, lists.get(uid),
                                analysed_level(store, uid, key), now_ms))
     return rows

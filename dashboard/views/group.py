@@ -29,6 +29,8 @@ COLUMNS: Final = {
     "fide": ("FIDE-style now", "The hypothetical FIDE rating in force now: the median of the "
              "scale models' replays under FIDE's rules (rating points)."),
     "band": ("Band", "The lowest and highest of the models."),
+    "club": ("Club model", "The FIDE-style rating now through the group's own model "
+             "(tracker group calibrate), fitted on its members with a FIDE rating."),
     "real_fide": ("Real FIDE", "The real FIDE rating in force now, standard list (when a "
                   "FIDE id is linked)."),
     "gap": ("Gap", "FIDE-style now − real FIDE (rating points)."),
@@ -51,6 +53,7 @@ def table_frame(rows: Sequence[GroupRow]) -> pd.DataFrame:
     return pd.DataFrame([{
         "username": r.username, "fide": _float(r.fide),
         "band": f"{r.fide_low}–{r.fide_high}" if r.fide_low is not None else None,
+        "club": r.club,
         "real_fide": r.real_fide, "gap": _float(r.gap), "lichess": r.lichess,
         "games_30d": r.recent_games, "change_3m": _float(r.change),
         "level": r.level or api.NOT_ANALYSED, "note": r.note or "",
@@ -127,6 +130,11 @@ for key in ("fide", "gap", "change_3m"):
     config[key] = st.column_config.NumberColumn(COLUMNS[key][0], help=COLUMNS[key][1],
                                                 format="%g")
 frame = table_frame(table.rows)
+if table.club is None:  # the group has no club model for this perf: no empty column
+    frame = frame.drop(columns=["club"])
+    config.pop("club")
+else:
+    st.caption(f"Club model: {table.club}.")
 st.dataframe(frame, column_config=config, hide_index=True, key="group_table",
              height=ui.table_height(len(frame)), width="stretch")
 st.download_button("Download CSV", api.group_table_csv(table, sort="fide"),
