@@ -272,3 +272,37 @@ def test_a_calibrated_club_model_is_a_column_of_the_table(tmp_path: Path) -> Non
     assert data["club_model"] == table.club
     assert [p["club"] for p in data["players"]] == sorted(
         (r.club for r in table.rows if r.club is not None), reverse=True)
+
+
+# --- PostgreSQL: the same table -------------------------------------------------------------
+
+def test_the_table_on_postgres_equals_sqlite(club_db: Path) -> None:
+    from sqlalchemy import text
+
+    from tests.pg_server import postgres_url
+    from tracker.store.db import Store
+
+    with postgres_url() as (url, reason):
+        if url is None:
+            pytest.skip(reason)
+        store = Store(url)
+        try:
+            assert api.import_file(LICHESS / "indexinator-2023-04_2025-10.ndjson", db=store,
+                                   user="indexinator").new == 2907
+            assert api.import_file(CMRADE, db=store, user="cmrade").new == 474
+            assert api.import_file(OPEN_DB, db=store, user="sebastian44").new == 3
+            api.group_create("club", db=store)
+            api.group_add("club", ["indexinator", "cmrade", "sebastian44", "nobodyhere"],
+                          db=store)
+            pg = api.group_table_json(api.group_table("club", db=store, now=NOW))
+            again = api.group_table_json(api.group_table("club", db=store, now=NOW))
+            read_only = api.open_store(url, read_only=True)
+            ro = api.group_table_json(api.group_table("club", db=read_only, now=NOW))
+            read_only.close()
+        finally:
+            with store.engine.begin() as conn:
+                conn.execute(text("DROP SCHEMA public CASCADE; CREATE SCHEMA public"))
+            store.close()
+    lite = api.group_table_json(api.group_table("club", db=club_db, now=NOW))
+    assert pg == again == ro == lite
+    assert pg["players"][1]["fide"] == 1499
