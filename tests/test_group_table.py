@@ -306,3 +306,28 @@ def test_the_table_on_postgres_equals_sqlite(club_db: Path) -> None:
     lite = api.group_table_json(api.group_table("club", db=club_db, now=NOW))
     assert pg == again == ro == lite
     assert pg["players"][1]["fide"] == 1499
+
+
+def test_a_sync_that_wrote_games_leaves_the_table_saved(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.club_roster import make_roster, serve_roster
+
+    roster = make_roster(4, linked=2)
+    db = tmp_path / "four.db"
+    api.group_create("four", db=db)
+    api.group_add("four", [p.username for p in roster.players], db=db)
+    with LichessServer() as server:
+        serve_roster(server, roster)
+        assert api.sync("four", db=db, base_url=server.url).new == 4 * 96
+
+        def no_replay(*args: object, **kwargs: object) -> None:
+            raise AssertionError("replayed although the sync saved the rows")
+
+        with monkeypatch.context() as m:
+            m.setattr(report, "build_report", no_replay)
+            rows = api.group_table("four", db=db).rows
+        assert all(r.fide is not None for r in rows)
+        # A second sync writes nothing and computes nothing.
+        with monkeypatch.context() as m:
+            m.setattr(report, "build_report", no_replay)
+            assert api.sync("four", db=db, base_url=server.url).new == 0
