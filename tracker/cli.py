@@ -584,7 +584,8 @@ def settings_cmd(
 
 
 @app.command("dashboard", short_help="Serve the dashboard in your browser (127.0.0.1:8501).",
-             epilog=examples("tracker --db demo.db dashboard --port 8600"))
+             epilog=examples("tracker --db demo.db dashboard --port 8600",
+                             "tracker dashboard --host 0.0.0.0 --read-only"))
 def dashboard_cmd(
     port: Annotated[int, typer.Option(help="Port to serve on (1-65535); must be free.",
                                       metavar="PORT")] = 8501,
