@@ -234,7 +234,8 @@ def run(players: int = 200, games: int = 2000) -> list[Row]:
 
     db = synth.scratch(f"club-{players}x{games}.db")
     rows = _one_backend("SQLite", f"sqlite:///{db}", players, games)
-    db.unlink(missing_ok=True)
+    for leftover in (db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")):
+        leftover.unlink(missing_ok=True)
     with postgres_url() as (url, reason):
         if url is None:
             rows.append(row("group table (PostgreSQL)", f"{players}×{games:,}", "not run",
