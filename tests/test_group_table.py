@@ -246,7 +246,9 @@ def test_the_group_page_without_groups_says_how_to_make_one(
 
 # --- the group's club model in the table (tracker group calibrate) ---------------------------
 
-def test_a_calibrated_club_model_is_a_column_of_the_table(tmp_path: Path) -> None:
+def _calibrated_club(tmp_path: Path) -> Path:
+    """The 12-player test roster synced into a new database as the group ``club``, checked
+    without a club model, then calibrated in blitz."""
     from tests.club_roster import make_roster, serve_roster
 
     roster = make_roster(12, linked=10)
@@ -262,6 +264,11 @@ def test_a_calibrated_club_model_is_a_column_of_the_table(tmp_path: Path) -> Non
     assert before.club is None and all(r.club is None for r in before.rows)
     calibration = api.group_calibrate("club", "blitz", db=db)
     assert calibration.club is not None
+    return db
+
+
+def test_a_calibrated_club_model_is_a_column_of_the_table(tmp_path: Path) -> None:
+    db = _calibrated_club(tmp_path)
     table = api.group_table("club", db=db)
     assert table.club is not None and table.club.startswith("club")
     for r in table.rows:  # each member's rating now on the club model, as the replay gives it
@@ -272,6 +279,16 @@ def test_a_calibrated_club_model_is_a_column_of_the_table(tmp_path: Path) -> Non
     assert data["club_model"] == table.club
     assert [p["club"] for p in data["players"]] == sorted(
         (r.club for r in table.rows if r.club is not None), reverse=True)
+
+
+def test_the_group_page_shows_the_club_model_column(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    db = _calibrated_club(tmp_path)
+    at = _group_page(db, monkeypatch)
+    frame = at.dataframe[0].value.set_index("username")
+    table = {r.username: r for r in api.group_table("club", db=db).rows}
+    assert list(frame["club"]) == [table[name].club for name in frame.index]
+    assert any(c.value.startswith("Club model: club") for c in at.caption)
 
 
 # --- PostgreSQL: the same table -------------------------------------------------------------
