@@ -95,6 +95,8 @@ def save_pass(db: Database, user_id: str, perf: str, options: str, write_seq: in
     games were read: a write in between leaves it stale, never wrong). Returns False, having
     saved nothing, when the database refuses the write (a read-only file or role): a saved
     pass only saves time, so a report is never refused for it."""
+    if db.read_only:
+        return False  # a read-only store writes nothing, a saved pass neither
     table = _table(ReplaySnapshot)
     stmt = db.insert(table).values(user_id=user_id, perf=perf, options=options,
                                    write_seq=write_seq, payload=payload)
