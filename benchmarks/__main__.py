@@ -156,6 +156,12 @@ def _dashboard(quick: bool, cap: int) -> list[Row]:
     return out
 
 
+def _groups(quick: bool, cap: int) -> list[Row]:
+    from benchmarks import bench_groups
+
+    return bench_groups.run(200, 200 if quick or cap < 400_000 else 2000)
+
+
 def _cli(quick: bool, cap: int) -> list[Row]:
     from benchmarks import bench_cli_startup
 
@@ -177,6 +183,8 @@ BENCHES: dict[str, tuple[Callable[[bool, int], list[Row]], str]] = {
     "scale": (_scale, "replay report on the FIDE scale: --scale all vs one scale, 100k games"),
     "dashboard": (_dashboard, "dashboard pages (bench_dashboard)"),
     "memory": (_memory, "peak memory of an import, 100k and 1M games"),
+    "groups": (_groups, "a club of 200 players × 2,000 games: group table, Group page, sync "
+                        "(SQLite, PostgreSQL)"),
     "cli": (_cli, "start-up of tracker --help, calc and replay (new processes)"),
 }
 

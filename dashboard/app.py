@@ -28,14 +28,20 @@ PAGES = HERE / "views"
 st.set_page_config(page_title="tracker — FIDE-style rating from Lichess games", page_icon="♞",
                    layout="wide")
 
+READ_ONLY = ui.read_only()
 page = st.navigation([
     st.Page(PAGES / "overview.py", title="Overview", icon=":material/show_chart:", default=True),
     st.Page(PAGES / "periods.py", title="Periods", icon=":material/calendar_month:"),
     st.Page(PAGES / "games.py", title="Games", icon=":material/list:"),
+    st.Page(PAGES / "group.py", title="Group", icon=":material/groups:", url_path="group"),
     st.Page(PAGES / "calculator.py", title="Calculator", icon=":material/calculate:"),
-    st.Page(PAGES / "import_.py", title="Import", icon=":material/download:", url_path="import"),
+    # Read-only (tracker dashboard --read-only): no Import page at all, not even by its URL.
+    *([] if READ_ONLY else [st.Page(PAGES / "import_.py", title="Import",
+                                    icon=":material/download:", url_path="import")]),
     st.Page(PAGES / "settings.py", title="Settings", icon=":material/settings:"),
 ])
+if READ_ONLY:  # said on every page, above its content
+    st.info(ui.READ_ONLY_NOTE, icon=":material/lock:")
 
 try:
     page.run()

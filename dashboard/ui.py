@@ -92,9 +92,23 @@ def db_label() -> str:
     return api.database_label(db_url())
 
 
+def read_only() -> bool:
+    """Whether the dashboard is served read-only (``tracker dashboard --read-only`` sets
+    ``$TRACKER_READ_ONLY``): no Import page, Settings shown but not editable, and
+    :mod:`tracker.api` refuses every write on its store."""
+    return api.read_only_mode()
+
+
+READ_ONLY_NOTE: Final = (
+    "Read-only: this dashboard shows the database and changes nothing. Importing games, "
+    "settings and FIDE links are done with the `tracker` command where the database is kept."
+)
+
+
 @st.cache_resource(show_spinner=False)
 def _store(url: str) -> Store:
-    return api.open_store(url, create=True)  # the dashboard creates it, as imports do
+    # The dashboard creates the database, as imports do; read-only, it must exist.
+    return api.open_store(url, create=not read_only())
 
 
 def store() -> Store:
@@ -250,9 +264,9 @@ def scale_options(perf: str) -> dict[str, str]:
         out[ALL_MODELS] = f"FIDE scale: {models[0].key}"
     out.update({m.key: f"{m.key} alone" + (" (the same)" if len(models) == 1 else "")
                 for m in models})
-    out[LICHESS_SCALE] = "Lichess scale (raw numbers)"
     out.update({key: f"club model: {key.removeprefix('club:')}"
                 for key, perfs in api.club_scales(db=store()) if perf in perfs})
+    out[LICHESS_SCALE] = "Lichess scale (raw numbers)"
     return out
 
 
@@ -369,7 +383,8 @@ def pick_player_perf() -> tuple[PlayerSummary, str]:
     found = players()
     if not found:
         st.info("The database holds no games yet: import your games first.")
-        st.page_link(IMPORT_PAGE, label="Import games", icon=":material/download:")
+        if not read_only():
+            st.page_link(IMPORT_PAGE, label="Import games", icon=":material/download:")
         st.caption(f"Database: {code(db_label())}")
         st.stop()
     by_id = {p.id: p for p in found}

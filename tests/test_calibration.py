@@ -165,9 +165,10 @@ def test_dashboard_picker_offers_the_club_model(club: str,
     assert_clean(at)
     picker = next(s for s in at.sidebar.selectbox if s.label == "Scale")
     assert picker.value == "club:club"
-    # the club model after "all", not in it
-    assert picker.options[-2:] == ["FIDE scale: all models (median and band)",
-                                   "FIDE scale: club model of club"]
+    # the club model after "all" and the published models, not in "all"; the raw numbers last
+    assert picker.options == ["FIDE scale: all models (median)", "lebowitz alone",
+                              "mathtuition alone", "club model: club",
+                              "Lichess scale (raw numbers)"]
     label = "FIDE scale (club model of club (n=10 members))"
     assert charts.fide_name(label) in chart_traces(at)
 

@@ -91,7 +91,7 @@ def test_exit_codes_follow_one_rule(own_db: Path, args: tuple[str, ...], code: i
     # no advice to use --scale lichess, which convert does not take
     (("convert", "1800", "--perf", "ultraBullet"),
      "error: no scale model covers ultraBullet: the models cover bullet, blitz, rapid, classical"),
-    (("runs", "--limit", "-1"), "error: --limit must be 1 or more, not -1"),
+    (("runs", "--limit", "-1"), "error: --limit must be 1 to 2147483647, not -1"),
 ])
 def test_out_of_range_values_are_one_line(own_db: Path, args: tuple[str, ...],
                                           line: str) -> None:

@@ -585,7 +585,7 @@ def test_a_port_in_use_is_one_line_before_any_banner(tmp_path: Path,
             api.dashboard(db=tmp_path / "t.db", port=port)
         assert isinstance(info.value, TrackerError)
         with pytest.raises(DashboardError, match=f"port {port} is in use"):
-            api.dashboard(db=tmp_path / "t.db", port=port, host="0.0.0.0")
+            api.dashboard(db=tmp_path / "t.db", port=port, host="0.0.0.0", allow_writes=True)
 
 
 def test_a_free_port_starts_streamlit_after_the_banner(

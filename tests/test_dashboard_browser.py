@@ -44,7 +44,7 @@ BAD_TEXT = ("Traceback", "Exception", "Error", "Page not found")
 #: The sidebar's page links as shown (a material icon's name, then the page's title).
 NAV_LINKS = ("[...document.querySelectorAll('[data-testid=\"stSidebarNav\"] a')]"
              ".map(a => a.textContent)")
-TITLES = ("Overview", "Periods", "Games", "Calculator", "Import", "Settings")
+TITLES = ("Overview", "Periods", "Games", "Group", "Calculator", "Import", "Settings")
 
 
 def free_port() -> int:

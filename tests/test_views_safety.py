@@ -61,7 +61,7 @@ def test_a_write_without_a_finished_run_shows_in_the_dashboard(
     result, as the CLI does."""
     db = tmp_path / "copy.db"
     shutil.copy(indexinator_db, db)
-    query = {"player": "indexinator", "perf": "blitz"}
+    query = {"player": "indexinator", "perf": "blitz", "scale": "lichess"}  # as in the report
     before = metrics(open_app(db, monkeypatch, query))
     lines = [ln for ln in INDEXINATOR.read_text().splitlines() if '"blitz"' in ln]
     with Store(str(db)) as store:
@@ -71,7 +71,7 @@ def test_a_write_without_a_finished_run_shows_in_the_dashboard(
                                      for ln in lines])
         assert counts.updated > 1000 and counts.new == 0
         assert data_version(store)[:2] == version[:2]  # what the old key saw: nothing new
-        cli_now = api.replay("indexinator", "blitz", db=store).current_rating
+        cli_now = api.replay("indexinator", "blitz", db=store, scale="lichess").current_rating
     after = metrics(open_app(db, monkeypatch, query))
     assert after["Games counted"] == before["Games counted"]
     assert cli_now is not None and before["FIDE-style rating now"] == "unrated"

@@ -28,6 +28,7 @@ __all__ = [
     "group_list",
     "group_members",
     "group_remove",
+    "group_table",
     "import_file",
     "import_user",
     "players",

@@ -24,9 +24,19 @@ from typing import TYPE_CHECKING, Any, Final, NotRequired, TypedDict
 
 from tracker.errors import ArgumentError as ArgumentError
 from tracker.errors import DashboardError as DashboardError
+from tracker.errors import ReadOnlyError as ReadOnlyError
 from tracker.errors import TrackerError as TrackerError
 
 if TYPE_CHECKING:
+    from tracker.api_group_table import GROUP_KEYS as GROUP_KEYS
+    from tracker.api_group_table import SORT_KEYS as SORT_KEYS
+    from tracker.api_group_table import GroupTable as GroupTable
+    from tracker.api_group_table import group_refresh as group_refresh
+    from tracker.api_group_table import group_table as group_table
+    from tracker.api_group_table import group_table_csv as group_table_csv
+    from tracker.api_group_table import group_table_json as group_table_json
+    from tracker.api_group_table import row_json as row_json
+    from tracker.api_group_table import sort_rows as sort_rows
     from tracker.api_groups import GroupAddResult as GroupAddResult
     from tracker.api_groups import GroupRemoveResult as GroupRemoveResult
     from tracker.api_groups import SyncResult as SyncResult
@@ -45,6 +55,7 @@ if TYPE_CHECKING:
     from tracker.calibration import ClubFit as ClubFit
     from tracker.calibration import ClubModelError as ClubModelError
     from tracker.calibration import ModelGap as ModelGap
+    from tracker.config import ENV_READ_ONLY as ENV_READ_ONLY
     from tracker.exact import dumps as dumps
     from tracker.exact import shown as shown
     from tracker.fide import CHAPTERS as CHAPTERS
@@ -90,6 +101,8 @@ if TYPE_CHECKING:
     from tracker.report import ReplayReport as ReplayReport
     from tracker.report import ScaleError as ScaleError
     from tracker.report import saved_scale_note as saved_scale_note
+    from tracker.report_group import NOT_ANALYSED as NOT_ANALYSED
+    from tracker.report_group import GroupRow as GroupRow
     from tracker.settings import MAX_START_RATING as MAX_START_RATING
     from tracker.settings import MIN_START_RATING as MIN_START_RATING
     from tracker.settings import SCALES as SCALES
@@ -149,9 +162,15 @@ _LAZY: Final[dict[str, str]] = {
     **dict.fromkeys(("GroupExistsError", "GroupInfo", "UnknownGroupError"),
                     "tracker.store.groups"),
     "SavedPassInfo": "tracker.store.snapshots",
+    # The group table (tracker group show, the Group page): tracker/api_group_table.py.
+    **dict.fromkeys(("GroupTable", "GROUP_KEYS", "SORT_KEYS", "group_table", "group_refresh",
+                     "group_table_csv", "group_table_json", "row_json", "sort_rows"),
+                    "tracker.api_group_table"),
+    **dict.fromkeys(("GroupRow", "NOT_ANALYSED"), "tracker.report_group"),
     # ``api.dashboard``: the process launcher now lives on the CLI side (tracker.launcher);
     # resolved by name on first use for callers of the old path, never imported by the api.
     "dashboard": "tracker.launcher",
+    "ENV_READ_ONLY": "tracker.config",  # the variable that makes every database read-only
 }
 
 
@@ -209,21 +228,49 @@ def _sqlite_file(db: Db) -> tuple[Path, bool] | None:
     return (Path(path), named) if path else None
 
 
-def open_store(db: Db = None, *, create: bool = False) -> Store:
+def open_store(db: Db = None, *, create: bool = False, read_only: bool | None = None
+               ) -> Store:
     """A :class:`Store` for ``db`` (returned as is when it already is one).
 
     ``create=False`` (the commands that only read: ``players``, ``replay``, ``settings``): a
     SQLite file that does not exist is refused, not created empty. ``create=True`` (imports,
     the dashboard): the file is created, and the default location's folder; the missing
-    folder of a named path (``--db``, ``$TRACKER_DB``) is refused. Raises DatabaseError (one
-    line).
+    folder of a named path (``--db``, ``$TRACKER_DB``) is refused. ``read_only`` (``None``:
+    :func:`read_only_mode`, i.e. ``$TRACKER_READ_ONLY``): the database refuses every write
+    and is neither created nor migrated. Raises DatabaseError (one line).
     """
     from tracker.store.db import Store
 
     if isinstance(db, Store):
         return db
-    check_database(db, create=create)
-    return Store(os.fspath(db) if db is not None else None)
+    if read_only is None:
+        read_only = read_only_mode()
+    check_database(db, create=create and not read_only)
+    return Store(os.fspath(db) if db is not None else None, read_only=read_only)
+
+
+def read_only_mode(db: Db = None) -> bool:
+    """Whether ``db`` is read-only: an open store opened so, else ``$TRACKER_READ_ONLY``
+    (what ``tracker dashboard --read-only`` sets for the app it serves)."""
+    from tracker import config
+    from tracker.store.db import Store
+
+    if isinstance(db, Store):
+        return db.read_only
+    return config.read_only()
+
+
+#: Why the API refuses a write on a read-only database (part of the one-line error).
+READ_ONLY_HINT: Final = ("the database is served read-only (tracker dashboard --read-only, "
+                         "or $TRACKER_READ_ONLY)")
+
+
+def check_writable(db: Db, action: str) -> None:
+    """Raise ReadOnlyError (one line, exit code 1) before ``action`` (``"importing games"``)
+    when ``db`` is read-only (see :func:`read_only_mode`): nothing is opened or written."""
+    if read_only_mode(db):
+        raise ReadOnlyError(f"{action} is not allowed: {READ_ONLY_HINT}; run it with the "
+                            "tracker command where the database is kept")
 
 
 def check_database(db: Db = None, *, create: bool = False) -> None:
@@ -317,6 +364,7 @@ def import_file(
     from tracker.importing import import_inputs
     from tracker.sources.files import open_inputs
 
+    check_writable(db, "importing games")
     check_database(db, create=True)
     unreadable: list[str] = []
     inputs = open_inputs(paths, unreadable=unreadable)
@@ -405,6 +453,7 @@ def import_user(
     """
     from tracker.importing import lichess as importing_lichess
 
+    check_writable(db, "importing games")
     token = resolve_token(token, token_file)
     check_database(db, create=True)
     job = importing_lichess.connect(  # the account is checked before the database is opened
@@ -446,6 +495,7 @@ def fide_link(
     from tracker import config, real_fide
     from tracker.sources import lichess
 
+    check_writable(db, "linking a FIDE id")
     store = open_store(db)
     return real_fide.link_player(store, username, fide_id, base_url=config.base_url(base_url),
                                  session=lichess.make_session(token, timeout), on_wait=on_wait)
@@ -561,7 +611,8 @@ def runs(*, db: Db = None, limit: int = 20) -> list[RunInfo]:
     if not 1 <= limit <= MAX_RUNS_LIMIT:
         raise ArgumentError(f"--limit must be 1 to {MAX_RUNS_LIMIT}, not {limit}")
     store = open_store(db)
-    mark_interrupted(store)
+    if not store.read_only:  # a read-only store says what is stored, changing nothing
+        mark_interrupted(store)
     return queries.import_runs(store, limit=limit)
 
 
@@ -785,6 +836,8 @@ def settings(username: str, *, db: Db = None, **changes: object) -> PlayerSettin
     from tracker.settings import get_settings, save_settings
     from tracker.store import queries
 
+    if changes:
+        check_writable(db, "changing settings")
     store = open_store(db)
     if not changes:
         return get_settings(store, queries.resolve_player(store, username))

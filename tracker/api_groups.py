@@ -221,7 +221,9 @@ def sync(
     stopped by HTTP 429s is waited out (``retry_wait_429`` seconds) and resumed; a player that
     still fails (closed account, network) is reported and the others go on. The token and the
     base URL as in :func:`tracker.api.import_user`; ``on_player(i, n, username)`` before and
-    ``on_done(PlayerSync)`` after each player. Raises UnknownGroupError, TokenError (exit 2).
+    ``on_done(PlayerSync)`` after each player. When games were written, the group table's
+    saved rows of the group (every group, without one) are computed again at the end
+    (:func:`tracker.api.group_refresh`). Raises UnknownGroupError, TokenError (exit 2).
     """
     from tracker import config
     from tracker.api import resolve_token
@@ -244,6 +246,13 @@ def sync(
                         session=make_session(key, timeout), retry_wait_429=retry_wait_429,
                         retry_wait=retry_wait, max_retries=max_retries, on_player=on_player,
                         on_done=on_done)
+    if any(p.new or p.updated for p in rows):
+        # Games were written: every saved table row is stale (the write counter moved), so
+        # the members' summaries are computed now, not on the first Group page after.
+        from tracker.api_group_table import group_refresh
+
+        for g in [name] if name is not None else [g.name for g in groups.list_groups(store)]:
+            group_refresh(g, db=store)
     return SyncResult(name, rows)
 
 

@@ -28,7 +28,10 @@ from typing import TYPE_CHECKING, Annotated, Any, get_args, get_origin
 import typer
 from rich.markup import escape
 
-from tracker import api
+from tracker import (
+    api,
+    cli_group_show,  # noqa: F401  (registers tracker group show)
+)
 from tracker.api import ArgumentError, TrackerError
 from tracker.cli_groups import group_app, sync_cmd
 from tracker.cli_text import cell, err, examples, out, say, visible
@@ -248,7 +251,7 @@ def import_cmd(
 @app.command("runs", short_help="List the last import runs (killed ones as interrupted).",
              epilog=examples("tracker runs --json"))
 def runs_cmd(
-    limit: Annotated[int, typer.Option(help="How many runs, newest first (1 or more).")] = 20,
+    limit: Annotated[int, typer.Option(help="How many runs, newest first (1 to 2147483647).")] = 20,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
 ) -> None:
     """List the last import runs: status (running, complete, partial, failed, interrupted),
@@ -622,23 +625,33 @@ def settings_cmd(
 
 
 @app.command("dashboard", short_help="Serve the dashboard in your browser (127.0.0.1:8501).",
-             epilog=examples("tracker --db demo.db dashboard --port 8600"))
+             epilog=examples("tracker --db demo.db dashboard --port 8600",
+                             "tracker dashboard --host 0.0.0.0 --read-only"))
 def dashboard_cmd(
     port: Annotated[int, typer.Option(help="Port to serve on (1-65535); must be free.",
                                       metavar="PORT")] = 8501,
     host: Annotated[str, typer.Option(help="Address to listen on; 0.0.0.0 exposes the "
-                                      "dashboard to your network.",
+                                      "dashboard to your network (with --read-only or "
+                                      "--allow-writes).",
                                       metavar="ADDRESS")] = "127.0.0.1",
+    read_only: Annotated[bool, typer.Option(
+        "--read-only", help="Serve it read-only: no page imports, changes settings or links "
+        "a FIDE id, and every page says so (for a club).")] = False,
+    allow_writes: Annotated[bool, typer.Option(
+        "--allow-writes", help="Serve a writable dashboard beyond this machine (--host); "
+        "anyone who reaches it can import and change settings.")] = False,
 ) -> None:
     """Serve the dashboard in your browser (127.0.0.1:8501).
 
     Runs the Streamlit app on the database until Ctrl+C; open the URL it prints. It listens
-    on 127.0.0.1 only unless --host says otherwise."""
+    on 127.0.0.1 only unless --host says otherwise; an address beyond this machine needs
+    --read-only (the club looks, nobody writes) or --allow-writes (with a warning)."""
     from tracker import launcher
 
     # The process becomes the server: a SIGTERM or Ctrl+C sent to it stops the server itself.
     raise typer.Exit(launcher.dashboard(db=state.db, port=port, host=host,
-                                        replace_process=True))
+                                        replace_process=True, read_only=read_only,
+                                        allow_writes=allow_writes))
 
 
 @app.command("demo", short_help="Import, list and replay the bundled sample history.",

@@ -21,6 +21,9 @@ PROJECT_URL: Final = "https://github.com/tracker-chess/tracker"
 ENV_DB: Final = "TRACKER_DB"
 ENV_BASE_URL: Final = "LICHESS_BASE_URL"
 ENV_TOKEN: Final = "LICHESS_TOKEN"
+#: Set (``1``, ``true``, ``yes``) to open every database read-only: what ``tracker dashboard
+#: --read-only`` sets for the app it serves.
+ENV_READ_ONLY: Final = "TRACKER_READ_ONLY"
 
 DEFAULT_BASE_URL: Final = "https://lichess.org"
 
@@ -86,6 +89,12 @@ def shown_url(url: str) -> str:
     secret = ("password", "passwd", "sslpassword")
     query = {k: ("***" if k.lower() in secret else v) for k, v in parsed.query.items()}
     return parsed.set(query=query).render_as_string(hide_password=True)
+
+
+def read_only() -> bool:
+    """Whether ``$TRACKER_READ_ONLY`` asks for read-only databases (``1``, ``true``, ``yes``,
+    ``on``, any case)."""
+    return os.environ.get(ENV_READ_ONLY, "").strip().lower() in ("1", "true", "yes", "on")
 
 
 def base_url(url: str | None = None) -> str:

@@ -19,6 +19,11 @@ class DashboardError(TrackerError):
     not this machine's."""
 
 
+class ReadOnlyError(TrackerError):
+    """A write asked of a database opened read-only (``tracker dashboard --read-only``, or
+    ``$TRACKER_READ_ONLY``): refused before anything is written (exit code 1)."""
+
+
 class ArgumentError(TrackerError, ValueError):
     """A command's argument is malformed or out of range (exit code 2, like a usage error)."""
 

@@ -8,6 +8,7 @@ then runs ``streamlit run dashboard/app.py`` with ``$TRACKER_DB`` set to that da
 from __future__ import annotations
 
 import errno
+import ipaddress
 import os
 import signal
 import socket
@@ -17,7 +18,7 @@ import threading
 from pathlib import Path
 
 from tracker import api
-from tracker.errors import DashboardError, PortError
+from tracker.errors import ArgumentError, DashboardError, PortError
 
 
 def app_path() -> Path:
@@ -56,8 +57,50 @@ def check_port(host: str, port: int) -> None:
         raise DashboardError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
 
 
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is this machine only: a loopback address (``127.0.0.1``, ``::1``) or
+    a name every address of which is one (``localhost``). ``""`` and ``0.0.0.0`` listen on
+    every interface: not loopback."""
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        pass
+    if not host:
+        return False
+    try:
+        found = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
+    except OSError:
+        return False
+    return bool(found) and all(ipaddress.ip_address(str(a[4][0]).split("%")[0]).is_loopback
+                               for a in found)
+
+
+class WritesNotAllowedError(DashboardError, ArgumentError):
+    """``--host`` beyond this machine without ``--read-only`` or ``--allow-writes``: a usage
+    error (exit code 2)."""
+
+
+def check_exposure(host: str, *, read_only: bool, allow_writes: bool) -> str | None:
+    """The rule for serving beyond this machine: a ``host`` that is not loopback needs
+    ``read_only`` (the club sees, nobody writes) or an explicit ``allow_writes``. Returns the
+    warning to print (``None``: none); raises WritesNotAllowedError (exit code 2) when
+    neither is given, ArgumentError when both are."""
+    if read_only and allow_writes:
+        raise ArgumentError("--read-only and --allow-writes contradict each other: give one")
+    if read_only or is_loopback(host):
+        return None
+    if not allow_writes:
+        raise WritesNotAllowedError(
+            f"--host {host} serves the dashboard beyond this machine, and anyone who reaches "
+            "it could import games and change settings: add --read-only to serve it "
+            "read-only, or --allow-writes to serve it writable anyway")
+    return (f"warning: the dashboard on {host} is writable by anyone who can reach it "
+            "(imports, settings, FIDE links); --read-only serves it read-only")
+
+
 def dashboard(*, db: api.Db = None, port: int = 8501, host: str = "127.0.0.1",
-              replace_process: bool = False) -> int:
+              replace_process: bool = False, read_only: bool = False,
+              allow_writes: bool = False) -> int:
     """Run the Streamlit app until it stops; returns its exit code.
 
     ``replace_process``: the calling process becomes the Streamlit server (``exec``; what the
@@ -69,9 +112,18 @@ def dashboard(*, db: api.Db = None, port: int = 8501, host: str = "127.0.0.1",
     ``host`` (in use, or an address not on this machine): checked before the banner, so a
     busy port is not announced as the dashboard's URL. A database that cannot be opened is
     one line too (DatabaseError), before anything starts.
+
+    ``read_only`` (or ``$TRACKER_READ_ONLY``): the app opens the database read-only (the
+    Import page gone, Settings shown but not editable, every write of :mod:`tracker.api`
+    refused; every page says so); the database must exist at this tracker's schema. A
+    ``host`` beyond this machine needs ``read_only`` or ``allow_writes`` (which prints a
+    warning): see :func:`check_exposure`.
     """
     check_port_range(port)
-    store = api.open_store(db, create=True)  # one line here if the database cannot be opened
+    read_only = read_only or api.read_only_mode()
+    warning = check_exposure(host, read_only=read_only, allow_writes=allow_writes)
+    # one line here if the database cannot be opened (read-only: missing, or an old schema)
+    store = api.open_store(db, create=not read_only, read_only=read_only)
     url = store.url
     check_port(host, port)
     cmd = [
@@ -84,7 +136,13 @@ def dashboard(*, db: api.Db = None, port: int = 8501, host: str = "127.0.0.1",
         "--logger.level", "warning",
     ]
     env = dict(os.environ, TRACKER_DB=url)
-    print(f"tracker dashboard: http://{host}:{port}  (Ctrl+C to stop)", file=sys.stderr)
+    env.pop(api.ENV_READ_ONLY, None)
+    if read_only:
+        env[api.ENV_READ_ONLY] = "1"
+    if warning is not None:
+        print(warning, file=sys.stderr)
+    mode = "  read-only" if read_only else ""
+    print(f"tracker dashboard: http://{host}:{port}{mode}  (Ctrl+C to stop)", file=sys.stderr)
     if store is not db:
         store.close()
     if replace_process:

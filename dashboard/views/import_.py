@@ -48,6 +48,9 @@ def show_summary(summary: ImportSummary) -> None:
     st.page_link("views/overview.py", label="See the overview", icon=":material/show_chart:")
 
 
+if ui.read_only():  # not in the navigation then; and the API would refuse the import anyway
+    st.stop()
+
 st.header("Import games")
 st.caption(f"Into {ui.code(ui.db_label())}. Importing again only adds what is new; nothing is "
            "duplicated.")

@@ -25,6 +25,39 @@ st.header(f"Replay settings — {ui.md(player.username)}")
 st.caption("Saved in the database: `tracker replay` and every page of the dashboard use them "
            f"(`tracker settings {player.id}` shows the same).")
 
+
+def fide_link_or_none(user_id: str) -> api.FideLink | None:
+    try:
+        return api.fide_show(user_id, db=ui.store())
+    except api.NotLinkedError:
+        return None
+
+
+def show_read_only(user_id: str, settings: api.PlayerSettings) -> None:
+    """The saved settings and FIDE link as text: a read-only dashboard changes nothing."""
+    r = settings.resolved()
+    st.table({
+        "Setting": ["Start", "Birth year", "Rules version", "Expected score",
+                    "Provisional opponents", "Default scale", "Start rating is on",
+                    "FIDE chapter"],
+        "Value": ["unrated" if r.start_rating is None else f"from {r.start_rating}",
+                  str(r.birth_year or "not given"), r.rules, r.expected,
+                  "counted" if r.count_provisional else "left out", r.scale,
+                  "FIDE's scale" if r.start_scale == "fide" else "Lichess's scale",
+                  settings.chapter or "by perf"],
+    })
+    link = fide_link_or_none(user_id)
+    st.markdown("**Real FIDE rating**: " + (
+        f"linked to FIDE {link.profile.fide_id} — {link.profile.name}" if link is not None
+        else "no FIDE id linked"))
+    st.caption(f"To change them: `tracker settings {user_id} …` or `tracker fide link "
+               f"{user_id} ID` where the database is kept.")
+
+
+if ui.read_only():
+    show_read_only(player.id, saved)
+    st.stop()
+
 with st.form(f"settings_{player.id}"):
     start = st.radio(
         "Start", ["unrated", "rating"], horizontal=True,
@@ -100,11 +133,7 @@ st.subheader("Real FIDE rating")
 st.caption("Link your FIDE id to draw your real FIDE rating beside the replay (the standard "
            "list, and the rapid or blitz list matching the perf). FIDE's lists are fetched "
            "from Lichess; `tracker import` refreshes them, as does `tracker fide link`.")
-link: api.FideLink | None
-try:
-    link = api.fide_show(player.id, db=ui.store())
-except api.NotLinkedError:
-    link = None
+link = fide_link_or_none(player.id)
 if link is not None:
     p = link.profile
     current = ", ".join(f"{kind} {p.rating(kind)}" for kind in api.FIDE_LIST_KINDS

@@ -23,7 +23,7 @@ from sqlalchemy.pool import StaticPool
 from sqlalchemy.sql import Select
 
 from tracker.config import database_url, shown_url, url_problem
-from tracker.errors import TrackerError
+from tracker.errors import ReadOnlyError, TrackerError
 
 if TYPE_CHECKING:  # Alembic is loaded only when a schema must be checked in full or upgraded
     from alembic.config import Config
@@ -83,8 +83,41 @@ def _sqlite_on_connect(dbapi_connection: Any, _record: Any) -> None:
     cur.close()
 
 
-def create_db_engine(url: str) -> Engine:
-    """A SQLAlchemy engine for ``url`` with tracker's connection settings."""
+def _sqlite_query_only(dbapi_connection: Any, _record: Any) -> None:
+    cur = dbapi_connection.cursor()
+    cur.execute("PRAGMA query_only=ON")  # any write: "attempt to write a readonly database"
+    cur.close()
+
+
+#: libpq's start-up option that makes every transaction of a session read-only: a write is
+#: refused by the server ("cannot execute INSERT in a read-only transaction").
+_PG_READ_ONLY: Final = "-c default_transaction_read_only=on"
+
+
+#: Statements that write (their first word): refused on a read-only engine.
+_WRITES: Final = ("INSERT", "UPDATE", "DELETE", "UPSERT", "REPLACE", "CREATE", "DROP",
+                  "ALTER", "TRUNCATE", "COPY", "GRANT", "REVOKE", "VACUUM", "REINDEX")
+
+
+def _refuse_writes(_conn: Any, _cursor: Any, statement: str, _params: Any, context: Any,
+                   _many: bool) -> None:
+    """``before_cursor_execute`` of a read-only engine: a write is refused with one line
+    (ReadOnlyError) before the database sees it, whichever module asked for it."""
+    compiled_write = context is not None and (context.isinsert or context.isupdate
+                                              or context.isdelete)
+    words = statement.split(None, 1)
+    if compiled_write or (words and words[0].upper() in _WRITES):
+        raise ReadOnlyError("writing to the database is not allowed: the database is served "
+                            "read-only (tracker dashboard --read-only, or "
+                            "$TRACKER_READ_ONLY)")
+
+
+def create_db_engine(url: str, *, read_only: bool = False) -> Engine:
+    """A SQLAlchemy engine for ``url`` with tracker's connection settings.
+
+    ``read_only``: every write is refused with ReadOnlyError before it is sent, and every
+    connection refuses writes by the database itself too (SQLite's ``query_only``,
+    PostgreSQL's ``default_transaction_read_only``)."""
     if url.startswith("sqlite"):
         if url in ("sqlite://", "sqlite:///:memory:"):
             engine = create_engine(
@@ -93,6 +126,13 @@ def create_db_engine(url: str) -> Engine:
         else:
             engine = create_engine(url, connect_args={"timeout": 30})
         event.listen(engine, "connect", _sqlite_on_connect)
+        if read_only:
+            event.listen(engine, "connect", _sqlite_query_only)
+            event.listen(engine, "before_cursor_execute", _refuse_writes)
+        return engine
+    if read_only and url.startswith("postgresql"):
+        engine = create_engine(url, pool_pre_ping=True, connect_args={"options": _PG_READ_ONLY})
+        event.listen(engine, "before_cursor_execute", _refuse_writes)
         return engine
     return create_engine(url, pool_pre_ping=True)
 
@@ -145,9 +185,20 @@ def _schema_revision(engine: Engine) -> str | None:
     return None if row is None else str(row[0])
 
 
-def _check_sqlite_file(url: str) -> None:
+def _check_schema(engine: Engine, shown: str) -> None:
+    """A database opened read-only is not migrated: it must be at this tracker's schema
+    already. Raises DatabaseError (one line) otherwise."""
+    found = _schema_revision(engine)
+    if found != SCHEMA_HEAD:
+        state = "no tracker schema" if found is None else f"schema {found}, not {SCHEMA_HEAD}"
+        raise DatabaseError(f"the database {shown} has {state}: open it once without "
+                            "--read-only (any tracker command) to create or upgrade it")
+
+
+def _check_sqlite_file(url: str, *, read_only: bool = False) -> None:
     """Say plainly what is wrong with a SQLite file path before the driver says "unable to
-    open database file": a folder, a read-only file or folder. A missing folder is created."""
+    open database file": a folder, a read-only file or folder. A missing folder is created
+    (not when ``read_only``: a missing file is then an error)."""
     if not url.startswith("sqlite:///") or url in ("sqlite:///:memory:",):
         return
     path = Path(url.removeprefix("sqlite:///").split("?", 1)[0])
@@ -155,7 +206,14 @@ def _check_sqlite_file(url: str) -> None:
         return
     if path.is_dir():
         raise DatabaseError(f"{path} is a folder: give a database file, e.g. {path}/tracker.db")
+    if read_only and not path.exists():
+        raise DatabaseError(f"no database at {path}: import games first (tracker import "
+                            "USERNAME, or tracker import-file FILE)")
     if path.exists():
+        if read_only:
+            if not os.access(path, os.R_OK):
+                raise DatabaseError(f"cannot read the database {path} (permissions)")
+            return
         if not os.access(path, os.R_OK | os.W_OK):
             raise DatabaseError(f"cannot read and write the database {path} (permissions)")
         return
@@ -221,16 +279,23 @@ class Database:
     Raises DatabaseError (one-line message) when the database cannot be opened or migrated.
     """
 
-    def __init__(self, url: str | None = None, *, engine: Engine | None = None) -> None:
+    def __init__(self, url: str | None = None, *, engine: Engine | None = None,
+                 read_only: bool = False) -> None:
         self.url = database_url(url) if engine is None else str(engine.url)
+        #: Opened read-only: the database refuses every write, and none is attempted (no
+        #: migration, no saved pass); the API refuses its writes with ReadOnlyError.
+        self.read_only = read_only
         if engine is None:
             problem = url_problem(self.url)
             if problem is not None:
                 raise DatabaseError(f"cannot open database {self.display_url}: {problem}")
-            _check_sqlite_file(self.url)
+            _check_sqlite_file(self.url, read_only=read_only)
         try:
-            self.engine = engine or create_db_engine(self.url)
-            migrate(self.engine)
+            self.engine = engine or create_db_engine(self.url, read_only=read_only)
+            if read_only:
+                _check_schema(self.engine, self.display_url)
+            else:
+                migrate(self.engine)
         except DatabaseError:
             raise
         except Exception as exc:  # driver errors: unreadable file, not a database, no server

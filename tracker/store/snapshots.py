@@ -133,6 +133,8 @@ def save_passes(db: Database, user_id: str, perf: str, write_seq: int,
     """:func:`save_pass` of several payloads by ``options``, in one transaction."""
     if not payloads:
         return True
+    if db.read_only:
+        return False  # a read-only store writes nothing, a saved pass neither
     table = _table(ReplaySnapshot)
     try:
         with db.engine.begin() as conn:

@@ -1,0 +1,154 @@
+"""Group: one row per member of a group (``tracker group show``), sortable, and a chart that
+overlays the FIDE-style lines (the models' median) of the players picked."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from fractions import Fraction
+from typing import Any, Final
+
+import charts
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+import ui
+
+from tracker import api
+from tracker.api import SPEEDS, GroupRow
+
+GROUP_PARAM: Final = "group"
+#: Players drawn when the page opens: the first ones with a rating, in the table's order.
+DEFAULT_PICKED: Final = 3
+#: The colours of the overlaid lines, one per player in pick order.
+PALETTE: Final = ("#d9480f", "#1971c2", "#2b8a3e", "#ae3ec9", "#e67700", "#0c8599",
+                  "#c2255c", "#5f3dc4", "#66a80f", "#495057")
+
+COLUMNS: Final = {
+    "username": ("Player", "The member's Lichess name."),
+    "fide": ("FIDE-style now", "The hypothetical FIDE rating in force now: the median of the "
+             "scale models' replays under FIDE's rules (rating points)."),
+    "band": ("Band", "The lowest and highest of the models."),
+    "club": ("Club model", "The FIDE-style rating now through the group's own model "
+             "(tracker group calibrate), fitted on its members with a FIDE rating."),
+    "real_fide": ("Real FIDE", "The real FIDE rating in force now, standard list (when a "
+                  "FIDE id is linked)."),
+    "gap": ("Gap", "FIDE-style now − real FIDE (rating points)."),
+    "lichess": ("Lichess", "The Lichess rating after the last rated game of the perf."),
+    "games_30d": ("Games, 30 days", "Rated games of the perf in the last 30 days."),
+    "change_3m": ("Change, 3 months", "The FIDE-style rating now minus the one in force "
+                  "three months ago."),
+    "level": ("Level in play", "The level the analysed games show (move analysis)."),
+    "note": ("Why no figure", "Why a member has no FIDE-style rating, or which figure is "
+             "missing."),
+}
+
+
+def _float(x: Fraction | int | None) -> float | None:
+    return None if x is None else float(x)  # display only: a median may end in .5
+
+
+def table_frame(rows: Sequence[GroupRow]) -> pd.DataFrame:
+    """The table as the page shows it: numbers stay numbers, so a click on a header sorts."""
+    return pd.DataFrame([{
+        "username": r.username, "fide": _float(r.fide),
+        "band": f"{r.fide_low}–{r.fide_high}" if r.fide_low is not None else None,
+        "club": r.club,
+        "real_fide": r.real_fide, "gap": _float(r.gap), "lichess": r.lichess,
+        "games_30d": r.recent_games, "change_3m": _float(r.change),
+        "level": r.level or api.NOT_ANALYSED, "note": r.note or "",
+    } for r in rows], columns=list(COLUMNS))
+
+
+def group_figure(rows: Sequence[GroupRow]) -> go.Figure:
+    """The FIDE-style lines of ``rows`` on one time axis: each month's models' median in
+    force from the month after its period (a step line, broken while unrated), the band on
+    hover."""
+    fig = go.Figure()
+    for i, r in enumerate(rows):
+        xs: list[datetime] = []
+        ys: list[float | None] = []
+        hover: list[str] = []
+        for period, median, low, high in r.line:
+            xs.append(charts.month_start(charts.next_period(period)))
+            ys.append(_float(median))
+            hover.append(f"{period}: {_float(median)} (band {low}–{high})" if median is not None
+                         else f"{period}: unrated")
+        fig.add_trace(go.Scatter(
+            x=xs, y=ys, name=r.username, mode="lines", line_shape="hv",
+            line={"color": PALETTE[i % len(PALETTE)], "width": 2.5}, connectgaps=False,
+            hovertext=hover, hoverinfo="text+name"))
+    fig.update_layout(
+        height=460, margin={"l": 10, "r": 10, "t": 30, "b": 10}, hovermode="closest",
+        yaxis_title="FIDE-style rating (models' median)", legend={"orientation": "h"})
+    return fig
+
+
+def pick_group() -> str:
+    """The group picker (kept in the URL as ``?group=…``); a message and a stop without
+    groups."""
+    groups = api.group_list(db=ui.store())
+    if not groups:
+        st.info("No groups yet: create one with `tracker group create NAME` and add players "
+                "with `tracker group add NAME USER…`.")
+        st.stop()
+    names = [g.name for g in groups]
+    wanted = st.query_params.get(GROUP_PARAM)
+    index = names.index(wanted) if wanted in names else 0
+    picked = str(st.sidebar.selectbox(
+        "Group", names, index=index,
+        format_func=lambda n: f"{n} — {next(g.members for g in groups if g.name == n)} "
+                              "members"))
+    if st.query_params.get(GROUP_PARAM) != picked:
+        st.query_params[GROUP_PARAM] = picked
+    return picked
+
+
+def pick_perf() -> str:
+    wanted = st.query_params.get(ui.PERF_PARAM)
+    options = list(SPEEDS)
+    perf = str(st.sidebar.selectbox("Perf", options, index=options.index(wanted)
+                                    if wanted in options else options.index("blitz")))
+    if st.query_params.get(ui.PERF_PARAM) != perf:
+        st.query_params[ui.PERF_PARAM] = perf
+    return perf
+
+
+group = pick_group()
+perf = pick_perf()
+with st.spinner(f"Reading the table of {group}…"):
+    table = api.group_table(group, perf, db=ui.store())
+
+st.header(f"{table.group} — {perf}")
+models = ", ".join(table.models) if table.models else "no model covers this perf"
+st.caption(f"As of {table.as_of} (UTC). FIDE-style: what FIDE's rules make of each member's "
+           f"games with the opponents mapped to FIDE's scale by the models ({models}): their "
+           "median, and their band. Real FIDE: the standard list. Click a header to sort.")
+config: dict[str, Any] = {
+    key: st.column_config.Column(label, help=help_) for key, (label, help_) in COLUMNS.items()}
+for key in ("fide", "gap", "change_3m"):
+    config[key] = st.column_config.NumberColumn(COLUMNS[key][0], help=COLUMNS[key][1],
+                                                format="%g")
+frame = table_frame(table.rows)
+if table.club is None:  # the group has no club model for this perf: no empty column
+    frame = frame.drop(columns=["club"])
+    config.pop("club")
+else:
+    st.caption(f"Club model: {table.club}.")
+st.dataframe(frame, column_config=config, hide_index=True, key="group_table",
+             height=ui.table_height(len(frame)), width="stretch")
+st.download_button("Download CSV", api.group_table_csv(table, sort="fide"),
+                   file_name=f"{table.group}-{perf}.csv", mime="text/csv")
+
+rated = [r for r in table.rows if r.line]
+if not rated:
+    st.info(f"No member has {perf} games to draw.")
+    st.stop()
+by_name = {r.username: r for r in rated}
+default = [r.username for r in api.sort_rows(rated, "fide") if r.fide is not None]
+picked = st.multiselect("Players on the chart", list(by_name),
+                        default=default[:DEFAULT_PICKED], key=f"group_pick_{group}_{perf}")
+st.plotly_chart(group_figure([by_name[n] for n in picked]), key="group_chart",
+                config={"displaylogo": False})
+st.caption("Each line is a member's FIDE-style rating in force each month: the median of the "
+           "models (hover for their band). A gap: unrated then.")

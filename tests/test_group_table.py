@@ -1,0 +1,350 @@
+"""The group table (``tracker group show``, :func:`tracker.api.group_table`) on real exports:
+indexinator's NDJSON history, cmrade's PGN download and sebastian44's three games of the
+Lichess open database, one member never imported, and a real FIDE profile linked through the
+local Lichess-compatible server."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sqlite3
+import subprocess
+import sys
+from datetime import UTC, date, datetime
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import CMRADE, LICHESS
+from tests.lichess_server import LichessServer
+from tracker import api, report
+from tracker.errors import ReadOnlyError
+
+OPEN_DB = LICHESS / "lichess_db_standard_rated_2013-01-first50.pgn"
+FIDE_RATINGS = LICHESS / "api-examples" / "api-fide-player_35009192_ratings.json"
+NOW = date(2025, 10, 31)  # the end of indexinator's history: the table "as of" that day
+NOW_MS = int(datetime(2025, 10, 31, 23, 59, 59, tzinfo=UTC).timestamp() * 1000)
+
+
+@pytest.fixture
+def club_db(indexinator_db: Path, tmp_path: Path) -> Path:
+    """indexinator, cmrade and sebastian44 imported; the group ``club`` holds them and
+    ``nobodyhere`` (no games)."""
+    path = tmp_path / "club.db"
+    with sqlite3.connect(indexinator_db) as src, sqlite3.connect(path) as dst:
+        src.backup(dst)
+    assert api.import_file(CMRADE, db=path, user="cmrade").new == 474
+    assert api.import_file(OPEN_DB, db=path, user="sebastian44").new == 3
+    api.group_create("club", db=path)
+    added = api.group_add("club", ["indexinator", "cmrade", "sebastian44", "nobodyhere"],
+                          db=path)
+    assert len(added.added) == 4
+    return path
+
+
+def _recent_blitz_games() -> int:
+    """indexinator's rated blitz games that ended in the 30 days up to NOW, counted from the
+    export itself."""
+    start = NOW_MS - 30 * 86_400_000
+    n = 0
+    with (LICHESS / "indexinator-2023-04_2025-10.ndjson").open(encoding="utf-8") as f:
+        for line in f:
+            g = json.loads(line)
+            if g.get("perf") == "blitz" and g.get("rated") and start < g["lastMoveAt"] <= NOW_MS:
+                n += 1
+    return n
+
+
+def _snapshots(db: Path) -> int:
+    with sqlite3.connect(db) as conn:
+        return int(conn.execute("SELECT count(*) FROM replay_snapshots WHERE options LIKE "
+                                "'group-%'").fetchone()[0])
+
+
+def test_the_table_holds_each_members_real_figures(club_db: Path) -> None:
+    table = api.group_table("club", "blitz", db=club_db, now=NOW)
+    assert (table.group, table.perf, table.models) == ("club", "blitz",
+                                                        ("lebowitz", "mathtuition"))
+    rows = {r.user_id: r for r in table.rows}
+    assert list(rows) == ["cmrade", "indexinator", "nobodyhere", "sebastian44"]
+    ix = rows["indexinator"]
+    # The README's figures: median 1499 of lebowitz 1453 and mathtuition 1545; Lichess 1408.
+    assert (ix.fide, ix.fide_low, ix.fide_high, ix.lichess) == (1499, 1453, 1545, 1408)
+    assert ix.recent_games == _recent_blitz_games() == 14
+    # The change over three months: the median now minus the median in force after 2025-07,
+    # as the replay on all models gives them.
+    replay = api.replay("indexinator", "blitz", db=club_db, scale="all")
+    by_month = {p.period: p.band.median for p in replay.periods if p.band is not None}
+    assert ix.change == by_month["2025-10"] - by_month["2025-07"] == 1499 - 1651
+    assert (ix.games, ix.counted) == (2891, 2861)
+    assert ix.level is None and ix.note is None
+    cm = rows["cmrade"]  # last game in 2020: rated, nothing recent, no change since
+    assert (cm.fide, cm.fide_low, cm.fide_high, cm.lichess) == (1663, 1621, 1705, 1543)
+    assert (cm.recent_games, cm.change) == (0, 0)
+    # Players without figures say why.
+    assert rows["sebastian44"].fide is None
+    assert rows["sebastian44"].note == "sebastian44 has no blitz games"
+    assert rows["nobodyhere"].note == ("no games imported yet (tracker sync --group imports "
+                                       "them)")
+    # Sorted by the hypothetical rating, rows without one last in the group's order.
+    assert [r.user_id for r in api.sort_rows(table.rows, "fide")] == [
+        "cmrade", "indexinator", "nobodyhere", "sebastian44"]
+    assert [r.user_id for r in api.sort_rows(table.rows, "change", descending=False)][:2] == [
+        "indexinator", "cmrade"]
+
+
+def test_a_player_with_too_few_games_is_unrated_and_says_why(club_db: Path) -> None:
+    rows = {r.user_id: r for r in api.group_table("club", "rapid", db=club_db,
+                                                  now=NOW).rows}
+    s44 = rows["sebastian44"]  # three rapid games of 2012-12-31, two of them counted
+    assert (s44.games, s44.counted, s44.fide) == (3, 2, None)
+    assert s44.note == "unrated: 2 games in pool (5 needed)"
+
+
+def test_the_real_fide_rating_and_the_gap(club_db: Path) -> None:
+    ratings = json.loads(FIDE_RATINGS.read_text())["standard"]
+    # The standard list in force in 2025-10: the last entry (YYYYMMRRRR) of a month up to it.
+    in_force = [e % 10_000 for e in ratings if e // 10_000 <= 202510][-1]
+    with LichessServer() as server:
+        api.fide_link("indexinator", 35009192, db=club_db, base_url=server.url)
+    ix = next(r for r in api.group_table("club", db=club_db, now=NOW).rows
+              if r.user_id == "indexinator")
+    assert ix.real_fide == in_force
+    assert ix.gap == 1499 - in_force
+
+
+def test_json_and_csv_shapes(club_db: Path) -> None:
+    table = api.group_table("club", "blitz", db=club_db, now=NOW)
+    data = json.loads(api.dumps(api.group_table_json(table, sort="fide")), parse_float=Decimal)
+    assert list(data) == ["group", "perf", "as_of", "models", "club_model", "fide_list",
+                          "players"]
+    assert data["club_model"] is None
+    assert (data["as_of"], data["fide_list"]) == ("2025-10-31", "standard")
+    assert all(tuple(p) == api.GROUP_KEYS for p in data["players"])
+    first = data["players"][0]
+    assert first == {
+        "username": "cmrade", "fide": 1663, "fide_min": 1621, "fide_max": 1705, "club": None,
+        "real_fide": None, "gap": None, "lichess": 1543, "games_30d": 0, "change_3m": 0,
+        "level": "not analysed", "games": 34, "counted": 21, "fide_id": None, "note": None}
+    rows = list(csv.reader(io.StringIO(api.group_table_csv(table, sort="fide"))))
+    assert tuple(rows[0]) == api.GROUP_KEYS
+    assert rows[2][:10] == ["indexinator", "1499", "1453", "1545", "", "", "", "1408", "14",
+                            "-152"]
+    assert rows[4][0] == "sebastian44" and rows[4][-1] == "sebastian44 has no blitz games"
+
+
+def _cli(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "tracker.cli", "--db", str(db), "group",
+                           "show", "club", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_the_cli_prints_the_table_json_and_csv(club_db: Path) -> None:
+    done = _cli(club_db, "--json", "--sort", "name", "--perf", "blitz")
+    assert done.returncode == 0, done.stderr
+    data: dict[str, Any] = json.loads(done.stdout)
+    assert [p["username"] for p in data["players"]] == [
+        "cmrade", "indexinator", "nobodyhere", "sebastian44"]
+    done = _cli(club_db, "--csv")
+    assert done.stdout.splitlines()[0] == ",".join(api.GROUP_KEYS)
+    done = _cli(club_db)
+    assert done.returncode == 0 and "not analysed" in done.stdout
+    assert "sebastian44 has no blitz games" in done.stdout
+    bad = _cli(club_db, "--sort", "elo")
+    assert bad.returncode == 2
+    assert bad.stderr == ("error: unknown sort key 'elo': use one of fide, club, real, gap, "
+                          "lichess, games, change, name\n")
+    both = _cli(club_db, "--json", "--csv")
+    assert both.returncode == 2 and both.stderr == "error: --json and --csv: give one\n"
+
+
+def test_summaries_are_saved_and_read_back_until_a_write(
+        club_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    first = api.group_table("club", db=club_db, now=NOW)
+    # indexinator, cmrade, and sebastian44's "no blitz games" (nobodyhere has no games at all)
+    assert _snapshots(club_db) == 3
+
+    def no_replay(*args: object, **kwargs: object) -> None:
+        raise AssertionError("replayed although a summary is saved")
+
+    monkeypatch.setattr(report, "build_report", no_replay)
+    again = api.group_table("club", db=club_db, now=NOW)
+    assert [api.row_json(r) for r in again.rows] == [api.row_json(r) for r in first.rows]
+    # Read-only: the table reads the saved rows; a refresh (a write) is refused.
+    store = api.open_store(club_db, read_only=True)
+    assert api.group_table("club", db=store, now=NOW).rows[1].fide == 1499
+    with pytest.raises(ReadOnlyError, match=r"^saving the group table is not allowed"):
+        api.group_refresh("club", db=store)
+    store.close()
+    monkeypatch.undo()
+    # A write makes them stale; a refresh computes them again, and the table is the same.
+    assert api.import_file(LICHESS / "indexinator-2025-10-later.ndjson", db=club_db).new == 10
+    assert api.group_refresh("club", ["blitz"], db=club_db) == 3
+    assert api.group_refresh("club", ["blitz"], db=club_db) == 0
+    later = {r.user_id: r for r in api.group_table("club", db=club_db, now=NOW).rows}
+    # The ten later games are of October 2025: the row moves with them, as the replay does.
+    replay = api.replay("indexinator", "blitz", db=club_db, scale="all")
+    assert replay.current_band is not None
+    ix = later["indexinator"]
+    assert (ix.fide, ix.fide_low, ix.fide_high, ix.lichess, ix.games, ix.recent_games) == (
+        replay.current_band.median, replay.current_band.min, replay.current_band.max,
+        replay.current_lichess, 2901, 24)
+    assert ix.fide == Decimal("1549.5")
+    assert api.row_json(later["cmrade"]) == api.row_json(first.rows[0])
+
+
+# --- the dashboard's Group page (AppTest) ----------------------------------------------------
+
+APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
+
+
+def _group_page(db: Path, monkeypatch: pytest.MonkeyPatch, **query: str) -> Any:
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setenv("TRACKER_DB", str(db))
+    at = AppTest.from_file(str(APP), default_timeout=90)
+    at.query_params.update(query)
+    at.run()
+    at.switch_page("views/group.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    return at
+
+
+def test_the_group_page_shows_the_table_and_overlays_the_picked_players(
+        club_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    at = _group_page(club_db, monkeypatch)
+    frame = at.dataframe[0].value
+    now = {r.user_id: r for r in api.group_table("club", "blitz", db=club_db).rows}
+    by_player = frame.set_index("username")
+    assert by_player.loc["indexinator", "fide"] == float(now["indexinator"].fide or 0) == 1499
+    assert by_player.loc["indexinator", "band"] == "1453–1545"
+    assert by_player.loc["cmrade", "lichess"] == 1543
+    assert by_player.loc["sebastian44", "note"] == "sebastian44 has no blitz games"
+    assert set(by_player["level"]) == {"not analysed"}
+    assert at.multiselect[0].value == ["cmrade", "indexinator"]
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    lines = {t["name"]: t for t in spec["data"]}
+    assert list(lines) == ["cmrade", "indexinator"]
+    assert lines["indexinator"]["line"]["shape"] == "hv"
+    # Picking one player draws one line; the perf comes from the URL.
+    at.multiselect[0].set_value(["indexinator"]).run()
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert [t["name"] for t in spec["data"]] == ["indexinator"]
+
+
+def test_the_group_page_without_groups_says_how_to_make_one(
+        indexinator_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "copy.db"
+    with sqlite3.connect(indexinator_db) as src, sqlite3.connect(path) as dst:
+        src.backup(dst)
+    at = _group_page(path, monkeypatch)
+    assert at.info[0].value.startswith("No groups yet: create one with `tracker group create")
+
+
+# --- the group's club model in the table (tracker group calibrate) ---------------------------
+
+def _calibrated_club(tmp_path: Path) -> Path:
+    """The 12-player test roster synced into a new database as the group ``club``, checked
+    without a club model, then calibrated in blitz."""
+    from tests.club_roster import make_roster, serve_roster
+
+    roster = make_roster(12, linked=10)
+    db = tmp_path / "roster.db"
+    csv_file = tmp_path / "roster.csv"
+    csv_file.write_text(roster.csv())
+    api.group_create("club", db=db)
+    api.group_add("club", from_csv=csv_file, db=db)
+    with LichessServer() as server:
+        serve_roster(server, roster)
+        assert not api.sync("club", db=db, base_url=server.url).failed
+    before = api.group_table("club", db=db)
+    assert before.club is None and all(r.club is None for r in before.rows)
+    calibration = api.group_calibrate("club", "blitz", db=db)
+    assert calibration.club is not None
+    return db
+
+
+def test_a_calibrated_club_model_is_a_column_of_the_table(tmp_path: Path) -> None:
+    db = _calibrated_club(tmp_path)
+    table = api.group_table("club", db=db)
+    assert table.club is not None and table.club.startswith("club")
+    for r in table.rows:  # each member's rating now on the club model, as the replay gives it
+        replay = api.replay(r.user_id, "blitz", db=db, scale="club:club")
+        assert r.club == replay.current_rating
+    assert sum(r.club is not None for r in table.rows) == 12
+    data = api.group_table_json(table, "club")
+    assert data["club_model"] == table.club
+    assert [p["club"] for p in data["players"]] == sorted(
+        (r.club for r in table.rows if r.club is not None), reverse=True)
+
+
+def test_the_group_page_shows_the_club_model_column(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    db = _calibrated_club(tmp_path)
+    at = _group_page(db, monkeypatch)
+    frame = at.dataframe[0].value.set_index("username")
+    table = {r.username: r for r in api.group_table("club", db=db).rows}
+    assert list(frame["club"]) == [table[name].club for name in frame.index]
+    assert any(c.value.startswith("Club model: club") for c in at.caption)
+
+
+# --- PostgreSQL: the same table -------------------------------------------------------------
+
+def test_the_table_on_postgres_equals_sqlite(club_db: Path) -> None:
+    from sqlalchemy import text
+
+    from tests.pg_server import postgres_url
+    from tracker.store.db import Store
+
+    with postgres_url() as (url, reason):
+        if url is None:
+            pytest.skip(reason)
+        store = Store(url)
+        try:
+            assert api.import_file(LICHESS / "indexinator-2023-04_2025-10.ndjson", db=store,
+                                   user="indexinator").new == 2907
+            assert api.import_file(CMRADE, db=store, user="cmrade").new == 474
+            assert api.import_file(OPEN_DB, db=store, user="sebastian44").new == 3
+            api.group_create("club", db=store)
+            api.group_add("club", ["indexinator", "cmrade", "sebastian44", "nobodyhere"],
+                          db=store)
+            pg = api.group_table_json(api.group_table("club", db=store, now=NOW))
+            again = api.group_table_json(api.group_table("club", db=store, now=NOW))
+            read_only = api.open_store(url, read_only=True)
+            ro = api.group_table_json(api.group_table("club", db=read_only, now=NOW))
+            read_only.close()
+        finally:
+            with store.engine.begin() as conn:
+                conn.execute(text("DROP SCHEMA public CASCADE; CREATE SCHEMA public"))
+            store.close()
+    lite = api.group_table_json(api.group_table("club", db=club_db, now=NOW))
+    assert pg == again == ro == lite
+    assert pg["players"][1]["fide"] == 1499
+
+
+def test_a_sync_that_wrote_games_leaves_the_table_saved(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.club_roster import make_roster, serve_roster
+
+    roster = make_roster(4, linked=2)
+    db = tmp_path / "four.db"
+    api.group_create("four", db=db)
+    api.group_add("four", [p.username for p in roster.players], db=db)
+    with LichessServer() as server:
+        serve_roster(server, roster)
+        assert api.sync("four", db=db, base_url=server.url).new == 4 * 96
+
+        def no_replay(*args: object, **kwargs: object) -> None:
+            raise AssertionError("replayed although the sync saved the rows")
+
+        with monkeypatch.context() as m:
+            m.setattr(report, "build_report", no_replay)
+            rows = api.group_table("four", db=db).rows
+        assert all(r.fide is not None for r in rows)
+        # A second sync writes nothing and computes nothing.
+        with monkeypatch.context() as m:
+            m.setattr(report, "build_report", no_replay)
+            assert api.sync("four", db=db, base_url=server.url).new == 0
