@@ -4,8 +4,10 @@ Run: ``python -m benchmarks`` (all of them at 100k and 1M games) or ``--quick`` 
 small dumps). Every import runs in a fresh process into a new database; runs of tracker and of
 its yardstick alternate, so a change of load on a shared machine hits both alike.
 
-- NDJSON import ≥ 1.5× the naive pipeline (:mod:`benchmarks.naive`: ``json.loads`` +
-  ``executemany``, same keys and indexes, batches of 500, no validation, no compression);
+- NDJSON import (``tracker import-file``, whole process) ≥ 1.5× the like-for-like naive
+  pipeline (:mod:`benchmarks.naive`: ``json.loads`` + ``executemany``, same columns, keys
+  and indexes, batches of 500, no validation, no compression) and ≥ 1.0× the lean one (bytes
+  to ``json.loads``, 12 game and 7 side columns, one index), whole processes alternated;
 - PGN import ≥ 1.2× the naive python-chess ``read_headers`` pipeline, ≥ 10× chess-to-sqlite
   (whole commands, interpreter start included, as in :mod:`benchmarks.bench_peers`; 10k games,
   2k with ``--quick``: chess-to-sqlite imports ~50-500 games/s);
@@ -37,6 +39,7 @@ from typing import Any, Final
 from benchmarks import Row, db_bytes, import_in_child, median, peak_mb, row, synth
 
 NDJSON_TIMES_NAIVE: Final = 1.5
+NDJSON_TIMES_LEAN: Final = 1.0
 PGN_TIMES_NAIVE: Final = 1.2
 PGN_TIMES_CHESS_TO_SQLITE: Final = 10
 OVERVIEW_COLD_S: Final = 0.300
@@ -98,37 +101,93 @@ class Results:
         self.size: dict[int, int] = {}
 
 
+def whole_process(cmd: Sequence[str]) -> dict[str, float]:
+    """Run ``cmd`` as a new process (interpreter start included): its wall-clock seconds, CPU
+    seconds (user + system, its own rusage), peak resident set (MB) and, where it prints them
+    as JSON on its last line, its pipeline's own ``seconds`` (else NaN). RuntimeError when it
+    fails."""
+    import tempfile
+
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        started = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err, cwd=ROOT, env=env,
+                                stdin=subprocess.DEVNULL)
+        _, status, usage = os.wait4(proc.pid, 0)
+        seconds = time.perf_counter() - started
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        printed, errors = out.read().decode(errors="replace"), err.read().decode(errors="replace")
+    if proc.returncode != 0:
+        last = (errors.strip().splitlines() or ["no output"])[-1]
+        raise RuntimeError(f"{' '.join(cmd[2:4])} failed: {last}")
+    got = {"seconds": seconds, "cpu": usage.ru_utime + usage.ru_stime,
+           "peak_mb": usage.ru_maxrss / 1024, "pipeline": float("nan")}
+    # the whole output (tracker's --json summary), else its last line (the yardsticks')
+    for text in (printed, *printed.strip().splitlines()[-1:]):
+        try:
+            got["pipeline"] = float(json.loads(text)["seconds"])
+            break
+        except (ValueError, KeyError, TypeError):
+            continue
+    return got
+
+
+#: The NDJSON import's contenders, each a whole process into a new SQLite file: tracker's
+#: command as a user runs it (the import, its run record and the passes saved after it), the
+#: like-for-like naive pipeline and the lean one (:mod:`benchmarks.naive`).
+NDJSON_CONTENDERS: Final = ("tracker", "naive", "lean")
+
+
+def _ndjson_command(who: str, path: Path, db: Path) -> list[str]:
+    if who == "tracker":
+        return [sys.executable, "-m", "tracker.cli", "--db", str(db), "import-file", str(path),
+                "--json"]
+    return [sys.executable, "-m", "benchmarks.naive", "ndjson" if who == "naive" else "lean",
+            str(path), str(db)]
+
+
 def ndjson_rows(sizes: Sequence[int], runs: int, res: Results) -> list[Row]:
+    """Per size: tracker's ``import-file`` against both yardsticks, whole processes, the
+    three alternated (each run starts with the next one: a change of load hits all alike)."""
+    from benchmarks import count_rows
+
     rows: list[Row] = []
     for n in sizes:
         path = synth.ndjson_file(n)
-        ours: list[float] = []
-        naive: list[float] = []
-        cpu: list[tuple[float, float]] = []
+        got: dict[str, list[dict[str, float]]] = {who: [] for who in NDJSON_CONTENDERS}
         for i in range(_runs(n, runs)):
-            db = synth.scratch(f"targets-naive-{n}.db")
-            r = naive_import("ndjson", path, db)
-            if r["games"] != n:
-                raise RuntimeError(f"the naive pipeline stored {r['games']:,} of {n:,} games")
-            naive.append(r["seconds"])
-            db.unlink()
-            db = synth.scratch(f"targets-ours-{n}.db")
-            o = import_in_child(path, db)
-            if o["new"][0] != n:
-                raise RuntimeError(f"tracker stored {o['new'][0]:,} of {n:,} games")
-            ours.append(o["seconds"][0])
-            cpu.append((o["cpu"][0], r["cpu"]))
-            res.peak[n] = max(res.peak.get(n, 0.0), o["peak_mb"])
-            if i == 0:
-                res.size[n] = db_bytes(db)
-            db.unlink()
-        t, y = median(ours), median(naive)
+            order = NDJSON_CONTENDERS[i % 3:] + NDJSON_CONTENDERS[:i % 3]
+            for who in order:
+                db = synth.scratch(f"targets-{who}-{n}.db")
+                got[who].append(whole_process(_ndjson_command(who, path, db)))
+                if count_rows(db) != n:
+                    raise RuntimeError(f"{who} stored {count_rows(db)} of {n:,} games")
+                if who == "tracker":
+                    res.peak[n] = max(res.peak.get(n, 0.0), got[who][-1]["peak_mb"])
+                    if i == 0:
+                        res.size[n] = db_bytes(db)
+                for p in (db, Path(f"{db}-wal"), Path(f"{db}-shm")):
+                    p.unlink(missing_ok=True)
+        t = median([g["seconds"] for g in got["tracker"]])
         res.sqlite_import[n] = t
-        rows.append(row(
-            "NDJSON import → SQLite", n, _speed(n, t), f"≥ {NDJSON_TIMES_NAIVE}× naive",
-            y / t >= NDJSON_TIMES_NAIVE, f"median of {len(ours)}; {_cpu_note(cpu)}",
-            yardstick=f"naive json.loads: {_speed(n, y)}", ratio=f"{y / t:.2f}×",
-        ))
+        ours_cpu = [g["cpu"] for g in got["tracker"]]
+        for who, target in (("lean", NDJSON_TIMES_LEAN), ("naive", NDJSON_TIMES_NAIVE)):
+            y = median([g["seconds"] for g in got[who]])
+            cpu = list(zip(ours_cpu, [g["cpu"] for g in got[who]], strict=True))
+            label = ("lean json.loads (12 + 2×7 columns, 1 index)" if who == "lean" else
+                     "like-for-like naive json.loads")
+            pt = median([g["pipeline"] for g in got["tracker"]])
+            py = median([g["pipeline"] for g in got[who]])
+            rows.append(row(
+                f"NDJSON import → SQLite, whole process, vs {who}", n, _speed(n, t),
+                f"≥ {target}× {who}", y / t >= target,
+                f"median of {len(ours_cpu)}, alternated; interpreter start included (tracker: "
+                f"import-file, passes saved after it); {_cpu_note(cpu)}; the pipelines alone "
+                f"(no interpreter start, no passes): {pt:.2f} s vs {py:.2f} s = {py / pt:.2f}×",
+                yardstick=f"{label}: {_speed(n, y)}", ratio=f"{y / t:.2f}×",
+            ))
     return rows
 
 
@@ -263,9 +322,10 @@ def dump_rows(sizes_mb: Sequence[tuple[int, bool, bool]], runs: int) -> list[Row
 
 def prepare_child(db: str, player: str) -> dict[str, Any]:
     """In a fresh process: what ``tracker import-file`` does after its import, the player's
-    replay passes computed and saved (:func:`tracker.report_pass.refresh`)."""
+    replay passes and their default scales' replays computed and saved
+    (:func:`tracker.report_runs.refresh`)."""
     from tracker import api
-    from tracker.report_pass import refresh
+    from tracker.report_runs import refresh
 
     store = api.open_store(db)
     started, cpu = time.perf_counter(), time.process_time()
@@ -280,9 +340,15 @@ def overview_child(db: str, player: str) -> dict[str, Any]:
     settings looked up, the report taken from a cache keyed on them (the dashboard's
     ``ui.report``), median of 5; and the pass computed from the games (what a report costs
     without a saved pass)."""
+    from sqlalchemy import text
+
     from tracker import api, report_pass
+    from tracker.report_runs import refresh
     from tracker.store import queries
 
+    # The modules imported as in the dashboard, which has shown a page before: a first report
+    # of another perf (bullet) in this process, on its own store.
+    api.replay(player, "bullet", db=api.open_store(db))
     started, cpu = time.perf_counter(), time.process_time()
     store = api.open_store(db)
     report = api.replay(player, PERF, db=store)
@@ -303,9 +369,46 @@ def overview_child(db: str, player: str) -> dict[str, Any]:
     again = time.perf_counter()
     report_pass.compute(store, report.user_id, PERF, count_provisional=False)
     computed = time.perf_counter() - again
+    nothing_saved: dict[str, list[float]] = {"lebowitz": [], "all": []}
+    for _ in range(3):  # --scale all against one model, nothing saved (the pass neither)
+        for scale, times in nothing_saved.items():
+            with store.engine.begin() as conn:
+                conn.execute(text("DELETE FROM replay_snapshots"))
+            again = time.perf_counter()
+            api.replay(player, PERF, db=store, scale=scale)
+            times.append(time.perf_counter() - again)
+    with store.engine.begin() as conn:  # back to what the import saved, for the next run
+        conn.execute(text("DELETE FROM replay_snapshots"))
+    refresh(store, player)
     return {"cold": cold, "cold_cpu": cold_cpu, "warm": median(warm), "computed": computed,
+            "scale": report.scale, "cpu_report": cold_cpu,
+            "unsaved_one": median(nothing_saved["lebowitz"]),
+            "unsaved_all": median(nothing_saved["all"]),
             "games": len(report.games), "counted": report.counted,
             "periods": len(report.periods), "peak_mb": peak_mb()}
+
+
+def default_all_child(db: str, player: str) -> dict[str, Any]:
+    """The player's saved scale set to ``all`` (the models' median: the product's default
+    once it is ``all``), then what an import computes for it (:func:`refresh`), timed."""
+    from tracker import api
+    from tracker.report_runs import refresh
+
+    store = api.open_store(db)
+    api.settings(player, db=store, scale="all")
+    started, cpu = time.perf_counter(), time.process_time()
+    perfs = refresh(store, player)
+    return {"seconds": time.perf_counter() - started, "cpu": time.process_time() - cpu,
+            "perfs": perfs}
+
+
+def overview_process_child(db: str, player: str) -> None:
+    """A whole process as a user's first ``tracker replay`` or the dashboard's first page
+    starts: the modules imported, the store opened, the default replay built (timed from
+    outside, interpreter start included)."""
+    from tracker import api
+
+    api.replay(player, PERF, db=api.open_store(db))
 
 
 def overview_rows(n: int, runs: int, res: Results, db: str | None = None,
@@ -318,9 +421,24 @@ def overview_rows(n: int, runs: int, res: Results, db: str | None = None,
     prep = _child("benchmarks.bench_targets", "prepare", db, synth.NDJSON_PLAYER)
     got = [_child("benchmarks.bench_targets", "overview", db, synth.NDJSON_PLAYER)
            for _ in range(runs)]
+    process = [whole_process([sys.executable, "-m", "benchmarks.bench_targets",
+                              "overview-process", db, synth.NDJSON_PLAYER])
+               for _ in range(runs)]
+    every: list[dict[str, Any]] = []
+    every_process: list[dict[str, float]] = []
+    all_prep: dict[str, Any] = {}
+    if label == "SQLite" and got[0]["scale"] != "all":  # the models' median as the default
+        all_prep = _child("benchmarks.bench_targets", "default-all", db, synth.NDJSON_PLAYER)
+        every = [_child("benchmarks.bench_targets", "overview", db, synth.NDJSON_PLAYER)
+                 for _ in range(runs)]
+        every_process = [whole_process([sys.executable, "-m", "benchmarks.bench_targets",
+                                        "overview-process", db, synth.NDJSON_PLAYER])
+                         for _ in range(runs)]
     if scratch is not None:
         scratch.unlink()
     cold = median([g["cold"] for g in got])
+    whole = median([p["seconds"] for p in process])
+    whole_cpu = median([p["cpu"] for p in process])
     warm = median([g["warm"] for g in got])
     g = got[0]
     what = f"{g['games']:,} {PERF} games, {g['counted']:,} counted, {g['periods']} periods"
@@ -336,11 +454,32 @@ def overview_rows(n: int, runs: int, res: Results, db: str | None = None,
                     ratio=f"{cold / base:.1f}× SQLite time" if base else "")]
     res.sqlite_overview[n] = cold
     return [
-        row("first Overview, cold (fresh process)", n, f"{cold * 1000:,.0f} ms",
-            f"≤ {OVERVIEW_COLD_S * 1000:.0f} ms", cold <= OVERVIEW_COLD_S,
-            f"{what}; store opened + api.replay; median of {runs}; CPU "
-            f"{median([g['cold_cpu'] for g in got]) * 1000:,.0f} ms; {prepared}; without a "
-            f"saved pass: {median([g['computed'] for g in got]) * 1000:,.0f} ms"),
+        row(f"first Overview (scale {g['scale']}), modules imported", n,
+            f"{cold * 1000:,.0f} ms", f"≤ {OVERVIEW_COLD_S * 1000:.0f} ms",
+            cold <= OVERVIEW_COLD_S,
+            f"{what}; store opened + api.replay in a process that has shown a bullet report "
+            f"(the modules imported, as in the dashboard); median of {runs}; CPU "
+            f"{median([g['cold_cpu'] for g in got]) * 1000:,.0f} ms; whole process "
+            f"(interpreter start, imports): {whole * 1000:,.0f} ms wall, "
+            f"{whole_cpu * 1000:,.0f} ms CPU; {prepared}; without a saved pass: "
+            f"{median([g['computed'] for g in got]) * 1000:,.0f} ms"),
+        *([row(
+            "first Overview, scale all (the models' median) as the player's default", n,
+            f"{median([e['cold'] for e in every]) * 1000:,.0f} ms",
+            f"≤ {OVERVIEW_COLD_S * 1000:.0f} ms",
+            median([e["cold"] for e in every]) <= OVERVIEW_COLD_S,
+            f"as the row above, with the saved scale all; CPU "
+            f"{median([e['cold_cpu'] for e in every]) * 1000:,.0f} ms; whole process: "
+            f"{median([p['seconds'] for p in every_process]) * 1000:,.0f} ms wall, "
+            f"{median([p['cpu'] for p in every_process]) * 1000:,.0f} ms CPU; both models' "
+            f"replays computed and saved as an import does: {all_prep['seconds']:.2f} s wall, "
+            f"{all_prep['cpu']:.2f} s CPU")] if every else []),
+        row("--scale all vs one model, nothing saved", n,
+            f"{median([g['unsaved_all'] / g['unsaved_one'] for g in got]):.2f}×",
+            "≤ 1.5×", median([g['unsaved_all'] / g['unsaved_one'] for g in got]) <= 1.5,
+            f"api.replay with no saved pass nor replay: all (lebowitz + mathtuition) "
+            f"{median([g['unsaved_all'] for g in got]) * 1000:,.0f} ms, lebowitz "
+            f"{median([g['unsaved_one'] for g in got]) * 1000:,.0f} ms; median of 3 each"),
         row("Overview again, nothing changed", n, f"{warm * 1000:,.1f} ms",
             f"≤ {OVERVIEW_WARM_S * 1000:.0f} ms", warm <= OVERVIEW_WARM_S,
             "database state + settings looked up, cached report reused"),
@@ -446,6 +585,10 @@ def main(argv: Sequence[str]) -> int:
         print(json.dumps({"seconds": seconds, "cpu": cpu}))
     elif kind == "overview":
         print(json.dumps(overview_child(*args)))
+    elif kind == "default-all":
+        print(json.dumps(default_all_child(*args)))
+    elif kind == "overview-process":
+        overview_process_child(*args)
     elif kind == "prepare":
         print(json.dumps(prepare_child(*args)))
     else:

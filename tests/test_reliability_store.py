@@ -199,7 +199,8 @@ def _longest_written() -> dict[tuple[str, str], int]:
     from tracker.fide_records import LIST_KINDS
     from tracker.records import PERFS, SIDE_TEXT_LIMITS, TEXT_LIMITS
     from tracker.report_pass import _options
-    from tracker.settings import CLUB_PREFIX, SCALES, START_SCALES
+    from tracker.report_runs import run_options
+    from tracker.settings import CLUB_PREFIX, SCALES, START_SCALES, PlayerSettings
     from tracker.store.groups import MAX_NAME
     from tracker.store.runs import RUN_STATUSES
 
@@ -228,7 +229,9 @@ def _longest_written() -> dict[tuple[str, str], int]:
         ("fide_links", "player_id"): user_id,
         ("fide_ratings", "kind"): longest(LIST_KINDS), ("fide_ratings", "month"): len("2026-12"),
         ("replay_snapshots", "user_id"): user_id, ("replay_snapshots", "perf"): perf,
-        ("replay_snapshots", "options"): longest((_options(True), _options(False))),
+        ("replay_snapshots", "options"): longest((
+            _options(True), _options(False),  # a pass, and a scale's replay of it
+            run_options("chessdojo-2024", PlayerSettings(start_rating=2000).resolved()))),
         ("groups", "name"): MAX_NAME,
         ("group_members", "user_id"): user_id,
         ("group_members", "username"): SIDE_TEXT_LIMITS["name"],

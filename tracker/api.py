@@ -408,12 +408,13 @@ def upload_name(name: str) -> str:
 
 
 def _prepared(store: Store, summary: ImportSummary) -> ImportSummary:
-    """After an import that changed a tracked player's games: their replay passes computed
-    and saved now (:func:`tracker.report_pass.refresh`), so the first report after the
-    import reads one row per perf instead of every game."""
+    """After an import that changed a tracked player's games: their replay passes and each
+    default scale's replay of them computed and saved now
+    (:func:`tracker.report_runs.refresh`), so the first report after the import reads a few
+    rows per perf instead of every game."""
     if summary.player is None or not (summary.new or summary.updated) or summary.players:
         return summary
-    from tracker.report_pass import refresh
+    from tracker.report_runs import refresh
     from tracker.store import queries
 
     if queries.is_tracked(store, summary.player):

@@ -10,7 +10,6 @@ from the engine (:mod:`tracker.fide`).
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
@@ -21,13 +20,13 @@ from typing import Any, Final
 from tracker.calibration import club_scale_model, is_club_scale
 from tracker.errors import TrackerError
 from tracker.exact import points, shown
-from tracker.fide import CountedGame, PeriodResult, game_expected, rated_in_chapter, replay
+from tracker.fide import PeriodResult, game_expected, rated_in_chapter
 from tracker.fide.scale import Conversion, ScaleModel, convert, models_for
 from tracker.fide.scale import model as scale_model
 from tracker.lichess_line import LichessPoint
 from tracker.perfs import perf_key
 from tracker.replay_pass import LazyList, LazySelected
-from tracker.report_pass import Pass, player_pass
+from tracker.report_runs import report_replays
 from tracker.selection import FUTURE, Selected, select_games
 from tracker.settings import (
     ALL_MODELS,
@@ -428,39 +427,6 @@ def scale_models(scale: str, perf: str) -> tuple[ScaleModel, ...]:
     return (m,)
 
 
-@dataclass(frozen=True, slots=True)
-class _OnScale:
-    """One replay of the counted games on one scale (``model`` ``None``: the Lichess scale)."""
-
-    results: list[PeriodResult]
-    below: dict[str, int]
-    start_rating: int | None
-
-
-def _replay_on(model: ScaleModel | None, perf: str, seen: Pass, months: list[str],
-               settings: ResolvedSettings) -> _OnScale:
-    """Map every opponent through ``model`` (per ``perf``), then run the engine. An opponent
-    the model cannot place is left out, counted per period under :data:`BELOW_MODEL`."""
-    if model is None:
-        return _OnScale(replay(seen.counted(), settings.engine(), periods=months), {}, None)
-    ratings: dict[int, int | None] = {}
-    below: Counter[str] = Counter()
-    games: list[CountedGame] = []
-    for g in seen.counted():
-        x = g.opponent_rating
-        fide = ratings[x] if x in ratings else ratings.setdefault(
-            x, convert(model, perf, x).rating)
-        if fide is None:
-            below[g.period] += 1
-        else:
-            games.append(CountedGame(g.period, fide, g.score_halves))
-    start = settings.start_rating
-    if start is not None and settings.start_scale == "lichess":
-        start = convert(model, perf, start).rating
-    results = replay(games, settings.engine(start_rating=start), periods=months)
-    return _OnScale(results, dict(below), start)
-
-
 def _in_force_after(real: RealLine, periods: list[str]) -> dict[str, int]:
     """For each period, the real rating in force in the month after it (see PeriodRow)."""
     entries = sorted(real)
@@ -519,13 +485,12 @@ def build_report(
     else:
         models, settings, scale_note = _models_of(settings, perf, given=scale is not None)
     real = tuple(real or ())
-    seen = player_pass(store, uid, perf, count_provisional=settings.count_provisional)
+    # The pass and its replay on each scale: saved ones while no game was written since.
+    seen, runs = report_replays(store, uid, perf, settings, models)
     if seen.rows == 0:
         have = ", ".join(f"{p.perf} ({p.games})" for p in queries.player_perfs(store, uid))
         raise NoGamesError(f"{username} has no {perf} games; perfs with games: {have}")
     months = sorted(set(seen.periods))
-    runs = [_replay_on(m, perf, seen, months, settings) for m in models] or [
-        _replay_on(None, perf, seen, months, settings)]
     main = runs[0]
     by_month = seen.monthly_last()
     real_after = _in_force_after(real, months)

@@ -2,11 +2,12 @@
 
 :func:`walk` goes over the stored rows once (see :mod:`tracker.replay_pass`): which games count
 (the selection's reasons for the others), the counted games, the real Lichess line. That read
-and walk cost about 0.5-0.8 s at 100k games, most of a first report. :func:`player_pass` saves
+and walk cost about 0.5-0.8 s at 100k games, most of a first report. :func:`save_walk` saves
 the result in the database (:mod:`tracker.store.snapshots`) with the database's write counter,
-so the next report reads one row, until a game is written; :func:`refresh` computes and saves
-it ahead, right after an import (the first Overview after an import is then as fast as the
-next). A saved pass is keyed on what it depends on: the player, the perf, the selection's
+so the next report reads one row, until a game is written; :mod:`tracker.report_runs` reads it
+for a report, with each scale's replay of it, and computes both ahead right after an import
+(the first Overview after an import is then as fast as the next). A saved pass is keyed on
+what it depends on: the player, the perf, the selection's
 ``count_provisional`` and a fingerprint of the code that computes it (:data:`CODE_PRINT`), so
 a changed rule never reads a pass the old rule made.
 """
@@ -21,8 +22,6 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from itertools import groupby
-from operator import itemgetter
 from pathlib import Path
 from typing import Any, Final
 
@@ -32,10 +31,8 @@ from tracker import lichess_line, records, replay_pass, selection
 from tracker._version import __version__
 from tracker.fide import CountedGame
 from tracker.lichess_line import MsLine
-from tracker.perfs import PerfError, perf_key
 from tracker.replay_pass import MonthOf, RowView
 from tracker.selection import FUTURE, exclusion_reason, score_halves
-from tracker.settings import get_settings, validate_settings
 from tracker.store import queries, snapshots
 from tracker.store.db import Store
 from tracker.store.games import REPLAY_COLUMNS
@@ -43,7 +40,7 @@ from tracker.utc import now_ms
 
 
 @contextmanager
-def _gc_paused() -> Iterator[None]:
+def gc_paused() -> Iterator[None]:
     """Python's cyclic garbage collector paused (then restored as it was) while 100k-object
     lists are built: none of them holds a cycle, and otherwise the collector walks every
     live object again and again as they pile up (a saved pass read in 30 ms instead of
@@ -105,10 +102,14 @@ class Pass:
 
     def counted(self) -> Iterator[CountedGame]:
         """The counted games, one :class:`CountedGame` at a time, in end order."""
+        return map(CountedGame, self.counted_periods(), self.counted_opponents,
+                   self.counted_halves)
+
+    def counted_periods(self) -> list[str]:
+        """The period of each counted game, in end order (one list shared by every scale's
+        replay of the pass: the month labels are the periods' own strings)."""
         periods = self.periods
-        for i, opponent, halves in zip(self.counted_at, self.counted_opponents,
-                                       self.counted_halves, strict=True):
-            yield CountedGame(periods[i], opponent, halves)
+        return [periods[i] for i in self.counted_at]
 
     def dated_in_future(self) -> bool:
         """Whether a game was left out as dated in the future (the pass changes with time)."""
@@ -234,7 +235,7 @@ def encode(seen: Pass) -> bytes:
 def decode(payload: bytes) -> Pass | None:
     """The pass :func:`encode` made, ``None`` for bytes it did not make."""
     try:
-        with _gc_paused():
+        with gc_paused():
             return _decoded(_DECODER.decode(payload))
     except (msgspec.DecodeError, ValueError, IndexError):
         return None
@@ -261,19 +262,23 @@ def _options(count_provisional: bool) -> str:
     return f"p{int(count_provisional)}-{CODE_PRINT}"
 
 
+#: The key of a saved pass beside the keys of its saved replays (public name).
+options = _options
+
+
 def compute(store: Store, uid: str, perf: str, *, count_provisional: bool,
             seq: int | None = None) -> Pass:
     """The pass over the stored games, saved for the next report. ``seq``: the write counter,
     read before the games (read here when not given)."""
     if seq is None:
         seq = snapshots.write_seq(store)
-    with _gc_paused():
+    with gc_paused():
         rows = queries.replay_rows(store, uid, perf)
-        return _saved(store, seq, rows, uid, perf, count_provisional=count_provisional)
+        return save_walk(store, seq, rows, uid, perf, count_provisional=count_provisional)
 
 
-def _saved(store: Store, seq: int, rows: Iterable[Sequence[Any]], uid: str, perf: str, *,
-           count_provisional: bool) -> Pass:
+def save_walk(store: Store, seq: int, rows: Iterable[Sequence[Any]], uid: str, perf: str, *,
+              count_provisional: bool) -> Pass:
     """The pass over ``rows``, saved with ``seq``: the write counter read *before* the rows
     (a write in between leaves the saved pass stale, never wrong)."""
     seen = walk(rows, uid, count_provisional=count_provisional)
@@ -283,36 +288,12 @@ def _saved(store: Store, seq: int, rows: Iterable[Sequence[Any]], uid: str, perf
 
 
 def player_pass(store: Store, uid: str, perf: str, *, count_provisional: bool) -> Pass:
-    """The pass for a report: the saved one while no game was written since, else
-    :func:`compute`. ``uid``: the player's lowercase Lichess id."""
+    """The pass alone (no scale's replay, see :mod:`tracker.report_runs` for a report's): the
+    saved one while no game was written since, else :func:`compute`. ``uid``: the player's
+    lowercase Lichess id."""
     saved = snapshots.saved_pass(store, uid, perf, _options(count_provisional))
     if saved.payload is not None:
         seen = decode(saved.payload)
         if seen is not None:
             return seen
     return compute(store, uid, perf, count_provisional=count_provisional, seq=saved.write_seq)
-
-
-def refresh(store: Store, username: str) -> list[str]:
-    """Compute and save the passes of a player's perfs ahead of their first report (right
-    after an import changed their games), with their saved ``count_provisional``, from one
-    read of their games, streamed (a million games are never all held). A perf no replay reads
-    (a variant) is left alone, and so is one whose saved pass is current. Returns the perfs
-    computed, by perf key. Raises UnknownPlayerError for a player with no games."""
-    uid = queries.resolve_player(store, username)
-    settings = validate_settings(get_settings(store, uid))
-    seq = snapshots.write_seq(store)
-    done: list[str] = []
-    with _gc_paused():
-        for stored, rows in groupby(queries.replay_rows_by_perf(store, uid), key=itemgetter(-1)):
-            try:
-                perf = perf_key(stored or "")
-            except PerfError:
-                continue
-            if perf != stored:  # not a key replay_rows() would select by
-                continue
-            count_provisional = settings.resolved(perf).count_provisional
-            if not snapshots.is_current(store, uid, perf, _options(count_provisional)):
-                _saved(store, seq, rows, uid, perf, count_provisional=count_provisional)
-                done.append(perf)
-    return done

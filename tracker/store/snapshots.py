@@ -11,7 +11,8 @@ counter changing with it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import Connection, Table, and_, delete, func, select, update
@@ -37,6 +38,15 @@ class SavedPass:
 
     write_seq: int
     payload: bytes | None
+
+
+@dataclass(frozen=True, slots=True)
+class SavedPasses:
+    """The database's ``write_seq`` now and, by ``options``, the payloads saved at that
+    ``write_seq`` (one missing: none saved, or saved before a later write)."""
+
+    write_seq: int
+    payloads: dict[str, bytes] = field(default_factory=dict)
 
 
 def bump_write_seq(db: Database, conn: Connection) -> None:
@@ -77,6 +87,26 @@ def saved_pass(db: Database, user_id: str, perf: str, options: str) -> SavedPass
     return SavedPass(int(now), bytes(payload) if at == now else None)
 
 
+def saved_passes(db: Database, user_id: str, perf: str,
+                 options: Sequence[str]) -> SavedPasses:
+    """The write counter and the current payloads saved for ``(user_id, perf, o)``, ``o`` in
+    ``options`` (a report's pass and its replays on each scale): one query, so all are read
+    in one state of the database, and a payload saved before the last write is not read."""
+    snap, state = _table(ReplaySnapshot), _table(StoreState)
+    stmt = (
+        select(state.c.write_seq, snap.c.options, snap.c.payload)
+        .select_from(state.outerjoin(snap, and_(
+            snap.c.user_id == user_id, snap.c.perf == perf, snap.c.options.in_(list(options)),
+            snap.c.write_seq == state.c.write_seq)))
+        .where(state.c.id == _STATE_ID)
+    )
+    with db.engine.connect() as conn:
+        rows: list[Any] = list(conn.execute(stmt))
+    if not rows:  # no counter row (the migration makes it): nothing is ever current
+        return SavedPasses(0)
+    return SavedPasses(int(rows[0][0]), {o: bytes(p) for _, o, p in rows if o is not None})
+
+
 def is_current(db: Database, user_id: str, perf: str, options: str) -> bool:
     """Whether a pass is saved for ``(user_id, perf, options)`` at the write counter now."""
     snap, state = _table(ReplaySnapshot), _table(StoreState)
@@ -95,18 +125,28 @@ def save_pass(db: Database, user_id: str, perf: str, options: str, write_seq: in
     games were read: a write in between leaves it stale, never wrong). Returns False, having
     saved nothing, when the database refuses the write (a read-only file or role): a saved
     pass only saves time, so a report is never refused for it."""
+    return save_passes(db, user_id, perf, write_seq, {options: payload})
+
+
+def save_passes(db: Database, user_id: str, perf: str, write_seq: int,
+                payloads: Mapping[str, bytes]) -> bool:
+    """:func:`save_pass` of several payloads by ``options``, in one transaction."""
+    if not payloads:
+        return True
     if db.read_only:
         return False  # a read-only store writes nothing, a saved pass neither
     table = _table(ReplaySnapshot)
-    stmt = db.insert(table).values(user_id=user_id, perf=perf, options=options,
-                                   write_seq=write_seq, payload=payload)
-    stmt = stmt.on_conflict_do_update(
-        index_elements=["user_id", "perf", "options"],
-        set_={"write_seq": stmt.excluded.write_seq, "payload": stmt.excluded.payload},
-    )
     try:
         with db.engine.begin() as conn:
-            conn.execute(stmt)
+            for options, payload in payloads.items():
+                stmt = db.insert(table).values(user_id=user_id, perf=perf, options=options,
+                                               write_seq=write_seq, payload=payload)
+                stmt = stmt.on_conflict_do_update(
+                    index_elements=["user_id", "perf", "options"],
+                    set_={"write_seq": stmt.excluded.write_seq,
+                          "payload": stmt.excluded.payload},
+                )
+                conn.execute(stmt)
     except DBAPIError:
         return False
     return True
@@ -125,13 +165,20 @@ class SavedPassInfo:
     size: int
 
 
+#: The start of the ``options`` of a scale's replay of a pass (:mod:`tracker.report_runs`),
+#: saved beside the pass: listed and counted with it, not as a pass of its own.
+REPLAY_PREFIX = "r-"
+
+
 def list_passes(db: Database, user_id: str | None = None) -> list[SavedPassInfo]:
-    """The saved passes (of ``user_id`` only, when given), by player and perf."""
+    """The saved passes (of ``user_id`` only, when given), by player and perf (not the
+    scales' replays of them, see :data:`REPLAY_PREFIX`)."""
     snap, state = _table(ReplaySnapshot), _table(StoreState)
     stmt = (
         select(snap.c.user_id, snap.c.perf, snap.c.options, snap.c.write_seq,
                func.length(snap.c.payload), select(state.c.write_seq)
                .where(state.c.id == _STATE_ID).scalar_subquery())
+        .where(snap.c.options.not_like(f"{REPLAY_PREFIX}%"))
         .order_by(snap.c.user_id, snap.c.perf, snap.c.options)
     )
     if user_id is not None:
@@ -146,13 +193,16 @@ def drop_passes(db: Database, user_id: str | None = None) -> int:
     """Drop the saved passes (of ``user_id`` only, when given) and move the write counter on,
     in one transaction: what was computed from the games before is stale from this commit on
     (every saved pass, every cache keyed on the counter). For a database edited by hand,
-    which moves no counter. Returns the passes dropped."""
+    which moves no counter. Returns the passes dropped (the scales' replays of them go too,
+    uncounted)."""
     snap = _table(ReplaySnapshot)
     stmt = delete(snap)
     if user_id is not None:
         stmt = stmt.where(snap.c.user_id == user_id)
     with db.engine.begin() as conn:
         db.lock_writes(conn)
+        # the replays first, uncounted: what is left to delete are the passes
+        conn.execute(stmt.where(snap.c.options.like(f"{REPLAY_PREFIX}%")))
         dropped = conn.execute(stmt).rowcount
         bump_write_seq(db, conn)
     return int(dropped or 0)
