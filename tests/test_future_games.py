@@ -33,12 +33,14 @@ def test_a_game_dated_2999_is_left_out_and_now_is_unchanged(tmp_path: Path) -> N
     plain, dated = tmp_path / "plain.ndjson", tmp_path / "future.ndjson"
     plain.write_text("\n".join(lines) + "\n")
     dated.write_text("\n".join([*lines, future_copy(lines[0])]) + "\n")
-    reports = {}
+    reports, answers = {}, {}
     for path in (plain, dated):
         db = tmp_path / f"{path.stem}.db"
         api.import_file(path, db=db, user="indexinator")
-        reports[path.stem] = api.replay("indexinator", "blitz", db=db)
+        reports[path.stem] = api.replay("indexinator", "blitz", db=db, scale="lichess")
+        answers[path.stem] = api.replay("indexinator", "blitz", db=db)  # the default: all
     before, after = reports["plain"], reports["future"]
+    assert answers["plain"].current_rating == answers["future"].current_rating == 1499
     assert api.unrated_text(before) == "unrated: fell to 1361, below 1400"
     assert api.unrated_text(after) == api.unrated_text(before)  # not "1 game in pool"
     assert [p.period for p in after.periods] == [p.period for p in before.periods]
