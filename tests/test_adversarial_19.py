@@ -4,6 +4,9 @@ names given on the command line that no column can hold."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -80,3 +83,35 @@ def test_a_tag_line_with_a_huge_name_is_one_game_too_large(
     alone = import_file(one, store=backend, user=user)
     assert (alone.read, alone.new, alone.skipped) == (1, 0, {"game too large": 1})
     assert queries.count_games(backend) == 2
+
+
+# -- items 3 and 4: a player's name from the command line that no column can hold ------------
+
+NOT_UTF8 = os.fsdecode(b"ab\xffcd")  # a command-line argument that is not UTF-8 arrives so
+TOO_LONG = "a" * 100  # a side's user_id (and a run's player_id) is 64 wide
+
+
+@pytest.mark.parametrize("name", [NOT_UTF8, TOO_LONG], ids=["not-utf8", "100-chars"])
+def test_a_player_name_no_column_holds_is_one_line_and_exit_2(
+    backend: Store, tmp_path: Path, name: str
+) -> None:
+    path = tmp_path / "g.pgn"
+    path.write_bytes(_pgn("aaaaaaa1"))
+    url = backend.engine.url.render_as_string(hide_password=False)
+    assert import_file(path, store=backend).new == 1  # a database with a game and a run
+    backend.engine.dispose()
+    why = "it is not UTF-8 text" if name == NOT_UTF8 else "it is 100 characters long (at most 64)"
+    for args, prefix in ((["import-file", str(path), "--user", name], "--user "),
+                         (["replay", name, "--perf", "blitz"], ""),
+                         (["settings", name, "--scale", "lichess"], ""),
+                         (["fide", "link", name, "35009192"], "")):
+        proc = subprocess.run(
+            [sys.executable, "-m", "tracker.cli", "--db", url, *args], capture_output=True,
+            text=True, errors="replace", timeout=120,
+            env={**os.environ, "NO_COLOR": "1", "LICHESS_BASE_URL": "http://127.0.0.1:9"})
+        # before: a UnicodeEncodeError traceback (SQLite and PostgreSQL) or, for 100
+        # characters on PostgreSQL, a DataError (player_id VARCHAR(64)); exit 1
+        assert (proc.returncode, proc.stdout) == (2, ""), (args, proc.stderr)
+        assert proc.stderr == f"error: {prefix}{name!r} cannot be a player's name: {why}\n"
+    assert len(queries.import_runs(backend)) == 1  # nothing written
+    assert queries.count_games(backend) == 1
