@@ -4,6 +4,7 @@ names given on the command line that no column can hold."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -13,6 +14,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
+from tests.conftest import INDEXINATOR
+from tests.lichess_server import ndjson_lines
 from tests.pg_server import postgres_url
 from tracker.importing import import_file
 from tracker.store import queries
@@ -115,3 +118,23 @@ def test_a_player_name_no_column_holds_is_one_line_and_exit_2(
         assert proc.stderr == f"error: {prefix}{name!r} cannot be a player's name: {why}\n"
     assert len(queries.import_runs(backend)) == 1  # nothing written
     assert queries.count_games(backend) == 1
+
+
+# -- item 3: a winner Lichess never sends is an invalid value, not a draw ---------------------
+
+
+def test_a_winner_that_is_neither_white_nor_black_is_one_invalid_value(
+    backend: Store, tmp_path: Path
+) -> None:
+    lines = ndjson_lines(INDEXINATOR)[:40]
+    decisive = [i for i, line in enumerate(lines) if '"winner":"white"' in line][:4]
+    bad = {}
+    for i, value in zip(decisive, ['"\\u0000white"', '"White"', '1', '"draw"'], strict=True):
+        lines[i] = lines[i].replace('"winner":"white"', f'"winner":{value}', 1)
+        bad[json.loads(lines[i])["id"]] = value
+    path = tmp_path / "w.ndjson"
+    path.write_text("\n".join(lines) + "\n")
+    summary = import_file(path, store=backend)
+    # before: new 40, each of the four stored as a draw (1/2-1/2) beside its "mate"/"resign"
+    assert (summary.read, summary.new, summary.skipped) == (40, 36, {"invalid value": 4})
+    assert not _stored_ids(backend) & set(bad)
