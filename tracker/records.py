@@ -299,6 +299,23 @@ def _text_trouble(value: str | None) -> str | None:
     return None
 
 
+def player_name_problem(name: str) -> str | None:
+    """Why ``name``, a player's name a person typed (``--user``, a command's ``USERNAME``),
+    can name no stored player — it holds a NUL or a lone surrogate (a command-line argument
+    that is not UTF-8 arrives so), or it is longer than a side's ``user_id`` column — or
+    ``None``. Checked before the name is looked up or written: no database takes it."""
+    if "\x00" in name:
+        return "it holds a NUL character"
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return "it is not UTF-8 text"
+    limit = SIDE_TEXT_LIMITS["user_id"]
+    if len(name.strip()) > limit:
+        return f"it is {len(name.strip())} characters long (at most {limit})"
+    return None
+
+
 def unstorable_text(record: GameRecord) -> str | None:
     """Why a text of ``record`` cannot be stored — a field holding a NUL character or a lone
     surrogate, or a raw text holding a lone surrogate — or ``None``.

@@ -13,8 +13,9 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 
 from tracker.codec import raw_digest
+from tracker.errors import ArgumentError
 from tracker.importing.runner import ImportRecorder, ImportSummary, Progress
-from tracker.records import GameRecord
+from tracker.records import GameRecord, player_name_problem
 from tracker.sources.files import InputFile, ReadLog, open_inputs
 from tracker.sources.limits import MAX_NDJSON_GAME_BYTES, MAX_PGN_GAME_BYTES, capped_chunks
 from tracker.sources.ndjson import read_ndjson
@@ -61,6 +62,17 @@ def import_file(
                          max_game_bytes=max_game_bytes, unreadable=unreadable)
 
 
+def _check_users(users: Sequence[str], inputs: Sequence[InputFile]) -> None:
+    """Refuse (ArgumentError, the inputs closed) a ``--user`` no column takes, before
+    anything is written: see :func:`~tracker.records.player_name_problem`."""
+    for u in users:
+        why = player_name_problem(u)
+        if why:
+            for f in inputs:
+                f.close()
+            raise ArgumentError(f"--user {u!r} cannot be a player's name: {why}")
+
+
 def import_inputs(
     inputs: Sequence[InputFile],
     *,
@@ -75,6 +87,7 @@ def import_inputs(
     per file given that could not be opened (named in the run's message; it ends
     ``partial``)."""
     users = [user] if isinstance(user, str) else list(user or [])
+    _check_users(users, inputs)
     total = sum(f.size for f in inputs)
     target = ", ".join(str(f.path) for f in inputs)
     recorder = ImportRecorder(store, "file", target, player=users[0] if users else None,

@@ -17,7 +17,7 @@ import json
 import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from datetime import UTC, datetime
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 import msgspec
 from msgspec import UNSET, UnsetType
@@ -164,6 +164,8 @@ def _result(obj: Mapping[str, Any]) -> str | None:
         return WHITE_WINS
     if winner == "black":
         return BLACK_WINS
+    if winner is not None:  # Lichess sends "white", "black" or no winner (a draw)
+        raise ValueError(f"winner {_short_repr(winner)} is neither white nor black")
     if _key(obj.get("status")) in UNFINISHED_STATUSES:
         return None
     return DRAW
@@ -189,6 +191,11 @@ def record_from_json(obj: Mapping[str, Any], *, source: Source = "ndjson", raw: 
     if problem is not None:
         raise InvalidValue(f"invalid value: {problem}")
     return record
+
+
+def _short_repr(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _short(exc: BaseException) -> str:
@@ -295,7 +302,8 @@ class _Game(msgspec.Struct):
     perf: str | None = None
     status: str | None = None
     source: str | None = None
-    winner: str | None = None
+    #: Any other winner fails this decoder: the general path reads the line and says why.
+    winner: Literal["white", "black"] | None = None
     moves: str | None = None
     clock: _Clock | None = None
     opening: _Opening | None = None

@@ -139,6 +139,9 @@ _PLAIN_MOVETEXT = re.compile(
 _TAG_NAME = re.compile(rb"[A-Za-z0-9][A-Za-z0-9_+#=:-]*")
 #: The start of a tag line (``[Name "``), all a line over the cap shows of itself.
 _TAG_START = re.compile(rb'\s*\[([A-Za-z0-9][A-Za-z0-9_+#=:-]*)\s+"')
+#: Any other line over the cap that starts with ``[`` (a 5 MB tag name, a tag without its
+#: quote): movetext never does outside a comment, so it is a tag too, named by what it shows.
+_BRACKET_START = re.compile(rb'\s*\[([^\s"\]]*)')
 _UNKNOWN_NAMES = frozenset({"", "?", "-", "anonymous", "nn", "n.n.", "n.n"})
 _BOM = codecs.BOM_UTF8
 _RESULT_TOKENS = {"1-0": "1-0", "0-1": "0-1", "1/2-1/2": DRAW, "½-½": DRAW, "1/2": DRAW}
@@ -581,8 +584,11 @@ class _GameCutter:
         large. A line that starts as a tag line does (``[Name "``, outside a comment) is a
         tag of that game, as :meth:`bracket` takes one (a 5 MB ``[Event "…"]`` before the
         game's other tags and moves): the whole game is one game too large, nothing of it
-        read as another game. Any other is movetext (or text after a game's end)."""
-        m = None if self.in_comment else _TAG_START.match(line, 0, 256)
+        read as another game. So is one that starts with ``[`` in any other way (a 5 MB tag
+        name): movetext never does outside a comment. Any other is movetext (or text after a
+        game's end)."""
+        m = None if self.in_comment else (_TAG_START.match(line, 0, 256)
+                                          or _BRACKET_START.match(line, 0, 256))
         if m is not None:
             out = self._tag_starts(m.group(1), lineno)
         elif self.junk:

@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import func, select
 
-from tracker.errors import TrackerError
+from tracker.errors import ArgumentError, TrackerError
+from tracker.records import player_name_problem
 from tracker.store.engine import Database
 from tracker.store.models import Game, GameSide, Player
 from tracker.utc import now_ms
@@ -110,7 +111,11 @@ def list_players(db: Database) -> list[PlayerSummary]:
 
 
 def resolve_player(db: Database, username: str) -> str:
-    """The stored user id for ``username`` (any case). Raises UnknownPlayerError."""
+    """The stored user id for ``username`` (any case). Raises UnknownPlayerError, or
+    ArgumentError for a name no player can have (:func:`~tracker.records.player_name_problem`)."""
+    why = player_name_problem(username)
+    if why:
+        raise ArgumentError(f"{username!r} cannot be a player's name: {why}")
     uid = username.strip().lower()
     with db.session() as s:
         found = s.execute(
