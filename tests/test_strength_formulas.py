@@ -162,9 +162,9 @@ def test_game_summary_of_a_real_game() -> None:
         {"eval": 276, "best": "c8g4", "judgment": {"name": "Blunder", "comment": "…"}}]
     evals = [from_lichess_entry(e) for e in entries]
     summary = game_summary(evals)
-    # White: losses 15, 0, 0, 11, 97, 17 → 140 / 6 = 23.3; Black: 0, 0, 0, 0, 76, 293 → 61.5
+    # White: losses 15, 0, 11, 0, 97, 17 → 140 / 6 = 23.3; Black: 12, 13, 0, 0, 76, 293 → 65.7
     assert summary.white == PlayerSummary(summary.white.accuracy, 23, 1, 0, 0)
-    assert summary.black == PlayerSummary(summary.black.accuracy, 62, 1, 0, 1)
+    assert summary.black == PlayerSummary(summary.black.accuracy, 66, 1, 0, 1)
     assert summary.white.accuracy is not None and summary.black.accuracy is not None
     assert summary.white.accuracy > summary.black.accuracy
 
