@@ -2,11 +2,13 @@
 model file.
 
 Inputs: the moves' evals, the clock setting, the clocks where exported, the result and the
-perf: never a rating. A model (``tracker/analysis/models/level-<perf>-<n>.json``, fitted by
-``scripts/fit_level_model.py`` from the shared analysed games) gives, per rating band, how often
-players lose how much Win% per move; a game's or a set's moves give a likelihood over ratings,
-tempered for moves that are not independent, times the training prior: the posterior's median
-is the estimate, its 10th and 90th percentiles the range (``docs/strength.md``).
+perf: never a rating (:class:`GameFeatures` keeps them all; ``level-rapid-1`` reads the evals of
+the player's own moves only, see ``docs/strength.md``). A model
+(``tracker/analysis/models/level-<perf>-<n>.json``, fitted by ``scripts/fit_level_model.py``
+from the shared analysed games) gives, per rating, how often players lose how much Win% per
+move; a game's or a set's moves give a likelihood over ratings, tempered for moves that are not
+independent, times the training prior: the posterior's median is the estimate, its 10th and
+90th percentiles the range.
 """
 
 from __future__ import annotations
@@ -28,13 +30,13 @@ from tracker.analysis.formulas import acpl as lichess_acpl
 from tracker.analysis.formulas import win_percent
 from tracker.analysis.turning import win_curve
 from tracker.fide.scale import fide_rating, models_for
+from tracker.records import SPEEDS
 
 #: The model files, one per perf fitted: ``level-<perf>-<version>.json``.
 MODELS_DIR: Final = Path(__file__).parent / "models"
 #: The model of each perf (key, version); a perf without its own uses :data:`FALLBACK`.
 MODEL_FILES: Final[Mapping[str, str]] = {"rapid": "level-rapid-1.json"}
 FALLBACK: Final = "rapid"
-SPEEDS: Final = ("ultraBullet", "bullet", "blitz", "rapid", "classical", "correspondence")
 #: Fewer moves than this in a game and the result says the range rests on little play.
 FEW_MOVES: Final = 10
 
