@@ -90,10 +90,12 @@ def cached(path: Path) -> Iterator[dict[str, Any]]:
 
 
 def run(games: dict[str, dict[str, Any]], todo: list[tuple[str, str]], nodes: int,
-        cache: Path) -> None:
+        cache: Path, reverse: bool = False) -> None:
     done = {c["id"] for c in cached(cache)}
     cache.parent.mkdir(parents=True, exist_ok=True)
     ids = list(dict.fromkeys(gid for _, gid in todo if gid not in done))
+    if reverse:  # a second worker on the same cache starts from the other end
+        ids.reverse()
     if not ids:
         return
     engine = chess.engine.SimpleEngine.popen_uci(shutil.which(ENGINE) or ENGINE)
@@ -200,6 +202,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--nodes", type=int, default=100_000)
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     parser.add_argument("--report-only", action="store_true")
+    parser.add_argument("--reverse", action="store_true",
+                        help="analyse from the last player back (a second worker, same cache)")
     parser.add_argument("--write-model", type=Path, default=None,
                         help="add the figures to this model file as 'local_engine'")
     args = parser.parse_args(argv)
@@ -210,7 +214,7 @@ def main(argv: list[str]) -> int:
             games[g["id"]] = g
     todo = pick(games, args.games)
     if not args.report_only:
-        run(games, todo, args.nodes, args.cache)
+        run(games, todo, args.nodes, args.cache, args.reverse)
     summary: dict[str, Any] = {}
     print(report(games, todo, args.cache, args.data, summary))
     if args.write_model is not None and summary:
