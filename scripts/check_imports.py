@@ -36,14 +36,17 @@ from pathlib import Path
 #: runners (``importing``; ``real_fide`` for the FIDE lists) drive sources into the store, so
 #: they sit above both. The selection needs only records: it decides on a game's fields, never
 #: on the store's. The engine (``tracker/fide``) is pure and knows nothing of the project but
-#: its errors. The report (with the replay settings and the presentation of a report) puts
-#: store, selection and engine together; the api is the one door (the package root re-exports
-#: it); the views go through that door only.
+#: its errors. The strength analysis (``tracker/analysis``: Lichess's accuracy, ACPL and
+#: judgments, turning points, the level model) is pure like the engine and may use the FIDE
+#: scale models; its eval type (``tracker.analysis.evals``) sits with records so that the
+#: sources and the store can carry evals. The report (with the replay settings and the
+#: presentation of a report) puts store, selection and engine together; the api is the one
+#: door (the package root re-exports it); the views go through that door only.
 LAYERS: list[tuple[str, tuple[str, ...], frozenset[str]]] = [
     ("errors", ("tracker.errors",), frozenset()),
     ("base", ("tracker.records", "tracker.config", "tracker.perfs", "tracker.fide_records",
               "tracker.utc", "tracker.codec", "tracker.cursor", "tracker._version",
-              "tracker.exact"),
+              "tracker.exact", "tracker.analysis.evals"),
      frozenset({"errors"})),
     ("sources", ("tracker.sources", "tracker.sources.*"), frozenset({"errors", "base"})),
     ("store", ("tracker.store", "tracker.store.*"), frozenset({"errors", "base"})),
@@ -52,14 +55,16 @@ LAYERS: list[tuple[str, tuple[str, ...], frozenset[str]]] = [
      frozenset({"errors", "base", "sources", "store"})),
     ("selection", ("tracker.selection",), frozenset({"errors", "base"})),
     ("engine", ("tracker.fide", "tracker.fide.*"), frozenset({"errors"})),
+    ("analysis", ("tracker.analysis", "tracker.analysis.*"),
+     frozenset({"errors", "base", "engine"})),
     ("report", ("tracker.replaying", "tracker.replaying.*", "tracker.report*",
                 "tracker.calibration", "tracker.lad",
                 "tracker.lichess_line", "tracker.replay_pass", "tracker.presentation",
                 "tracker.settings", "tracker.game_view"),
-     frozenset({"errors", "base", "store", "selection", "engine"})),
+     frozenset({"errors", "base", "store", "selection", "engine", "analysis"})),
     ("api", ("tracker", "tracker.api", "tracker.api.*", "tracker.api_*"),
      frozenset({"errors", "base", "sources", "store", "importing", "selection", "engine",
-                "report"})),
+                "analysis", "report"})),
     ("views", ("tracker.cli", "tracker.cli.*", "tracker.cli_*", "tracker.launcher", "dashboard",
                "dashboard.*"),
      frozenset({"errors", "api"})),
