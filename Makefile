@@ -1,8 +1,8 @@
 # tracker — the two commands of the README, and the rest.
 #   make demo   set up, import the bundled real Lichess history into SQLite, replay it, then serve
 #               the dashboard (open the URL it prints last; PORT=8600 make demo for another port)
-#   make test   set up and run the tests (installs Debian's chromium first, when root, for the
-#               dashboard's browser test; says so before it does)
+#   make test   set up and run the tests (installs Debian's chromium and stockfish first, when
+#               root, for the dashboard's browser test and the local analysis; says so before)
 #   make bench  the performance targets against their yardsticks (ARGS=--quick: 10k games)
 PYTHON ?= python3
 VENV   := .venv
@@ -20,7 +20,9 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	@touch $(STAMP)
 
+# `tracker analyse` needs a UCI engine: Debian's stockfish, installed when root (says so first).
 setup: $(STAMP)
+	@bash scripts/ensure-stockfish.sh || true
 
 demo: demo-cli
 	@echo "Serving the dashboard on $(DEMO_DB) until Ctrl+C: open the URL below in your browser."
@@ -33,6 +35,7 @@ demo-cli: $(STAMP)
 test: lint
 	@echo "make test: checking for headless Chromium (the dashboard's browser test needs it)…"
 	@bash scripts/ensure-chromium.sh || true
+	@bash scripts/ensure-stockfish.sh || true
 	$(BIN)/python -m pytest -q
 
 # The dashboard's scripts import each other as top-level modules (Streamlit runs them with
