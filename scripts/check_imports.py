@@ -61,10 +61,11 @@ LAYERS: list[tuple[str, tuple[str, ...], frozenset[str]]] = [
                 "tracker.lichess_line", "tracker.replay_pass", "tracker.presentation",
                 "tracker.settings", "tracker.game_view"),
      frozenset({"errors", "base", "store", "selection", "engine", "analysis"})),
-    ("api", ("tracker", "tracker.api", "tracker.api.*"),
+    ("api", ("tracker", "tracker.api", "tracker.api.*", "tracker.api_*"),
      frozenset({"errors", "base", "sources", "store", "importing", "selection", "engine",
                 "analysis", "report"})),
-    ("views", ("tracker.cli", "tracker.cli.*", "tracker.launcher", "dashboard", "dashboard.*"),
+    ("views", ("tracker.cli", "tracker.cli.*", "tracker.cli_*", "tracker.launcher", "dashboard",
+               "dashboard.*"),
      frozenset({"errors", "api"})),
 ]
 

@@ -27,6 +27,15 @@ from tracker.errors import DashboardError as DashboardError
 from tracker.errors import TrackerError as TrackerError
 
 if TYPE_CHECKING:
+    from tracker.api_strength import NoAnalysisError as NoAnalysisError
+    from tracker.api_strength import analyse as analyse
+    from tracker.api_strength import analysed_perfs as analysed_perfs
+    from tracker.api_strength import check_analyse_args as check_analyse_args
+    from tracker.api_strength import default_nodes as default_nodes
+    from tracker.api_strength import strength as strength
+    from tracker.api_strength import strength_game as strength_game
+    from tracker.api_strength import strength_game_json as strength_game_json
+    from tracker.api_strength import strength_json as strength_json
     from tracker.exact import dumps as dumps
     from tracker.exact import shown as shown
     from tracker.fide import CHAPTERS as CHAPTERS
@@ -43,6 +52,7 @@ if TYPE_CHECKING:
     from tracker.game_view import GameMoves as GameMoves
     from tracker.importing import ImportSummary as ImportSummary
     from tracker.importing import Progress as Progress
+    from tracker.importing.analyse import AnalyseSummary as AnalyseSummary
     from tracker.lichess_line import LichessPoint as LichessPoint
     from tracker.perfs import PerfError as PerfError
     from tracker.presentation import GAME_KEYS as GAME_KEYS
@@ -63,12 +73,19 @@ if TYPE_CHECKING:
     from tracker.report import RealLine as RealLine
     from tracker.report import ReplayReport as ReplayReport
     from tracker.report import ScaleError as ScaleError
+    from tracker.report_strength import RECENT_GAMES as RECENT_GAMES
+    from tracker.report_strength import GameStrength as GameStrength
+    from tracker.report_strength import PlayerStrength as PlayerStrength
+    from tracker.report_strength import SetLevel as SetLevel
+    from tracker.report_strength import SideStrength as SideStrength
+    from tracker.report_strength import with_judgments as with_judgments
     from tracker.settings import MAX_START_RATING as MAX_START_RATING
     from tracker.settings import MIN_START_RATING as MIN_START_RATING
     from tracker.settings import SCALES as SCALES
     from tracker.settings import START_SCALES as START_SCALES
     from tracker.settings import PlayerSettings as PlayerSettings
     from tracker.settings import SettingsError as SettingsError
+    from tracker.sources.engine import EngineMissingError as EngineMissingError
     from tracker.sources.fide import FideError as FideError
     from tracker.sources.fide import UnknownFideIdError as UnknownFideIdError
     from tracker.store.db import DatabaseError as DatabaseError
@@ -105,6 +122,14 @@ _LAZY: Final[dict[str, str]] = {
     # The driver's own error for a locked or unreachable database, raised mid-query.
     "DatabaseOperationalError": "tracker.store.engine:OperationalError",
     **dict.fromkeys(("PlayerSummary", "RunInfo"), "tracker.store.queries"),
+    # The strength in the moves: tracker analyse and tracker strength (tracker/api_strength.py).
+    **dict.fromkeys(("NoAnalysisError", "analyse", "analysed_perfs", "check_analyse_args",
+                     "default_nodes", "strength", "strength_game", "strength_game_json",
+                     "strength_json"), "tracker.api_strength"),
+    "AnalyseSummary": "tracker.importing.analyse",
+    **dict.fromkeys(("RECENT_GAMES", "GameStrength", "PlayerStrength", "SetLevel",
+                     "SideStrength", "with_judgments"), "tracker.report_strength"),
+    "EngineMissingError": "tracker.sources.engine",
     # ``api.dashboard``: the process launcher now lives on the CLI side (tracker.launcher);
     # resolved by name on first use for callers of the old path, never imported by the api.
     "dashboard": "tracker.launcher",

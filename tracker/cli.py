@@ -29,7 +29,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
-from tracker import api
+from tracker import api, cli_strength
 from tracker.api import ArgumentError, TrackerError
 from tracker.errors import Terminated
 
@@ -657,6 +657,8 @@ fide_app = typer.Typer(
     rich_markup_mode=None,
 )
 app.add_typer(fide_app, name="fide")
+# tracker analyse and tracker strength (tracker/cli_strength.py)
+cli_strength.register(app, cli_strength.Tools(out, err, say, examples, lambda: state.db))
 
 
 def _fide_month(ms: int) -> str:

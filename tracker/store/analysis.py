@@ -345,3 +345,18 @@ def stored_analyses(db: Database, pks: Iterable[int]) -> dict[int, Analysis]:
             for row in conn.execute(select(t).where(t.c.game_pk.in_(keys[i:i + 500]))):
                 out[row.game_pk] = _analysis(row)
     return out
+
+
+def analysed_perfs(db: Database, user_id: str) -> dict[str, int]:
+    """``{perf: analysed games}`` of the player, most analysed first."""
+    t = _table()
+    g = Game.__table__.c
+    me = GameSide.__table__.alias("me")
+    stmt = (select(g.perf, func.count()).select_from(t)
+            .join(Game.__table__, g.pk == t.c.game_pk)
+            .join(me, and_(me.c.game_pk == g.pk, me.c.user_id == user_id.lower()))
+            .where(g.perf.is_not(None))
+            .group_by(g.perf))
+    with db.engine.connect() as conn:
+        rows = [(perf, int(n)) for perf, n in conn.execute(stmt)]
+    return dict(sorted(rows, key=lambda r: (-r[1], r[0])))
