@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from tracker.errors import ArgumentError
+from tracker.importing.runner import interrupts_deferred
 from tracker.records import Analysis
 from tracker.sources.engine import (
     DEFAULT_NODES,
@@ -248,7 +249,8 @@ class _Run:
             return 1
         self.done += 1
         if isinstance(got, Analysis):
-            write_engine_analysis(self.store, task.game.pk, got)
+            with interrupts_deferred():  # Ctrl+C lands after the game's transaction
+                write_engine_analysis(self.store, task.game.pk, got)
             summary.analysed += 1
             summary.engine = f"{got.engine} {got.engine_version}".strip()
         else:
