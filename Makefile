@@ -40,7 +40,7 @@ test: lint
 
 # The dashboard's scripts import each other as top-level modules (Streamlit runs them with
 # dashboard/ on sys.path), so mypy checks them that way.
-DASHBOARD_MODULES := app charts ui $(basename $(notdir $(wildcard dashboard/views/*.py)))
+DASHBOARD_MODULES := app charts ui strength_charts strength_ui $(basename $(notdir $(wildcard dashboard/views/*.py)))
 
 # ruff; mypy --strict on tracker/ and on the dashboard (config in pyproject.toml); the one-way
 # import flow.

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import charts
 import streamlit as st
+import strength_charts
+import strength_ui
 import ui
 
 from tracker import api
@@ -54,8 +56,19 @@ if report.real and report.mean_abs_gap is not None:
                f"{float(report.mean_abs_gap):.0f} points (hypothetical − real, where both "
                "exist).")
 
-st.plotly_chart(ui.overview_figure(player.id, perf), key="overview_chart",
-                config={"displaylogo": False})
+strength = strength_ui.player_strength(player.id, perf)
+figure = ui.overview_figure(player.id, perf)
+if strength is not None:
+    figure = strength_charts.add_levels(figure, strength.months)
+st.plotly_chart(figure, key="overview_chart", config={"displaylogo": False})
+if strength is not None:
+    recent = strength.recent.level
+    st.caption(
+        f"Green squares: the level each month's analysed games show together, with its 10–90 % "
+        f"range, from the moves alone (model {strength.model or '-'}; never a rating), on the "
+        f"Lichess {perf} scale. The last {strength.recent.games} analysed games show "
+        + (f"{recent.estimate} ({recent.low}–{recent.high})." if recent else "no level.")
+        + (f" {strength.note}" if strength.note else ""))
 
 stretches = charts.unrated_stretches(report.periods, report.unrated_reason())
 if stretches:
