@@ -177,3 +177,29 @@ def test_sigterm_exits_143_and_keeps_every_finished_game(tmp_path: Path) -> None
     summary = json.loads(done.stdout)
     assert summary["analysed"] == 5 - summary["had_evals"] and summary["status"] == "complete"
     assert summary["had_evals"] == kept
+
+
+@needs_engine
+def test_a_locally_analysed_game_is_judged_only_where_the_engine_preferred_another_move(
+        store: Store, tmp_path: Path) -> None:
+    import chess
+
+    import_file(_bare(tmp_path), store=store)
+    assert run_analyse(store, "reda46", last=1, nodes=NODES).analysed == 1
+    first = json.loads(ANALYSED.read_text().splitlines()[0])
+    game = api.strength_game(first["id"], db=store)
+    assert game.source == "engine" and (game.engine or "").startswith("Stockfish ")
+    assert (game.engine or "").endswith(f"{NODES:,} nodes")
+    board = chess.Board()
+    judged = 0
+    for ply, (san, ev) in enumerate(zip(game.sans, game.evals, strict=False), start=1):
+        played = board.push_san(san).uci()
+        assert ev.best is not None, ply
+        if ev.judgment is not None:
+            judged += 1
+            assert ev.best != played
+    assert judged >= 1  # a 91-ply game of two 1600s: the engine disagrees somewhere
+    white = game.side("white")
+    assert white.inaccuracy + white.mistake + white.blunder + sum(
+        (game.black.inaccuracy, game.black.mistake, game.black.blunder)) == judged
+    assert white.level is not None and white.acpl is not None

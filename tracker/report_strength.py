@@ -315,10 +315,12 @@ def player_strength(db: Database, user_id: str, perf: str) -> PlayerStrength:
     months = [_set_level(model, month, feats, perf) for month, feats in by_month.items()]
     recent = _set_level(model, f"last {RECENT_GAMES}",
                         [g.side(c).features for g, c in games[:RECENT_GAMES]], perf)
-    levels = [lv for g, c in games if (lv := g.side(c).level) is not None]
-    note = next((lv.note for lv in levels if lv.note), None)
+    note = None
+    if model is not None and model.perf != model.fitted_perf:
+        note = (f"the {model.fitted_perf} model applied to {model.perf}: no {model.perf} model "
+                "yet")
     return PlayerStrength(uid, perf, games, months, recent,
-                          f"{model.key}" if model is not None else None, note)
+                          model.name if model is not None else None, note)
 
 
 def one_game(db: Database, game_id: str) -> GameStrength:
