@@ -74,12 +74,12 @@ def show_game(game_id: str, color: str) -> None:
         s = game.side(side_color)  # type: ignore[arg-type]
         who = s.name or s.user_id or "?"
         col.markdown(f"**{side_color.capitalize()}: {who}** (Lichess {s.rating or '?'})")
-        a, c, lv = col.columns(3)
+        a, c = col.columns(2)
         a.metric("Accuracy", "—" if s.accuracy is None else f"{s.accuracy}%",
                  help="Lichess's game accuracy, from the Win% lost move by move.")
         c.metric("ACPL", "—" if s.acpl is None else str(s.acpl),
                  help="Average centipawn loss, as Lichess computes it.")
-        lv.metric("Level shown", _level(s.level),
+        col.metric("Level shown", _level(s.level),
                   help="The level this game's moves show: estimate (10–90 % range) on the "
                        "Lichess scale of the perf. The rating is never an input.")
         col.caption(f"{s.inaccuracy} inaccuracies (?!), {s.mistake} mistakes (?), "
