@@ -1,0 +1,107 @@
+"""Benchmark of ``tracker analyse`` on the bundled export (indexinator's blitz games).
+
+Run: ``python -m benchmarks --only analyse`` (or ``python benchmarks/bench_analyse.py
+[GAMES]``). The newest ``GAMES`` blitz games (default 8) are analysed at the default node
+budget with one job, then the same games again with two jobs (their evals deleted in
+between). Reported:
+
+- games/s and positions/s at the default budget, one job;
+- the engine's own speed: the nodes/s Stockfish reports for these searches, and the nodes/s of
+  ``stockfish bench`` (its built-in benchmark, one thread) as its yardstick;
+- our overhead: the share of the workers' wall time not spent searching (the engine's own
+  ``time`` per search against jobs × wall seconds; it holds starting the engines, python-chess,
+  reading the games and storing each one): target ≤ 10 %;
+- two jobs against one on the same games: target ≥ 1.7× on two free cores.
+
+The machine's load is printed with the table: on a shared machine two jobs cannot find two
+free cores, and the ratio says so.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Final
+
+from benchmarks import Row, row
+from tracker import api
+from tracker.importing import import_file
+from tracker.importing.analyse import AnalyseSummary, run_analyse
+from tracker.sources.engine import DEFAULT_NODES, find_engine
+from tracker.store.db import Store
+
+GAMES: Final = 8
+PLAYER: Final = "indexinator"
+TARGET_OVERHEAD: Final = 0.10
+TARGET_SPEEDUP: Final = 1.7
+
+
+def stockfish_bench(path: str) -> float | None:
+    """Nodes/s of ``stockfish bench 16 1 12`` (hash 16 MB, one thread, depth 12), or
+    ``None`` where the engine has no ``bench``."""
+    try:
+        done = subprocess.run([path, "bench", "16", "1", "12"], capture_output=True, text=True,
+                              timeout=600, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    m = re.search(r"Nodes/second\s*:\s*(\d+)", done.stderr + done.stdout)
+    return float(m.group(1)) if m else None
+
+
+def _analyse(store: Store, games: int, jobs: int) -> AnalyseSummary:
+    return run_analyse(store, PLAYER, perf="blitz", last=games, nodes=DEFAULT_NODES, jobs=jobs)
+
+
+def run(games: int = GAMES) -> list[Row]:
+    engine = find_engine()
+    with tempfile.TemporaryDirectory(prefix="tracker-bench-analyse-") as tmp:
+        store = Store(str(Path(tmp) / "bench.db"))
+        import_file(api.demo_file(), store=store, user=PLAYER)
+        one = _analyse(store, games, 1)
+        with store.engine.begin() as conn:
+            conn.exec_driver_sql("DELETE FROM game_analysis")
+        two = _analyse(store, games, 2)
+        store.close()
+    bench_nps = stockfish_bench(engine)
+    positions = one.spent.positions
+    own_nps = one.spent.nodes / one.spent.seconds if one.spent.seconds else 0.0
+    overhead = one.overhead or 0.0
+    overhead_two = two.overhead or 0.0
+    speedup = one.seconds / two.seconds if two.seconds else 0.0
+    load = f"{os.getloadavg()[0]:.1f}"
+    label = f"{games} games, {positions:,} positions"
+    return [
+        row("tracker analyse, default budget, 1 job", games,
+            f"{one.games_per_second:.3f} games/s",
+            note=f"{positions / one.seconds:.1f} positions/s; {DEFAULT_NODES:,} nodes a "
+                 f"position; {one.engine}; {one.seconds:.1f} s; load {load}"),
+        row("the engine's own speed in these searches", games, f"{own_nps:,.0f} nodes/s",
+            yardstick=f"stockfish bench: {bench_nps:,.0f} nodes/s" if bench_nps else "",
+            ratio=f"{own_nps / bench_nps:.2f}" if bench_nps else "",
+            note="nodes and time as Stockfish reports them for each search"),
+        row("our overhead (time not in the engine), 1 job", label, f"{overhead:.1%}",
+            f"≤ {TARGET_OVERHEAD:.0%}", overhead <= TARGET_OVERHEAD,
+            note=f"2 jobs: {overhead_two:.1%} of 2 × wall"),
+        row("2 jobs against 1 job, same games", label, f"{speedup:.2f}×",
+            f"≥ {TARGET_SPEEDUP}× on two free cores", speedup >= TARGET_SPEEDUP,
+            yardstick=f"1 job: {one.seconds:.1f} s", ratio=f"2 jobs: {two.seconds:.1f} s",
+            note=f"{os.cpu_count()} cores, load {load} (other work takes cores from the jobs)"),
+    ]
+
+
+def main(argv: list[str]) -> None:
+    from benchmarks.__main__ import format_text
+
+    started = time.perf_counter()
+    rows = run(int(argv[0]) if argv else GAMES)
+    print(format_text(rows))
+    print(f"({time.perf_counter() - started:.0f} s)")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
