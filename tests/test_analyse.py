@@ -203,3 +203,26 @@ def test_a_locally_analysed_game_is_judged_only_where_the_engine_preferred_anoth
     assert white.inaccuracy + white.mistake + white.blunder + sum(
         (game.black.inaccuracy, game.black.mistake, game.black.blunder)) == judged
     assert white.level is not None and white.acpl is not None
+
+
+@needs_engine
+def test_analyse_on_postgres_picks_stores_and_reports_the_same_way(tmp_path: Path) -> None:
+    from tests.pg_server import postgres_url
+
+    with postgres_url() as (url, reason):
+        if url is None:
+            pytest.skip(reason)
+        store = Store(url)
+        try:
+            import_file(_bare(tmp_path), store=store)
+            first = run_analyse(store, "reda46", last=2, nodes=NODES)
+            assert (first.asked, first.had_evals, first.analysed) == (2, 0, 2)
+            again = run_analyse(store, "reda46", last=3, nodes=NODES)
+            assert (again.asked, again.had_evals, again.analysed) == (3, 2, 1)
+            assert stored.count_analysed(store, "reda46") == {"engine": 3}
+            report = api.strength("reda46", perf="rapid", db=store).to_json()
+            assert len(report["games"]) == 3 and report["recent"]["games"] == 3
+        finally:
+            with store.engine.begin() as conn:
+                conn.execute(text("DROP SCHEMA public CASCADE; CREATE SCHEMA public"))
+            store.close()
