@@ -226,3 +226,31 @@ def test_analyse_on_postgres_picks_stores_and_reports_the_same_way(tmp_path: Pat
             with store.engine.begin() as conn:
                 conn.execute(text("DROP SCHEMA public CASCADE; CREATE SCHEMA public"))
             store.close()
+
+
+DYING_ENGINE = '''#!{python}
+import sys
+for line in sys.stdin:
+    cmd = line.split()[0] if line.split() else ""
+    if cmd == "uci":
+        print("id name Dying 1")
+        print("option name Threads type spin default 1 min 1 max 8")
+        print("option name Hash type spin default 16 min 1 max 1024")
+        print("uciok", flush=True)
+    elif cmd == "isready":
+        print("readyok", flush=True)
+    elif cmd == "go":
+        sys.exit(3)
+'''
+
+
+def test_an_engine_that_dies_makes_a_partial_run_that_says_so(store: Store, tmp_path: Path
+                                                              ) -> None:
+    engine = tmp_path / "dying-engine"
+    engine.write_text(DYING_ENGINE.format(python=sys.executable))
+    engine.chmod(0o755)
+    import_file(_bare(tmp_path), store=store)
+    done = run_analyse(store, "reda46", last=3, nodes=NODES, jobs=2, engine_path=str(engine))
+    assert (done.status, done.analysed) == ("partial", 0)
+    assert done.message is not None and "engine stopped" in done.message
+    assert stored.count_analysed(store, "reda46") == {}

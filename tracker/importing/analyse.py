@@ -281,8 +281,10 @@ def _work(path: str, nodes: int, run: _Run) -> None:
                 continue
             spent.add(game.spent)
             run.results.put((task, game.analysis, None))
-    except EngineFailedError:
-        pass  # closed by the runner, or died: the runner says the run is partial
+    except Exception as exc:  # closed by the runner, or the engine died
+        if not run.quit.is_set():  # died: the run is partial, and says why
+            run.failure = (str(exc) if isinstance(exc, EngineFailedError)
+                           else f"the engine failed: {type(exc).__name__}: {exc}")
     finally:
         engine.close()
         run.results.put((None, None, spent))
