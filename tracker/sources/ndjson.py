@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from datetime import UTC, datetime
-from typing import Any, Final, Literal
+from typing import Annotated, Any, Final, Literal
 
 import msgspec
 from msgspec import UNSET, UnsetType
@@ -313,11 +313,16 @@ class _Judgment(msgspec.Struct):
     name: Literal["Inaccuracy", "Mistake", "Blunder"] | None = None
 
 
-class _Entry(msgspec.Struct):
-    """One ``analysis[]`` entry (its ``variation`` and judgment ``comment`` are not read)."""
+#: An eval or mate within :data:`MAX_EVAL`, checked by the decoder itself.
+_Eval = Annotated[int, msgspec.Meta(ge=-MAX_EVAL, le=MAX_EVAL)]
 
-    cp: int | None = msgspec.field(default=None, name="eval")
-    mate: int | None = None
+
+class _Entry(msgspec.Struct):
+    """One ``analysis[]`` entry (its ``variation`` and judgment ``comment`` are not read).
+    A value out of range fails the typed decoder: the general path then reads the line."""
+
+    cp: _Eval | None = msgspec.field(default=None, name="eval")
+    mate: _Eval | None = None
     best: str | None = None
     judgment: _Judgment | None = None
 
@@ -440,12 +445,16 @@ def typed_record(line: str | bytes, raw: str, source: Source = "ndjson") -> Game
     )
 
 
-def _typed_analysis(entries: list[_Entry | None]) -> Analysis | None:
-    """:func:`analysis_from_json` for typed entries (the same result for the same JSON)."""
-    return _checked_analysis(tuple(
-        PlyEval(None, None) if e is None else
-        PlyEval(e.cp, e.mate, e.best, e.judgment.name if e.judgment is not None else None)
-        for e in entries))
+def _typed_analysis(entries: list[_Entry | None]) -> Analysis:
+    """:func:`analysis_from_json` for typed entries (the same result for the same JSON; the
+    decoder has checked the ranges)."""
+    return Analysis(tuple([
+        _NO_EVAL if e is None else
+        PlyEval(e.cp, e.mate, e.best, None if e.judgment is None else e.judgment.name)
+        for e in entries]))
+
+
+_NO_EVAL: Final = PlyEval(None, None)
 
 
 def _checked_record(line: str, source: Source) -> GameRecord:
