@@ -8,7 +8,8 @@ baselines (the training median; a least-squares line on log(1 + ACPL)) and write
 model file with the model (``docs/strength.md``).
 
 The model (STRENGTH.md §3, no rating among the inputs): each move of a player falls in a cell,
-context (the mover's Win% before it × the phase by ply) × the Win% it lost (8 bins). Per rating
+context (the mover's Win% before it × the phase by ply) × the Win% it lost (8 bins); each game
+adds one observation, how it ended from the player's side (won by mate, lost on time…). Per rating
 (every 50 points), the share of each bin within each context, from the training players' moves
 weighted by a Gaussian kernel over their rating (σ 75) and smoothed toward the pooled shares
 (20 moves' worth). A game's likelihood over a rating grid is the product over its moves,
@@ -30,6 +31,7 @@ from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +42,7 @@ import zstandard
 from tracker.analysis.evals import from_lichess_entry
 from tracker.analysis.level import (
     GameFeatures,
+    blocks,
     count_cells,
     game_level,
     level_features,
@@ -57,6 +60,10 @@ WIN_BEFORE = [(0.0, 15.0), (15.0, 85.0), (85.0, 100.5)]
 PLIES = [(1.0, 20.0), (21.0, 60.0), (61.0, 100000.0)]
 CONTEXTS: list[dict[str, list[float]]] = [{"win_before": list(w), "ply": list(p)}
                                           for w in WIN_BEFORE for p in PLIES]
+#: How the game ended, from the player's side (tracker.analysis.level.ending): one more
+#: observation per game.
+ENDINGS = [f"{o}-{e}" for o in ("win", "loss", "draw")
+           for e in ("mate", "resign", "time", "draw", "stalemate", "other")]
 CENTRES = list(range(500, 3001, 50))
 KERNEL_SIGMA = 75.0
 SMOOTHING = 20.0
@@ -103,7 +110,7 @@ def player_games(game: dict[str, Any]) -> Iterator[PlayerGame]:
         winner = game.get("winner")
         score = 0.5 if winner is None else 1.0 if winner == color else 0.0
         features = level_features(evals, color, clock=setting, result=score,
-                                  clocks=game.get("clocks"))
+                                  clocks=game.get("clocks"), status=game.get("status"))
         yield PlayerGame(game["id"], user, side["rating"], game["createdAt"], features)
 
 
@@ -136,8 +143,11 @@ def fit_log_probs(counts: Ints, ratings: Floats) -> Floats:
     weighted = weights @ counts.astype(np.float64)  # centres × cells
     pooled = counts.sum(axis=0).astype(np.float64)
     out = np.empty_like(weighted)
-    for c in range(len(CONTEXTS)):
-        cols = slice(c * bins, (c + 1) * bins)
+    starts = [c * bins for c in range(len(CONTEXTS) + 1)]
+    if ENDINGS:
+        starts.append(starts[-1] + len(ENDINGS))
+    for start, stop in pairwise(starts):
+        cols = slice(start, stop)
         shares = (pooled[cols] + 1) / (pooled[cols] + 1).sum()
         smoothed = weighted[:, cols] + SMOOTHING * shares[None, :]
         out[:, cols] = np.log(smoothed / smoothed.sum(axis=1, keepdims=True))
@@ -262,7 +272,8 @@ class Data:
 
 def arrays(pgs: list[PlayerGame]) -> Data:
     kept = [pg for pg in pgs if pg.features.acpl is not None]
-    counts = np.stack([count_cells(CONTEXTS, LOSS_EDGES, [pg.features]) for pg in kept])
+    counts = np.stack([count_cells(CONTEXTS, LOSS_EDGES, [pg.features], ENDINGS)
+                       for pg in kept])
     return Data(kept, counts, np.asarray([pg.rating for pg in kept], dtype=np.float64),
                 np.asarray([pg.features.acpl for pg in kept], dtype=np.float64))
 
@@ -338,17 +349,19 @@ def fit(pgs: list[PlayerGame], sha256: str, games: int, data_name: str) -> dict[
     # cells × grid: log P(cell's bin | its context, rating) between the centres
     log_probs_grid = normalised(np.stack([np.interp(g, CENTRES, log_probs[:, j])
                                           for j in range(log_probs.shape[1])], axis=1),
-                                len(LOSS_EDGES) + 1).T
+                                blocks(CONTEXTS, LOSS_EDGES, ENDINGS)).T
     tau, beta = calibrate(parts["validation"], log_probs_grid, np.log(prior))
     lo, hi = (float(v) for v in np.percentile(train.ratings, [0.5, 99.5]))
     model: dict[str, Any] = {
         "key": KEY, "version": VERSION, "perf": PERF,
         "description": "The level a rapid game shows, from the Win% each move lost "
                        "(docs/strength.md). Inputs: the evals of the player's moves (Win% before "
-                       "and after, ply). Never a rating.",
+                       "and after, ply) and how the game ended. Never a rating.",
         "features": "per move: context (mover's Win% before: <15, 15-85, >85 × ply 1-20, "
-                    "21-60, 61+) × Win% lost (bins by loss_edges)",
-        "loss_edges": LOSS_EDGES, "contexts": CONTEXTS,
+                    "21-60, 61+) × Win% lost (bins by loss_edges); per game: how it ended from "
+                    "the player's side (endings: win/loss/draw × mate, resign, time, draw, "
+                    "stalemate, other)",
+        "loss_edges": LOSS_EDGES, "contexts": CONTEXTS, "endings": ENDINGS,
         "ratings": CENTRES,
         "log_probs": [[round(float(v), 5) for v in row] for row in log_probs],
         "grid": GRID, "prior": [float(f"{v:.6g}") for v in prior],

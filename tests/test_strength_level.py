@@ -20,6 +20,7 @@ from tracker.analysis.level import (
     GameFeatures,
     MoveFeature,
     cell_counts,
+    ending,
     fide_levels,
     game_level,
     level_features,
@@ -44,8 +45,8 @@ def first_game() -> dict[str, Any]:
 def test_features_of_a_real_game() -> None:
     game = first_game()  # 0068O1lq: 50 plies, all with evals
     evals = [from_lichess_entry(e) for e in game["analysis"]]
-    white = level_features(evals, "white", clock=(600, 0), result=0.0)
-    black = level_features(evals, "black", clock=(600, 0), result=1.0)
+    white = level_features(evals, "white", clock=(600, 0), result=0.0, status="resign")
+    black = level_features(evals, "black", clock=(600, 0), result=1.0, status="resign")
     assert (len(white.moves), len(black.moves)) == (25, 25)
     start = win_percent(PlyEval(15, None))
     curve = win_curve(evals)
@@ -53,6 +54,31 @@ def test_features_of_a_real_game() -> None:
     assert black.moves[0] == MoveFeature(2, 100 - curve[0], 100 - curve[1])  # type: ignore[operator]
     assert (white.acpl, black.acpl) == acpl(evals) == (104, 64)  # Lichess's own numbers
     assert (white.clock, white.score, black.score) == ((600, 0), 0.0, 1.0)
+    assert (white.ending, black.ending) == ("loss-resign", "win-resign")
+
+
+def test_ending() -> None:
+    assert ending(0.5, "stalemate") == "draw-stalemate"
+    assert ending(1.0, "outoftime") == ending(1.0, "timeout") == "win-time"
+    assert ending(0.0, "cheat") == "loss-other"
+    assert ending(None, "mate") is None and ending(1.0, None) is None
+
+
+def test_the_ending_counts_once_per_game() -> None:
+    with_endings = copy.deepcopy(TOY)
+    # lost by mate: twice as likely at 1000 as at 2000; resigned: the other way round
+    with_endings["endings"] = ["loss-mate", "loss-resign"]
+    with_endings["log_probs"] = [[*row, math.log(2 / 3), math.log(1 / 3)]
+                                 for row in with_endings["log_probs"]]
+    with_endings["log_probs"][1][2:] = [math.log(1 / 3), math.log(2 / 3)]
+    model = level_model_from_json(with_endings)
+    mated = GameFeatures("white", moves(16, 4).moves, ending="loss-mate")
+    resigned = GameFeatures("white", moves(16, 4).moves, ending="loss-resign")
+    unknown = GameFeatures("white", moves(16, 4).moves)
+    assert list(cell_counts(model, [mated, resigned, unknown])) == [48, 12, 1, 1]
+    assert (game_level(model, mated).estimate < game_level(model, unknown).estimate
+            < game_level(model, resigned).estimate)
+    assert game_level(model, mated).moves == 20
 
 
 def test_features_skip_moves_without_eval_and_read_clocks() -> None:

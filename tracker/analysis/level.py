@@ -16,6 +16,7 @@ from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
+from itertools import pairwise
 from pathlib import Path
 from typing import Any, Final, NamedTuple
 
@@ -57,13 +58,15 @@ class GameFeatures:
     computed once and kept. ``moves``: the player's moves with an eval before and after;
     ``clock``: (initial s, increment s) or ``None``; ``score``: the player's result (1, ½, 0)
     or ``None``; ``acpl``: Lichess's ACPL of the player (for the baseline), ``None`` without
-    a scored move."""
+    a scored move; ``ending``: how the game ended from the player's side (:func:`ending`),
+    ``None`` when unknown."""
 
     color: Color
     moves: tuple[MoveFeature, ...]
     clock: tuple[int, int] | None = None
     score: float | None = None
     acpl: int | None = None
+    ending: str | None = None
 
 
 class Level(NamedTuple):
@@ -116,10 +119,12 @@ class LevelModel:
 
 def level_features(evals: Sequence[PlyEval], color: Color, *, white_first: bool = True,
                    clock: tuple[int, int] | None = None, clocks: Sequence[int] | None = None,
-                   result: float | None = None) -> GameFeatures:
+                   result: float | None = None, status: str | None = None) -> GameFeatures:
     """The :class:`GameFeatures` of ``color`` in one game: ``evals`` one per ply (White's view);
     ``clock`` (initial s, increment s); ``clocks`` Lichess's exported clocks (centiseconds, one
-    per ply, both players) or ``None``; ``result`` the player's score (1, 0.5, 0) or ``None``."""
+    per ply, both players) or ``None``; ``result`` the player's score (1, 0.5, 0) or ``None``;
+    ``status`` Lichess's game status (``"mate"``, ``"resign"``, ``"outoftime"``…) or ``None``.
+    """
     white = color == "white"
     moves: list[MoveFeature] = []
     before = win_percent(START)
@@ -130,13 +135,29 @@ def level_features(evals: Sequence[PlyEval], color: Color, *, white_first: bool 
             moves.append(MoveFeature(ply, mine[0], mine[1], left))
         before = after
     cpl = lichess_acpl(evals, white_first=white_first)[0 if white else 1]
-    return GameFeatures(color, tuple(moves), clock, result, cpl)
+    return GameFeatures(color, tuple(moves), clock, result, cpl, ending(result, status))
+
+
+#: Lichess statuses by how a game ended, for :func:`ending`.
+_STATUS_GROUPS: Final = {"mate": "mate", "resign": "resign", "outoftime": "time",
+                         "timeout": "time", "draw": "draw", "stalemate": "stalemate"}
+
+
+def ending(score: float | None, status: str | None) -> str | None:
+    """How a game ended from one player's side: ``"win-mate"``, ``"loss-resign"``,
+    ``"draw-stalemate"``, ``"loss-time"``… (outcome, then mate / resign / time / draw /
+    stalemate / other); ``None`` without a score or status."""
+    if score is None or status is None:
+        return None
+    outcome = "win" if score == 1 else "loss" if score == 0 else "draw"
+    return f"{outcome}-{_STATUS_GROUPS.get(status, 'other')}"
 
 
 def _schema(data: Mapping[str, Any]) -> None:
     """ValueError unless ``data`` has the fields :func:`game_level` reads, consistently."""
     try:
-        cells = len(data["contexts"]) * (len(data["loss_edges"]) + 1)
+        cells = (len(data["contexts"]) * (len(data["loss_edges"]) + 1)
+                 + len(data.get("endings", [])))
         grid = data["grid"]
         size = round((grid["high"] - grid["low"]) / grid["step"]) + 1
         ok = (len(data["prior"]) == size
@@ -173,12 +194,12 @@ def load_level_model(perf: str) -> LevelModel:
     return level_model_from_json(_load(MODEL_FILES.get(perf, MODEL_FILES[FALLBACK])), perf)
 
 
-def normalised(log_probs: FloatArray, bins: int) -> FloatArray:
-    """``log_probs`` (rows × cells, context-major) with each context's ``bins`` columns
-    normalised to probabilities summing to 1 per row."""
+def normalised(log_probs: FloatArray, sizes: Sequence[int]) -> FloatArray:
+    """``log_probs`` (rows × cells) with each block of columns (``sizes``, in order: one per
+    context, then the endings) normalised to probabilities summing to 1 per row."""
     out = log_probs.copy()
-    for start in range(0, out.shape[1], bins):
-        block = out[:, start:start + bins]
+    for start, stop in pairwise(np.cumsum([0, *sizes])):
+        block = out[:, start:stop]
         top = block.max(axis=1, keepdims=True)
         block -= top + np.log(np.exp(block - top).sum(axis=1, keepdims=True))
     return out
@@ -197,9 +218,10 @@ class _Tables:
         # context's bins normalised again to sum to 1
         self.loss_edges: list[float] = [float(x) for x in data["loss_edges"]]
         self.contexts: list[dict[str, list[float]]] = list(data["contexts"])
+        self.endings: list[str] = list(data.get("endings", []))
         self.log_probs = normalised(np.stack(
             [np.interp(self.grid, ratings, table[:, j]) for j in range(table.shape[1])], axis=1),
-            len(self.loss_edges) + 1)
+            blocks(self.contexts, self.loss_edges, self.endings))
         prior = np.asarray(data["prior"], dtype=np.float64)
         self.log_prior: FloatArray = np.log(prior / prior.sum())
         self.temper_game = float(data["temper"]["game"])
@@ -222,24 +244,35 @@ def _context(contexts: Sequence[Mapping[str, Sequence[float]]], move: MoveFeatur
     raise ValueError(f"no context of the model holds {move}")
 
 
+def blocks(contexts: Sequence[object], loss_edges: Sequence[float],
+           endings: Sequence[str]) -> list[int]:
+    """The sizes of the blocks of cells: one block of loss bins per context, then the endings
+    (when the model reads them)."""
+    return [len(loss_edges) + 1] * len(contexts) + ([len(endings)] if endings else [])
+
+
 def count_cells(contexts: Sequence[Mapping[str, Sequence[float]]], loss_edges: Sequence[float],
-                games: Sequence[GameFeatures]) -> npt.NDArray[np.int64]:
+                games: Sequence[GameFeatures],
+                endings: Sequence[str] = ()) -> npt.NDArray[np.int64]:
     """How many of the games' moves fall in each cell: context (the first whose ``win_before``
     [lo, hi) and ``ply`` [first, last] hold the move) × Win%-loss bin (loss ≤ first edge, then
-    each (edge, next edge], then above the last), context-major."""
+    each (edge, next edge], then above the last), context-major; then, where ``endings`` are
+    given, one count per game in its ending's cell (none for an ending not listed)."""
     bins = len(loss_edges) + 1
-    counts = np.zeros(len(contexts) * bins, dtype=np.int64)
+    counts = np.zeros(len(contexts) * bins + len(endings), dtype=np.int64)
     for game in games:
         for move in game.moves:
             loss = move.win_before - move.win_after
             counts[_context(contexts, move) * bins + bisect_left(loss_edges, loss)] += 1
+        if game.ending is not None and game.ending in endings:
+            counts[len(contexts) * bins + list(endings).index(game.ending)] += 1
     return counts
 
 
 def cell_counts(model: LevelModel, games: Sequence[GameFeatures]) -> npt.NDArray[np.int64]:
     """:func:`count_cells` with ``model``'s contexts and loss bins."""
     t = _tables(model)
-    return count_cells(t.contexts, t.loss_edges, games)
+    return count_cells(t.contexts, t.loss_edges, games, t.endings)
 
 
 def posterior(model: LevelModel, counts: npt.NDArray[np.int64], games: int) -> FloatArray:
@@ -281,7 +314,7 @@ def _level(model: LevelModel, games: Sequence[GameFeatures]) -> Level:
     post = posterior(model, counts, len(games))
     grid = _tables(model).grid
     low, estimate, high = (round(quantile(grid, post, q)) for q in (0.1, 0.5, 0.9))
-    moves = int(counts.sum())
+    moves = sum(len(g.moves) for g in games)
     return Level(estimate, low, high, model.name, _note(model, estimate, low, high, moves),
                  len(games), moves)
 
