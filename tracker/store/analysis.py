@@ -209,6 +209,7 @@ class AnalysedGame:
     created_at_ms: int
     ended_at_ms: int
     result: str | None
+    status: str | None
     clock_initial: int | None
     clock_increment: int | None
     initial_fen: str | None
@@ -227,7 +228,8 @@ def _analysed_select() -> Any:
     black = GameSide.__table__.alias("black")
     g = games.c
     return (
-        select(g.pk, g.id, g.perf, g.created_at_ms, g.ended_at_ms, g.result, g.clock_initial,
+        select(g.pk, g.id, g.perf, g.created_at_ms, g.ended_at_ms, g.result, g.status,
+               g.clock_initial,
                g.clock_increment, g.initial_fen, g.variant, g.source,
                white.c.user_id, white.c.name, white.c.rating,
                black.c.user_id, black.c.name, black.c.rating, g.raw,
@@ -242,9 +244,9 @@ def _analysed_select() -> Any:
 
 def _analysed(row: Any) -> AnalysedGame:
     return AnalysedGame(
-        row.pk, row.id, row.perf, row.created_at_ms, row.ended_at_ms, row.result,
+        row.pk, row.id, row.perf, row.created_at_ms, row.ended_at_ms, row.result, row.status,
         row.clock_initial, row.clock_increment, row.initial_fen, row.variant, row.source,
-        (row[11], row[12], row[13]), (row[14], row[15], row[16]), decompress_raw(row.raw),
+        (row[12], row[13], row[14]), (row[15], row[16], row[17]), decompress_raw(row.raw),
         Analysis(unpack_evals(row.evals), row.a_source, row.engine, row.engine_version,
                  row.nodes))
 
