@@ -32,8 +32,8 @@ from tracker.records import Analysis
 
 #: Where Debian's package ``stockfish`` installs the engine (not on a user's PATH).
 DEBIAN_STOCKFISH: Final = "/usr/games/stockfish"
-#: Nodes searched per position by default: ~0.1-0.3 s a position for Stockfish 15 on one
-#: core, ~10 s for a 40-move game (docs/analysis.md has the measurements).
+#: Nodes searched per position by default: ~0.1 s a position for Stockfish 15 on a free core
+#: (~0.3 s on a busy one), 8-25 s for a 40-move game (docs/performance.md has the figures).
 DEFAULT_NODES: Final = 100_000
 #: The engine's hash table per process (MB): ample for 100k-node searches, small enough for
 #: one process per core on a small machine.
