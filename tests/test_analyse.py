@@ -254,3 +254,14 @@ def test_an_engine_that_dies_makes_a_partial_run_that_says_so(store: Store, tmp_
     assert (done.status, done.analysed) == ("partial", 0)
     assert done.message is not None and "engine stopped" in done.message
     assert stored.count_analysed(store, "reda46") == {}
+
+
+def test_the_cli_knows_the_default_budget_without_loading_the_engine_module() -> None:
+    from tracker.sources.engine import DEFAULT_NODES
+
+    assert api.default_nodes() == DEFAULT_NODES
+    code = ("import sys; from tracker.cli import app, main; import typer; "
+            "typer.main.get_command(app); print('chess.engine' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "False"  # tracker --help stays quick
