@@ -4,7 +4,8 @@ The runner picks the player's games without stored evals (:func:`tracker.store.a
 games_to_analyse`), newest first; a game whose stored text already holds Lichess's evals (one
 imported before they were kept apart) gets those, without the engine. The others go to
 ``jobs`` engine processes (:class:`~tracker.sources.engine.LocalEngine`, one per worker
-thread: the search runs in the engine's process, so threads suffice); every finished game is
+thread: the search runs in the engine's process, so threads suffice; with several jobs the
+longest games go first, so that the jobs finish together); every finished game is
 written at once in its own transaction by the calling thread, so an interrupted run keeps
 every finished game and the same command goes on with the rest. Games Lichess analysed are
 never analysed again.
@@ -186,7 +187,9 @@ def _analyse(store: Store, tasks: list[_Task], summary: AnalyseSummary,
     """Run the workers and store each finished game as it comes."""
     path = find_engine(engine_path)  # the one-line error before any thread starts
     run = _Run(store, summary, len(tasks))
-    for task in tasks:
+    # With several jobs the longest games first: the jobs then finish together instead of
+    # one job analysing the last long game alone while the others wait.
+    for task in sorted(tasks, key=lambda t: -len(t.sans)) if summary.jobs > 1 else tasks:
         run.pending.put(task)
     workers = [threading.Thread(target=_work, args=(path, summary.nodes, run),
                                 name=f"tracker-analyse-{i}", daemon=True)
