@@ -167,7 +167,8 @@ def _analyse(quick: bool, cap: int) -> list[Row]:
     from tracker.sources.engine import EngineMissingError
 
     try:
-        return bench_analyse.run(4 if quick else bench_analyse.GAMES)
+        return bench_analyse.run(2 if quick else bench_analyse.GAMES,
+                                 1 if quick else bench_analyse.ROUNDS)
     except EngineMissingError as exc:
         return [row("tracker analyse (local engine)", "-", "not run", note=str(exc))]
 
