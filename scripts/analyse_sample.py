@@ -90,10 +90,12 @@ def cached(path: Path) -> Iterator[dict[str, Any]]:
 
 
 def run(games: dict[str, dict[str, Any]], todo: list[tuple[str, str]], nodes: int,
-        cache: Path) -> None:
+        cache: Path, reverse: bool = False) -> None:
     done = {c["id"] for c in cached(cache)}
     cache.parent.mkdir(parents=True, exist_ok=True)
     ids = list(dict.fromkeys(gid for _, gid in todo if gid not in done))
+    if reverse:  # a second worker on the same cache starts from the other end
+        ids.reverse()
     if not ids:
         return
     engine = chess.engine.SimpleEngine.popen_uci(shutil.which(ENGINE) or ENGINE)
@@ -114,7 +116,8 @@ def run(games: dict[str, dict[str, Any]], todo: list[tuple[str, str]], nodes: in
 
 
 def report(games: dict[str, dict[str, Any]], todo: list[tuple[str, str]], cache: Path,
-           data: Path) -> str:
+           data: Path, summary: dict[str, Any]) -> str:
+    """The figures in plain lines; ``summary`` receives them for the model file."""
     local = {c["id"]: c for c in cached(cache)}
     model = load_level_model("rapid")
     rows: dict[str, list[tuple[float, float, float]]] = {"local": [], "server": []}
@@ -130,7 +133,7 @@ def report(games: dict[str, dict[str, Any]], todo: list[tuple[str, str]], cache:
                         else "black")
         both = {"local": [PlyEval(cp, mate) for cp, mate in local[gid]["evals"]],
                 "server": [from_lichess_entry(e) for e in g["analysis"]]}
-        f = {k: level_features(v, color) for k, v in both.items()}
+        f = {k: level_features(v, color, local=k == "local") for k, v in both.items()}
         if f["local"].acpl is None:
             continue
         for k in rows:
@@ -152,6 +155,7 @@ def report(games: dict[str, dict[str, Any]], todo: list[tuple[str, str]], cache:
            f"{'':<34}{'n':>5}{'MAE':>8}{'medAE':>8}{'cover':>8}{'width':>8}"]
 
     def show(label: str, f: dict[str, float]) -> None:
+        summary.setdefault("figures", {})[label] = f
         out.append(f"{label:<34}{f['n']:>5}{f['mae']:>8}{f['median_ae']:>8}"
                    f"{f['coverage_10_90']:>8}{f['mean_width']:>8}")
 
@@ -172,8 +176,20 @@ def report(games: dict[str, dict[str, Any]], todo: list[tuple[str, str]], cache:
         show("training median, sets of 10", fit.median_figures(t_real, s_real))
         show("ACPL line, local evals, sets of 10", fit.AcplLine(t_acpl, t_real).figures(
             np.asarray([np.mean([acpl[i] for i in ix]) for ix in sets]), s_real))
+    shift = np.asarray([a[0] - b[0] for a, b in zip(rows["local"], rows["server"], strict=True)])
+    server_acpl = [f.acpl for f in feats["server"]]
+    out.append(f"same player-games, local − server: estimate {shift.mean():+.0f} on average "
+               f"(median {np.median(shift):+.0f}); ACPL {np.mean(acpl):.1f} local vs "
+               f"{np.mean([a for a in server_acpl if a is not None]):.1f} server")
     seconds = sum(c["seconds"] for c in local.values())
     plies = sum(len(c["evals"]) for c in local.values())
+    first = next(iter(local.values()))
+    summary.update({"engine": first["engine"], "nodes": first["nodes"], "threads": 1,
+                    "player_games": len(real), "players": len(per_player),
+                    "shift_mean": round(float(shift.mean()), 1),
+                    "shift_median": round(float(np.median(shift)), 1),
+                    "acpl_local": round(float(np.mean(acpl)), 1),
+                    "measured_by": "scripts/analyse_sample.py"})
     out.append(f"engine time: {seconds:.0f} s for {plies} positions ({plies / seconds:.2f} "
                "positions/s on this machine, shared)")
     return "\n".join(out)
@@ -186,6 +202,10 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--nodes", type=int, default=100_000)
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     parser.add_argument("--report-only", action="store_true")
+    parser.add_argument("--reverse", action="store_true",
+                        help="analyse from the last player back (a second worker, same cache)")
+    parser.add_argument("--write-model", type=Path, default=None,
+                        help="add the figures to this model file as 'local_engine'")
     args = parser.parse_args(argv)
     games: dict[str, dict[str, Any]] = {}
     for line in fit.read_lines(args.data, hashlib.sha256()):
@@ -194,8 +214,14 @@ def main(argv: list[str]) -> int:
             games[g["id"]] = g
     todo = pick(games, args.games)
     if not args.report_only:
-        run(games, todo, args.nodes, args.cache)
-    print(report(games, todo, args.cache, args.data))
+        run(games, todo, args.nodes, args.cache, args.reverse)
+    summary: dict[str, Any] = {}
+    print(report(games, todo, args.cache, args.data, summary))
+    if args.write_model is not None and summary:
+        model = json.loads(args.write_model.read_text(encoding="utf-8"))
+        model["local_engine"] = summary
+        args.write_model.write_text(json.dumps(model, indent=1, ensure_ascii=False) + "\n",
+                                    encoding="utf-8")
     return 0
 
 

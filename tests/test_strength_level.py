@@ -222,3 +222,19 @@ def test_the_shipped_model_file_records_its_held_out_figures() -> None:
     assert held["model"]["games"]["n"] > 15000 and held["model"]["sets"]["n"] > 500
     assert data["training"]["sha256"] == (
         "9fda82d9e6752c9bc24b2208a0d0e69eb7d28abb202d732cf8f33dbaec501d72")
+
+
+def test_local_engine_evals_are_noted() -> None:
+    local = GameFeatures("white", moves(16, 4).moves, local=True)
+    assert game_level(level_model_from_json(TOY), local).note == (
+        "local-engine evals (the model was fitted on Lichess's server analysis)")
+    measured = copy.deepcopy(TOY)
+    measured["local_engine"] = {"engine": "Stockfish 15.1", "nodes": 100000,
+                                "player_games": 40, "shift_median": 146.0}
+    model = level_model_from_json(measured)
+    assert set_level(model, [moves(16, 4), local]).note == (
+        "local-engine evals (the model was fitted on Lichess's server analysis; on 40 held-out "
+        "player-games, Stockfish 15.1 at 100,000 nodes read +146 points against Lichess's evals "
+        "of the same games (median))")
+    assert set_level(model, [moves(16, 4)]).note is None
+    assert level_features([PlyEval(20, None)], "white", local=True).local

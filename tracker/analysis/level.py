@@ -2,11 +2,13 @@
 model file.
 
 Inputs: the moves' evals, the clock setting, the clocks where exported, the result and the
-perf: never a rating. A model (``tracker/analysis/models/level-<perf>-<n>.json``, fitted by
-``scripts/fit_level_model.py`` from the shared analysed games) gives, per rating band, how often
-players lose how much Win% per move; a game's or a set's moves give a likelihood over ratings,
-tempered for moves that are not independent, times the training prior: the posterior's median
-is the estimate, its 10th and 90th percentiles the range (``docs/strength.md``).
+perf: never a rating (:class:`GameFeatures` keeps them all; ``level-rapid-1`` reads the evals of
+the player's own moves only, see ``docs/strength.md``). A model
+(``tracker/analysis/models/level-<perf>-<n>.json``, fitted by ``scripts/fit_level_model.py``
+from the shared analysed games) gives, per rating, how often players lose how much Win% per
+move; a game's or a set's moves give a likelihood over ratings, tempered for moves that are not
+independent, times the training prior: the posterior's median is the estimate, its 10th and
+90th percentiles the range.
 """
 
 from __future__ import annotations
@@ -28,13 +30,13 @@ from tracker.analysis.formulas import acpl as lichess_acpl
 from tracker.analysis.formulas import win_percent
 from tracker.analysis.turning import win_curve
 from tracker.fide.scale import fide_rating, models_for
+from tracker.records import SPEEDS
 
 #: The model files, one per perf fitted: ``level-<perf>-<version>.json``.
 MODELS_DIR: Final = Path(__file__).parent / "models"
 #: The model of each perf (key, version); a perf without its own uses :data:`FALLBACK`.
 MODEL_FILES: Final[Mapping[str, str]] = {"rapid": "level-rapid-1.json"}
 FALLBACK: Final = "rapid"
-SPEEDS: Final = ("ultraBullet", "bullet", "blitz", "rapid", "classical", "correspondence")
 #: Fewer moves than this in a game and the result says the range rests on little play.
 FEW_MOVES: Final = 10
 
@@ -59,7 +61,8 @@ class GameFeatures:
     ``clock``: (initial s, increment s) or ``None``; ``score``: the player's result (1, ½, 0)
     or ``None``; ``acpl``: Lichess's ACPL of the player (for the baseline), ``None`` without
     a scored move; ``ending``: how the game ended from the player's side (:func:`ending`),
-    ``None`` when unknown."""
+    ``None`` when unknown; ``local``: the evals come from a local engine, not Lichess's server
+    analysis the model was fitted on (the result then says so)."""
 
     color: Color
     moves: tuple[MoveFeature, ...]
@@ -67,6 +70,7 @@ class GameFeatures:
     score: float | None = None
     acpl: int | None = None
     ending: str | None = None
+    local: bool = False
 
 
 class Level(NamedTuple):
@@ -119,11 +123,13 @@ class LevelModel:
 
 def level_features(evals: Sequence[PlyEval], color: Color, *, white_first: bool = True,
                    clock: tuple[int, int] | None = None, clocks: Sequence[int] | None = None,
-                   result: float | None = None, status: str | None = None) -> GameFeatures:
+                   result: float | None = None, status: str | None = None,
+                   local: bool = False) -> GameFeatures:
     """The :class:`GameFeatures` of ``color`` in one game: ``evals`` one per ply (White's view);
     ``clock`` (initial s, increment s); ``clocks`` Lichess's exported clocks (centiseconds, one
     per ply, both players) or ``None``; ``result`` the player's score (1, 0.5, 0) or ``None``;
-    ``status`` Lichess's game status (``"mate"``, ``"resign"``, ``"outoftime"``…) or ``None``.
+    ``status`` Lichess's game status (``"mate"``, ``"resign"``, ``"outoftime"``…) or ``None``;
+    ``local`` whether the evals come from a local engine (not Lichess's server analysis).
     """
     white = color == "white"
     moves: list[MoveFeature] = []
@@ -135,7 +141,7 @@ def level_features(evals: Sequence[PlyEval], color: Color, *, white_first: bool 
             moves.append(MoveFeature(ply, mine[0], mine[1], left))
         before = after
     cpl = lichess_acpl(evals, white_first=white_first)[0 if white else 1]
-    return GameFeatures(color, tuple(moves), clock, result, cpl, ending(result, status))
+    return GameFeatures(color, tuple(moves), clock, result, cpl, ending(result, status), local)
 
 
 #: Lichess statuses by how a game ended, for :func:`ending`.
@@ -294,7 +300,19 @@ def quantile(grid: FloatArray, post: FloatArray, q: float) -> float:
     return float(np.interp(q, cdf, grid))
 
 
-def _note(model: LevelModel, estimate: int, low: int, high: int, moves: int) -> str | None:
+def _local_note(model: LevelModel) -> str:
+    """What the model file measured of local-engine evals, in words."""
+    local = model.data.get("local_engine")
+    text = "local-engine evals (the model was fitted on Lichess's server analysis"
+    if isinstance(local, Mapping) and "shift_median" in local:
+        text += (f"; on {local['player_games']} held-out player-games, {local['engine']} at "
+                 f"{local['nodes']:,} nodes read {local['shift_median']:+.0f} points against "
+                 "Lichess's evals of the same games (median)")
+    return text + ")"
+
+
+def _note(model: LevelModel, games: Sequence[GameFeatures], estimate: int, low: int,
+          high: int, moves: int) -> str | None:
     t = _tables(model)
     notes: list[str] = []
     if model.perf != model.fitted_perf:
@@ -304,6 +322,8 @@ def _note(model: LevelModel, estimate: int, low: int, high: int, moves: int) -> 
         notes.append(f"outside the range the model was fitted on ({lo:.0f}–{hi:.0f})")
     elif low < lo or high > hi:
         notes.append(f"range reaches beyond the fitted range ({lo:.0f}–{hi:.0f})")
+    if any(g.local for g in games):
+        notes.append(_local_note(model))
     if moves < FEW_MOVES:
         notes.append(f"only {moves} moves with evals")
     return "; ".join(notes) or None
@@ -315,7 +335,7 @@ def _level(model: LevelModel, games: Sequence[GameFeatures]) -> Level:
     grid = _tables(model).grid
     low, estimate, high = (round(quantile(grid, post, q)) for q in (0.1, 0.5, 0.9))
     moves = sum(len(g.moves) for g in games)
-    return Level(estimate, low, high, model.name, _note(model, estimate, low, high, moves),
+    return Level(estimate, low, high, model.name, _note(model, games, estimate, low, high, moves),
                  len(games), moves)
 
 

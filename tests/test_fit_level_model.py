@@ -1,0 +1,57 @@
+"""scripts/fit_level_model.py is reproducible: the same data gives the same model file, byte for
+byte, and the file it writes is one tracker.analysis.level reads (run on the first 2,000 shared
+games, with sets of >= 3 games since so small a sample has no player with 10)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from tracker.analysis.level import game_level, level_model_from_json
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / "tests" / "fixtures" / "analysed" / "lichess-rapid-analysed-first2000.ndjson.zst"
+
+
+def _load() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("fit_level_model",
+                                                  ROOT / "scripts" / "fit_level_model.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # the script's dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+fit = _load()
+
+
+def test_split_is_fixed_by_player() -> None:
+    # a fixed hash of the user id: the same player is always on the same side
+    assert [fit.split_of(p) for p in ("sonny2011", "lautarosamaan", "indexinator")] == [
+        "train", "validation", "held-out"]
+    shares = [fit.split_of(f"player{i}") for i in range(3000)]
+    assert shares.count("train") / 3000 == pytest.approx(0.6, abs=0.03)
+    assert shares.count("held-out") / 3000 == pytest.approx(0.2, abs=0.03)
+
+
+def test_fit_is_reproducible(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(fit, "SET_MIN", 3)
+    pgs, sha256, games = fit.load(SAMPLE)
+    assert (games, len(pgs)) == (2000, 4000)
+    assert sha256 == "24204ec31dee53bc6c76f2d36e7faf88fcec607256f182778484141ee39fd3e4"
+    first = json.dumps(fit.fit(pgs, sha256, games, SAMPLE.name))
+    second = json.dumps(fit.fit(list(reversed(pgs)), sha256, games, SAMPLE.name))
+    assert first == second
+    model_data = json.loads(first)
+    held = model_data["held_out"]
+    assert held["model"]["games"]["n"] == model_data["training"]["player_games"]["held-out"]
+    assert 0 < model_data["temper"]["game"] < 1
+    model = level_model_from_json(model_data)
+    level = game_level(model, pgs[0].features)
+    assert level.model == "level-rapid-1" and level.low <= level.estimate <= level.high
