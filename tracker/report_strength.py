@@ -230,7 +230,8 @@ def game_strength(game: AnalysedGame, model: LevelModel | None) -> GameStrength:
     for color, who, player, point in sided:
         features = level_features(evals, color, white_first=white_first, clock=clock,
                                   clocks=clocks, result=_score(game.result, color),
-                                  status=game.status)
+                                  status=game.status,
+                                  local=game.analysis.source == "engine")
         level = game_level(model, features) if model is not None and features.moves else None
         sides[color] = SideStrength(
             color, who[0], who[1], who[2], player.accuracy, player.acpl, player.inaccuracy,
