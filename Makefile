@@ -21,7 +21,9 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	@touch $(STAMP)
 
+# `tracker analyse` needs a UCI engine: Debian's stockfish, installed when root (says so first).
 setup: $(STAMP)
+	@bash scripts/ensure-stockfish.sh || true
 
 # After Ctrl+C the last lines are commands that work as printed, from this folder.
 demo: demo-cli
@@ -42,7 +44,7 @@ test: lint
 
 # The dashboard's scripts import each other as top-level modules (Streamlit runs them with
 # dashboard/ on sys.path), so mypy checks them that way.
-DASHBOARD_MODULES := app charts ui $(basename $(notdir $(wildcard dashboard/views/*.py)))
+DASHBOARD_MODULES := app charts ui strength_charts strength_ui $(basename $(notdir $(wildcard dashboard/views/*.py)))
 
 # ruff; mypy --strict on tracker/ and on the dashboard (config in pyproject.toml); the one-way
 # import flow.

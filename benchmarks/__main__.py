@@ -168,6 +168,17 @@ def _cli(quick: bool, cap: int) -> list[Row]:
     return bench_cli_startup.run()
 
 
+def _analyse(quick: bool, cap: int) -> list[Row]:
+    from benchmarks import bench_analyse
+    from tracker.sources.engine import EngineMissingError
+
+    try:
+        return bench_analyse.run(2 if quick else bench_analyse.GAMES,
+                                 1 if quick else bench_analyse.ROUNDS)
+    except EngineMissingError as exc:
+        return [row("tracker analyse (local engine)", "-", "not run", note=str(exc))]
+
+
 _MISSING = "its benchmark script is not in benchmarks/ (yet)"
 
 #: name → (benchmark, what it measures), in the order of the table.
@@ -186,6 +197,8 @@ BENCHES: dict[str, tuple[Callable[[bool, int], list[Row]], str]] = {
     "groups": (_groups, "a club of 200 players × 2,000 games: group table, Group page, sync "
                         "(SQLite, PostgreSQL)"),
     "cli": (_cli, "start-up of tracker --help, calc and replay (new processes)"),
+    "analyse": (_analyse, "tracker analyse: games/s, the engine's nodes/s, our overhead, "
+                          "2 jobs against 1 (Stockfish)"),
 }
 
 _COLUMNS = ("what", "size", "figure", "yardstick", "ratio", "target", "result", "note")

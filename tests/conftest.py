@@ -21,6 +21,8 @@ INDEXINATOR_LATER = LICHESS / "indexinator-2025-10-later.ndjson"
 CMRADE = LICHESS / "cmrade-2018-07_2020-11.pgn"
 DB2013 = LICHESS / "lichess_db_standard_rated_2013-01-first50.pgn"
 SINGLE = LICHESS / "single-game-q7ZvsdUF.pgn"
+#: 41 rapid games of one player, each with Lichess's server analysis.
+ANALYSED = LICHESS / "analysed-reda46-rapid.ndjson"
 
 
 @pytest.fixture

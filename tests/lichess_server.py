@@ -627,12 +627,15 @@ class _Handler(BaseHTTPRequestHandler):
                 if fault.kind == "stall":
                     self._stall(fault.seconds)
                 elif fault.kind == "truncate":
-                    line = game.line if ndjson else game_to_pgn(game.obj).encode()
+                    line = served_line(game, record.query) if ndjson else game_to_pgn(
+                        game.obj).encode()
                     keep = fault.keep if fault.keep is not None else len(line) // 2
                     buffer.append(line[:keep])
                     record.games += 1
                     break
-            data = game.line + b"\n" if ndjson else game_to_pgn(game.obj).encode() + b"\n"
+            data = (served_line(game, record.query) + b"\n" if ndjson
+                    else game_to_pgn(game.obj, evals=bool(truthy(record.query.get("evals"))))
+                    .encode() + b"\n")
             buffer.append(data)
             size += len(data)
             record.games += 1
@@ -687,6 +690,27 @@ _TERMINATION: Final = {
 }
 
 
+def served_line(game: ServedGame, query: dict[str, str]) -> bytes:
+    """The game's line as Lichess sends it for ``query``: its server analysis (``analysis[]``
+    and the players' ``analysis`` {inaccuracy, mistake, blunder, acpl}) only with
+    ``evals=true``, the players' ``accuracy`` in it only with ``accuracy=true`` too."""
+    if b'"analysis"' not in game.line:
+        return game.line
+    evals, accuracy = truthy(query.get("evals")), truthy(query.get("accuracy"))
+    if evals and accuracy:
+        return game.line
+    obj = json.loads(game.line)
+    if not evals:
+        obj.pop("analysis", None)
+    for side in (obj.get("players") or {}).values():
+        if isinstance(side, dict) and isinstance(side.get("analysis"), dict):
+            if not evals:
+                del side["analysis"]
+            elif not accuracy:
+                side["analysis"].pop("accuracy", None)
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
 def _pgn_name(side: dict[str, Any]) -> str:
     user = side.get("user") or {}
     if user.get("name"):
@@ -696,8 +720,9 @@ def _pgn_name(side: dict[str, Any]) -> str:
     return side.get("name") or "Anonymous"
 
 
-def game_to_pgn(obj: dict[str, Any]) -> str:
-    """A game object as Lichess writes it in a PGN export (tags, movetext, blank line)."""
+def game_to_pgn(obj: dict[str, Any], evals: bool = False) -> str:
+    """A game object as Lichess writes it in a PGN export (tags, movetext, blank line); with
+    ``evals``, each analysed move followed by ``{ [%eval 0.23] }`` / ``{ [%eval #-3] }``."""
     created = datetime.fromtimestamp(obj["createdAt"] / 1000, tz=UTC)
     players = obj.get("players") or {}
     white, black = players.get("white") or {}, players.get("black") or {}
@@ -740,7 +765,8 @@ def game_to_pgn(obj: dict[str, Any]) -> str:
     if obj.get("initialFen"):
         tags += [("FEN", obj["initialFen"]), ("SetUp", "1")]
     head = "\n".join(f'[{k} "{_escape(v)}"]' for k, v in tags)
-    return f"{head}\n\n{_movetext(obj.get('moves') or '', result)}\n"
+    analysis = obj.get("analysis") if evals else None
+    return f"{head}\n\n{_movetext(obj.get('moves') or '', result, analysis)}\n"
 
 
 def _escape(value: str) -> str:
@@ -748,10 +774,16 @@ def _escape(value: str) -> str:
     return value.replace("\\", "\\\\").replace('"', '\\"')
 
 
-def _movetext(moves: str, result: str) -> str:
+def _movetext(moves: str, result: str, analysis: list[dict[str, Any]] | None = None) -> str:
     out: list[str] = []
     for i, san in enumerate(moves.split()):
-        out.append(f"{i // 2 + 1}. {san}" if i % 2 == 0 else san)
+        entry = analysis[i] if analysis and i < len(analysis) else {}
+        if "eval" in entry or "mate" in entry:
+            value = f"#{entry['mate']}" if "mate" in entry else f"{entry['eval'] / 100:.2f}"
+            number = f"{i // 2 + 1}." if i % 2 == 0 else f"{i // 2 + 1}..."
+            out.append(f"{number} {san} {{ [%eval {value}] }}")
+        else:
+            out.append(f"{i // 2 + 1}. {san}" if i % 2 == 0 else san)
     out.append(result)
     return " ".join(out)
 

@@ -122,6 +122,7 @@ def test_the_upgraded_database_numbers_its_games_and_goes_on_like_a_fresh_one(
         orphans = conn.execute(text(
             "SELECT count(*) FROM game_sides s LEFT JOIN games g ON g.pk = s.game_pk "
             "WHERE g.pk IS NULL")).scalar()
+        # upgraded to the newest schema (0006 and the migrations after it)
         assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == (
             SCHEMA_HEAD)
     assert [pk for pk, _ in keys] == list(range(1, 10_001))  # numbered in id order

@@ -51,6 +51,15 @@ if TYPE_CHECKING:
     from tracker.api_groups import parse_fide_pairs as parse_fide_pairs
     from tracker.api_groups import sync as sync
     from tracker.api_groups import sync_row as sync_row
+    from tracker.api_strength import NoAnalysisError as NoAnalysisError
+    from tracker.api_strength import analyse as analyse
+    from tracker.api_strength import analysed_perfs as analysed_perfs
+    from tracker.api_strength import check_analyse_args as check_analyse_args
+    from tracker.api_strength import default_nodes as default_nodes
+    from tracker.api_strength import strength as strength
+    from tracker.api_strength import strength_game as strength_game
+    from tracker.api_strength import strength_game_json as strength_game_json
+    from tracker.api_strength import strength_json as strength_json
     from tracker.calibration import Calibration as Calibration
     from tracker.calibration import ClubFit as ClubFit
     from tracker.calibration import ClubModelError as ClubModelError
@@ -72,6 +81,7 @@ if TYPE_CHECKING:
     from tracker.game_view import GameMoves as GameMoves
     from tracker.importing import ImportSummary as ImportSummary
     from tracker.importing import Progress as Progress
+    from tracker.importing.analyse import AnalyseSummary as AnalyseSummary
     from tracker.importing.group_sync import PlayerSync as PlayerSync
     from tracker.lichess_line import LichessPoint as LichessPoint
     from tracker.perfs import PerfError as PerfError
@@ -103,6 +113,12 @@ if TYPE_CHECKING:
     from tracker.report import saved_scale_note as saved_scale_note
     from tracker.report_group import NOT_ANALYSED as NOT_ANALYSED
     from tracker.report_group import GroupRow as GroupRow
+    from tracker.report_strength import RECENT_GAMES as RECENT_GAMES
+    from tracker.report_strength import GameStrength as GameStrength
+    from tracker.report_strength import PlayerStrength as PlayerStrength
+    from tracker.report_strength import SetLevel as SetLevel
+    from tracker.report_strength import SideStrength as SideStrength
+    from tracker.report_strength import with_judgments as with_judgments
     from tracker.settings import MAX_START_RATING as MAX_START_RATING
     from tracker.settings import MIN_START_RATING as MIN_START_RATING
     from tracker.settings import SCALES as SCALES
@@ -110,6 +126,7 @@ if TYPE_CHECKING:
     from tracker.settings import PlayerSettings as PlayerSettings
     from tracker.settings import SettingsError as SettingsError
     from tracker.settings import default_scale as default_scale
+    from tracker.sources.engine import EngineMissingError as EngineMissingError
     from tracker.sources.fide import FideError as FideError
     from tracker.sources.fide import UnknownFideIdError as UnknownFideIdError
     from tracker.store.db import DatabaseError as DatabaseError
@@ -167,6 +184,14 @@ _LAZY: Final[dict[str, str]] = {
                      "group_table_csv", "group_table_json", "row_json", "sort_rows"),
                     "tracker.api_group_table"),
     **dict.fromkeys(("GroupRow", "NOT_ANALYSED"), "tracker.report_group"),
+    # The strength in the moves: tracker analyse and tracker strength (tracker/api_strength.py).
+    **dict.fromkeys(("NoAnalysisError", "analyse", "analysed_perfs", "check_analyse_args",
+                     "default_nodes", "strength", "strength_game", "strength_game_json",
+                     "strength_json"), "tracker.api_strength"),
+    "AnalyseSummary": "tracker.importing.analyse",
+    **dict.fromkeys(("RECENT_GAMES", "GameStrength", "PlayerStrength", "SetLevel",
+                     "SideStrength", "with_judgments"), "tracker.report_strength"),
+    "EngineMissingError": "tracker.sources.engine",
     # ``api.dashboard``: the process launcher now lives on the CLI side (tracker.launcher);
     # resolved by name on first use for callers of the old path, never imported by the api.
     "dashboard": "tracker.launcher",

@@ -31,6 +31,7 @@ from rich.markup import escape
 from tracker import (
     api,
     cli_group_show,  # noqa: F401  (registers tracker group show)
+    cli_strength,
 )
 from tracker.api import ArgumentError, TrackerError
 from tracker.cli_groups import group_app, sync_cmd
@@ -712,6 +713,8 @@ app.add_typer(fide_app, name="fide")
 app.add_typer(group_app, name="group")  # tracker/cli_groups.py
 app.command("sync", short_help="Bring every tracked player (or a group) up to date.",
             epilog=examples("tracker sync", "tracker sync --group club"))(sync_cmd)
+# tracker analyse and tracker strength (tracker/cli_strength.py)
+cli_strength.register(app, cli_strength.Tools(out, err, say, examples, lambda: state.db))
 
 
 def _fide_month(ms: int) -> str:

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Final, Literal
 
+from tracker.analysis.evals import PlyEval
+
 # The time helpers, re-exported: records are where most callers meet them.
 from tracker.utc import datetime_to_ms as datetime_to_ms
 from tracker.utc import month_of as month_of
@@ -22,6 +24,8 @@ from tracker.utc import ms_to_datetime as ms_to_datetime
 
 Source = Literal["api", "ndjson", "pgn"]
 Color = Literal["white", "black"]
+#: Where a game's evals came from: Lichess's server analysis (in an export) or a local engine.
+AnalysisSource = Literal["lichess", "engine"]
 
 #: Results as PGN writes them. ``None`` stands for an unfinished or aborted game (``*``).
 WHITE_WINS: Final = "1-0"
@@ -117,6 +121,25 @@ class Side(SideChecks):
 
 
 @dataclass(frozen=True, slots=True)
+class Analysis:
+    """A game's evals, one per ply after each move (White's view, see
+    :class:`~tracker.analysis.evals.PlyEval`), and where they came from.
+
+    ``source`` ``"lichess"``: Lichess's server analysis as an export carries it (its ``best``
+    and ``judgment`` only where Lichess judged the move); the checkmated final position has no
+    eval, so a game ending in mate has one eval fewer than plies. ``"engine"``: a local
+    analysis by ``engine`` ``engine_version`` (e.g. ``"Stockfish"``, ``"15.1"``) at ``nodes``
+    nodes per position, with the engine's best move for every ply and no judgments.
+    """
+
+    evals: tuple[PlyEval, ...]
+    source: AnalysisSource = "lichess"
+    engine: str | None = None
+    engine_version: str | None = None
+    nodes: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class GameRecord(GameSides):
     """A finished (or abandoned) game, normalized from any source.
 
@@ -135,6 +158,8 @@ class GameRecord(GameSides):
     - ``clock_initial``/``clock_increment``: seconds; ``days_per_turn`` for correspondence.
     - ``raw``: the source text of this game (the NDJSON line or the PGN game), UTF-8, so that a
       new derived field never needs a re-download.
+    - ``analysis``: the evals the source carries (NDJSON ``analysis[]``, PGN ``[%eval …]``),
+      or ``None`` for a game without them.
     """
 
     id: str
@@ -158,6 +183,7 @@ class GameRecord(GameSides):
     opening_name: str | None = None
     tournament_id: str | None = None
     raw: str = field(default="", repr=False)
+    analysis: Analysis | None = field(default=None, repr=False)
 
     @property
     def ended_at(self) -> datetime:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
+import strength_ui
 import ui
 
 from tracker import api
@@ -26,6 +27,13 @@ def _label(period: str) -> str:
                                                         else "")
 
 
+#: ``?game=ID``: open that game (its month picked, its details shown).
+linked = st.query_params.get("game")
+linked_period = next((p for p in periods if linked and any(
+    d.selected.game.id == linked for d in report.period_games(p))), None)
+if linked_period is not None and st.session_state.get("_linked_game") != linked:
+    st.session_state["games_period"] = linked_period
+    st.session_state["_linked_game"] = linked
 if st.session_state.get("games_period") not in by_period:
     st.session_state["games_period"] = periods[0]
 st.header(f"Games — {ui.md(report.player)}, {perf}", anchor=False)
@@ -67,13 +75,16 @@ if r.rating_before is not None and r.note != f"K {r.k}":  # a note that adds to 
 
 details = report.period_games(period, model)
 pairs = [(d, game_row(d)) for d in details]
+strength = strength_ui.player_strength(player.id, perf)
+by_game = {g.id: g.side(color) for g, color in strength.games} if strength else {}
 if show == "counted":
     pairs = [(d, g) for d, g in pairs if g["counted"]]
 elif show == "left out":
     pairs = [(d, g) for d, g in pairs if not g["counted"]]
 rows = [g for _, g in pairs]
 
-table = pd.DataFrame(rows, columns=[*GAME_KEYS, "outcome", "points", "opponent_on_scale"])
+table = pd.DataFrame(rows, columns=[*GAME_KEYS, "outcome", "points", "opponent_on_scale",
+                                    "accuracy", "acpl", "level"])
 if not table.empty:
     table["date"] = pd.to_datetime([g["date"] for g in rows], utc=True).tz_localize(None)
     table["result"] = [RESULTS.get(g["result"], "½") if g["result"] is not None else "—"
@@ -89,11 +100,16 @@ if not table.empty:
         table[col] = [None if v is None else float(v) for v in table[col]]
     table["opponent_rating"] = table["opponent_rating"].astype("Int64")
     table["opponent_on_scale"] = pd.array([d.opponent_rating for d, _ in pairs], dtype="Int64")
+    sides = [by_game.get(d.selected.game.id) for d, _ in pairs]
+    table["accuracy"] = pd.array([s.accuracy if s else None for s in sides], dtype="Int64")
+    table["acpl"] = pd.array([s.acpl if s else None for s in sides], dtype="Int64")
+    table["level"] = [f"{s.level.estimate} ({s.level.low}–{s.level.high})"
+                      if s and s.level else None for s in sides]
 places = "%.2f" if report.settings.expected == "table" else "%.4f"
 on_fide = on_scale is not None
 shown = ["date", "colour", "opponent", "opponent_rating", *(["opponent_on_scale"] if on_fide
                                                              else []),
-         "outcome", "reason", "expected", "delta", "points", "url"]
+         "outcome", "reason", "expected", "delta", "points", "accuracy", "acpl", "level", "url"]
 picked = st.dataframe(
     table, hide_index=True, key="games_table", placeholder="",
     column_order=shown, on_select="rerun", selection_mode="single-row",
@@ -123,6 +139,14 @@ picked = st.dataframe(
             "K × ΔR", format="%+.2f", width="small",
             help="Rating points this game moved your rating: K × ΔR. The month's change is "
                  "their sum, rounded once."),
+        "accuracy": st.column_config.NumberColumn(
+            "Accuracy", format="%d%%", width="small",
+            help="Your accuracy in the game (Lichess's formula), where the game has evals"),
+        "acpl": st.column_config.NumberColumn(
+            "ACPL", format="%d", width="small", help="Your average centipawn loss"),
+        "level": st.column_config.TextColumn(
+            "Level shown", width="small",
+            help="The level your moves show: estimate (10–90 % range), Lichess scale"),
         "url": st.column_config.LinkColumn("Game", display_text="lichess.org ↗"),
     },
 )
@@ -131,6 +155,9 @@ st.caption(f"{len(rows)} of {len(details)} games of {period}. PD and ΔR are sho
            "K × ΣΔR, rounded once. Click a row to see the game.")
 
 selected = picked.selection.rows if picked is not None else []
+linked_row = next((i for i, (d, _) in enumerate(pairs) if d.selected.game.id == linked), None)
+if not selected and linked_row is not None:
+    selected = [linked_row]
 if selected and selected[0] < len(pairs):
     chosen, shown_row = pairs[selected[0]]
     game = chosen.selected.game
@@ -146,3 +173,6 @@ if selected and selected[0] < len(pairs):
     if moves.problem:
         text.warning(ui.md(moves.problem))
     text.markdown(moves.numbered or "_No moves stored._")  # SAN by python-chess, not data
+    strength_ui.show_game(game.id, chosen.selected.color)
+
+strength_ui.analyse_panel(player.id, perf)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import charts
 import streamlit as st
+import strength_charts
+import strength_ui
 import ui
 
 from tracker import api
@@ -59,8 +61,19 @@ else:
                + (" The bold line is the models' median, the shade their band; click a "
                   "model in the legend to draw its own line." if report.banded else ""))
 
-st.plotly_chart(ui.overview_figure(player.id, perf), key="overview_chart",
-                config={"displaylogo": False})
+strength = strength_ui.player_strength(player.id, perf)
+figure = ui.overview_figure(player.id, perf)
+if strength is not None:
+    figure = strength_charts.add_levels(figure, strength.months)
+st.plotly_chart(figure, key="overview_chart", config={"displaylogo": False})
+if strength is not None:
+    recent = strength.recent.level
+    st.caption(
+        f"Green squares: the level each month's analysed games show together, with its 10–90 % "
+        f"range, from the moves alone (model {strength.model or '-'}; never a rating), on the "
+        f"Lichess {perf} scale. The last {strength.recent.games} analysed games show "
+        + (f"{recent.estimate} ({recent.low}–{recent.high})." if recent else "no level.")
+        + (f" {strength.note}" if strength.note else ""))
 
 conversion = api.conversion_text(report)
 if conversion is not None:

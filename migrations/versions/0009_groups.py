@@ -1,7 +1,7 @@
 """groups of players: groups, their members, and the club scale models fitted on them
 
 Revision ID: 0009
-Revises: 0007
+Revises: 0008
 Create Date: 2026-12-01
 
 ``groups`` names a group (unique name, created ms UTC); ``group_members`` lists its players by
@@ -18,7 +18,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0009"
-down_revision: str | None = "0007"
+down_revision: str | None = "0008"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -84,6 +84,8 @@ class ImportSummary:
     repaired: dict[str, int] = field(default_factory=dict)
     player_name: str | None = None
     players: int = 0
+    #: Games whose Lichess evals were stored (see :attr:`WriteCounts.evals_added`).
+    evals: int = 0
 
     @property
     def stored(self) -> int:
@@ -100,6 +102,8 @@ class ImportSummary:
         )
         if reasons:
             text += f" ({reasons})"
+        if self.evals:
+            text += f", Lichess evals stored for {self.evals}"
         if self.repaired:
             fixes = ", ".join(f"{n} {r}" for r, n in sorted(self.repaired.items()))
             text += f", repaired {sum(self.repaired.values())} ({fixes})"
@@ -310,6 +314,7 @@ class ImportRecorder:
         s.message = message
         s.read = self.read
         s.new, s.updated, s.unchanged = self.counts.new, self.counts.updated, self.counts.unchanged
+        s.evals = self.counts.evals_added
         s.skipped = dict(self.skipped)
         s.repaired = dict(self.repaired)
         s.seconds = time.perf_counter() - self._started

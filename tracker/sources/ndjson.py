@@ -17,15 +17,17 @@ import json
 import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from datetime import UTC, datetime
-from typing import Any, Final, Literal
+from typing import Annotated, Any, Final, Literal
 
 import msgspec
 from msgspec import UNSET, UnsetType
 
+from tracker.analysis.evals import PlyEval, from_lichess_entry
 from tracker.records import (
     BLACK_WINS,
     DRAW,
     WHITE_WINS,
+    Analysis,
     GameRecord,
     Side,
     Source,
@@ -128,6 +130,37 @@ def _key(value: Any) -> str | None:
     if isinstance(value, Mapping):
         value = value.get("key") or value.get("name")
     return value if isinstance(value, str) and value else None
+
+
+#: The largest ``|eval|`` (centipawns) or ``|mate|`` (moves) an export's analysis may hold: far
+#: beyond any engine's output; a larger one is a broken value, and the game is imported
+#: without its evals.
+MAX_EVAL: Final = 100_000
+
+
+def analysis_from_json(entries: object) -> Analysis | None:
+    """An export's ``analysis[]`` (one entry per ply: ``eval`` or ``mate``, ``best`` and
+    ``judgment`` where Lichess judged the move) → :class:`~tracker.records.Analysis` from
+    Lichess's server; ``None`` when absent or empty, or when an entry is malformed (a value
+    of the wrong type or out of range: the game is imported without evals, never skipped).
+    """
+    if entries.__class__ is not list or not entries:
+        return None
+    assert isinstance(entries, list)
+    try:
+        evals = tuple(from_lichess_entry(e) if isinstance(e, Mapping) else PlyEval(None, None)
+                      for e in entries)
+    except ValueError:
+        return None
+    return _checked_analysis(evals)
+
+
+def _checked_analysis(evals: tuple[PlyEval, ...]) -> Analysis | None:
+    for cp, mate, _best, _judgment in evals:
+        if (cp is not None and not -MAX_EVAL <= cp <= MAX_EVAL) or (
+                mate is not None and not -MAX_EVAL <= mate <= MAX_EVAL):
+            return None
+    return Analysis(evals)
 
 
 def side_from_json(obj: Mapping[str, Any] | None, *, game_source: str | None = None) -> Side:
@@ -250,6 +283,7 @@ def _record_from_json(obj: Mapping[str, Any], source: Source, raw: str | None) -
         white=side_from_json(players.get("white"), game_source=game_source),
         black=side_from_json(players.get("black"), game_source=game_source),
         raw=raw,
+        analysis=analysis_from_json(obj.get("analysis")),
     )
 
 
@@ -290,6 +324,24 @@ class _Opening(msgspec.Struct):
     name: str | None = None
 
 
+class _Judgment(msgspec.Struct):
+    name: Literal["Inaccuracy", "Mistake", "Blunder"] | None = None
+
+
+#: An eval or mate within :data:`MAX_EVAL`, checked by the decoder itself.
+_Eval = Annotated[int, msgspec.Meta(ge=-MAX_EVAL, le=MAX_EVAL)]
+
+
+class _Entry(msgspec.Struct):
+    """One ``analysis[]`` entry (its ``variation`` and judgment ``comment`` are not read).
+    A value out of range fails the typed decoder: the general path then reads the line."""
+
+    cp: _Eval | None = msgspec.field(default=None, name="eval")
+    mate: _Eval | None = None
+    best: str | None = None
+    judgment: _Judgment | None = None
+
+
 class _Game(msgspec.Struct):
     """The fields of an export line the record reads, with the types the exports use."""
 
@@ -314,6 +366,8 @@ class _Game(msgspec.Struct):
     swiss: str | None = None
     arenaTour: msgspec.Raw | None = None
     swissTour: msgspec.Raw | None = None
+    #: Decoded only when the line has it: a game without evals costs nothing more.
+    analysis: list[_Entry | None] | None = None
 
 
 _decode_game = msgspec.json.Decoder(_Game).decode
@@ -403,7 +457,20 @@ def typed_record(line: str | bytes, raw: str, source: Source = "ndjson") -> Game
         opening.name if opening is not None else None,  # opening_name
         str(tournament) if tournament else None,  # tournament_id
         raw,  # raw
+        _typed_analysis(g.analysis) if g.analysis else None,  # analysis
     )
+
+
+def _typed_analysis(entries: list[_Entry | None]) -> Analysis:
+    """:func:`analysis_from_json` for typed entries (the same result for the same JSON; the
+    decoder has checked the ranges)."""
+    return Analysis(tuple([
+        _NO_EVAL if e is None else
+        PlyEval(e.cp, e.mate, e.best, None if e.judgment is None else e.judgment.name)
+        for e in entries]))
+
+
+_NO_EVAL: Final = PlyEval(None, None)
 
 
 def _checked_record(line: str, source: Source) -> GameRecord:

@@ -58,6 +58,7 @@ from tracker.sources.limits import (
     last_brace,
     lines_of_blocks,
 )
+from tracker.sources.pgn_evals import pgn_analysis
 
 #: Lichess ``Variant`` tag values (lowercase) → variant keys.
 VARIANT_KEYS = {
@@ -1079,6 +1080,7 @@ def record_from_pgn(game: PGNGame) -> GameRecord:
         white=_side(h, "White"),
         black=_side(h, "Black"),
         raw=game.raw,
+        analysis=pgn_analysis(game.movetext),
     )
 
 

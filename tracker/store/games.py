@@ -18,7 +18,8 @@ from sqlalchemy import Connection, Select, Table, and_, func, select, update
 from sqlalchemy.sql import ColumnElement, FromClause
 
 from tracker.codec import compress_raw, decompress_raw, intact_raw, raw_digest
-from tracker.records import GameRecord, Side
+from tracker.records import Analysis, GameRecord, Side
+from tracker.store.analysis import write_lichess_analyses
 from tracker.store.engine import Database, sqlite_select_in_sql, sqlite_upsert_sql
 from tracker.store.models import Game, GameSide, ImportRun
 from tracker.store.snapshots import bump_write_seq
@@ -75,7 +76,7 @@ REPLAY_COLUMNS: Final = (
 def _check_spec() -> None:
     """The read path rebuilds records positionally: the spec must follow the field order."""
     record = [f.name for f in dataclasses.fields(GameRecord)
-              if f.name not in ("white", "black", "raw")]
+              if f.name not in ("white", "black", "raw", "analysis")]
     side = [f.name for f in dataclasses.fields(Side)]
     if [c.removesuffix("_ms") for c in RECORD_GAME_COLUMNS] != record or (
             list(RECORD_SIDE_COLUMNS) != side):
@@ -124,11 +125,15 @@ class WriteCounts:
     new: int = 0
     updated: int = 0
     unchanged: int = 0
+    #: Games whose Lichess evals were stored (new games with evals, and stored games that
+    #: gained them): not a fourth kind of game, a count beside the three.
+    evals_added: int = dataclasses.field(default=0, repr=False)
 
     def add(self, other: WriteCounts) -> None:
         self.new += other.new
         self.updated += other.updated
         self.unchanged += other.unchanged
+        self.evals_added += other.evals_added
 
 
 def _game_values(pk: int, rec: GameRecord, digest: str) -> tuple[Any, ...]:
@@ -174,6 +179,10 @@ def write_games(db: Database, records: Iterable[GameRecord], run: RunCounts | No
     A game twice in one batch is counted twice (``unchanged`` or ``updated`` the second
     time), as it is across batches, so an import's ``read`` always adds up.
 
+    Lichess's evals a record carries are stored beside the game (one ``game_analysis`` row,
+    :func:`tracker.store.analysis.write_lichess_analyses`), also for a game otherwise left as
+    it was: a re-import with evals adds them to a stored game without them.
+
     A game already stored with the same raw text is left alone (``unchanged``), and so is
     one that the new copy would make poorer: a richer source (API/NDJSON over PGN), more
     moves or a result are never overwritten by a copy with less (a cut file's last game).
@@ -204,37 +213,55 @@ def write_games(db: Database, records: Iterable[GameRecord], run: RunCounts | No
         db.lock_writes(conn)
         existing = _stored_copies(db, conn, list(by_id), True)  # check_raw
         next_pk = _largest_pk(conn) + 1
-        game_rows: list[tuple[Any, ...]] = []
-        side_rows: list[tuple[Any, ...]] = []
-        # In id order: the id index's pages are touched in turn, and the new games' keys
-        # (numbered here, under the write lock) ascend with the rows.
-        for gid in sorted(by_id):
-            rec = by_id[gid]
-            digest = digests[gid]
-            old = existing.get(gid)
-            if old is None:
-                counts.new += 1
-                pk = next_pk
-                next_pk += 1
-            elif old.digest == digest or _poorer(rec, old):
-                counts.unchanged += 1
-                continue
-            else:
-                counts.updated += 1
-                pk = old.pk
-            game_rows.append(_game_values(pk, rec, digest))
-            side_rows.append(_side_values(pk, "white", rec.white))
-            side_rows.append(_side_values(pk, "black", rec.black))
+        game_rows, side_rows, analyses = _rows(by_id, digests, existing, next_pk, counts)
         if game_rows:
             db.upsert_rows(conn, _table(Game), GAME_COLUMNS, game_rows, _SQLITE_GAMES_UPSERT)
             db.upsert_rows(conn, _table(GameSide), SIDE_COLUMNS, side_rows,
                            _SQLITE_SIDES_UPSERT)
             bump_write_seq(db, conn)  # saved replay passes are stale from this commit on
+        if analyses:
+            counts.evals_added = write_lichess_analyses(conn, analyses)
         if run is not None:
             run_id, fields = run
             conn.execute(update(ImportRun).where(ImportRun.id == run_id)
                          .values(**fields(counts)))
     return counts
+
+
+def _rows(by_id: Mapping[str, GameRecord], digests: Mapping[str, str],
+          existing: Mapping[str, StoredCopy], next_pk: int, counts: WriteCounts
+          ) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]],
+                     list[tuple[int, Analysis, bool]]]:
+    """The game and side rows to write (new keys from ``next_pk``), counted in ``counts``, and
+    Lichess's evals to keep apart, one row per game: ``(key, analysis, the game's row
+    written)`` (a game left as it was may still bring evals the store lacks)."""
+    game_rows: list[tuple[Any, ...]] = []
+    side_rows: list[tuple[Any, ...]] = []
+    analyses: list[tuple[int, Analysis, bool]] = []
+    # In id order: the id index's pages are touched in turn, and the new games' keys
+    # (numbered here, under the write lock) ascend with the rows.
+    for gid in sorted(by_id):
+        rec = by_id[gid]
+        digest = digests[gid]
+        old = existing.get(gid)
+        if old is None:
+            counts.new += 1
+            pk = next_pk
+            next_pk += 1
+        elif old.digest == digest or _poorer(rec, old):
+            counts.unchanged += 1
+            if rec.analysis is not None:
+                analyses.append((old.pk, rec.analysis, False))
+            continue
+        else:
+            counts.updated += 1
+            pk = old.pk
+        if rec.analysis is not None:
+            analyses.append((pk, rec.analysis, True))
+        game_rows.append(_game_values(pk, rec, digest))
+        side_rows.append(_side_values(pk, "white", rec.white))
+        side_rows.append(_side_values(pk, "black", rec.black))
+    return game_rows, side_rows, analyses
 
 
 def _table(model: type[Game] | type[GameSide]) -> Table:

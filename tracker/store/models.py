@@ -105,6 +105,31 @@ class GameSide(Base):
     game: Mapped[Game] = relationship(back_populates="sides")
 
 
+class GameAnalysis(Base):
+    """The evals of one analysed game (migration 0008; read and written by
+    :mod:`tracker.store.analysis`): one row per game, never one per ply.
+
+    ``source`` is ``lichess`` (Lichess's server analysis, from an export) or ``engine`` (a
+    local analysis by ``engine`` ``engine_version`` at ``nodes`` nodes per position). ``evals``
+    holds ``plies`` evals packed and compressed (:func:`tracker.store.analysis.pack_evals`).
+    """
+
+    __tablename__ = "game_analysis"
+
+    game_pk: Mapped[int] = mapped_column(
+        Integer, ForeignKey("games.pk", ondelete="CASCADE"), primary_key=True,
+        autoincrement=False,
+    )
+    source: Mapped[str] = mapped_column(String(8))  # lichess | engine
+    engine: Mapped[str | None] = mapped_column(String(64))
+    engine_version: Mapped[str | None] = mapped_column(String(32))
+    nodes: Mapped[int | None] = mapped_column(BigInteger)
+    plies: Mapped[int] = mapped_column(Integer)
+    evals: Mapped[bytes] = mapped_column(LargeBinary)
+    #: When the row was written, ms since the epoch UTC.
+    created_at_ms: Mapped[int] = mapped_column(BigInteger)
+
+
 class Player(Base):
     """A tracked player and their replay settings (``None`` = the product default)."""
 

@@ -308,6 +308,9 @@ class LichessClient:
                  until, perf_type)
         params = {k: v for k, v in (("since", since), ("until", until), ("perfType", perf_type),
                                     ("ongoing", True if ongoing else None)) if v is not None}
+        # Lichess's server analysis where a game has one (analysis[], each player's ACPL and
+        # judgment counts), and each player's accuracy: analysed games arrive analysed.
+        params.update(EXPORT_FLAGS)
         response = self.session.get(f"{self.base}/api/games/user/{username}", params=params,
                                     stream=True, headers={"Accept": "application/x-ndjson"})
         try:
@@ -317,6 +320,9 @@ class LichessClient:
         finally:
             response.close()
 
+
+#: What every game export asks for besides the window: Lichess's evals and accuracy.
+EXPORT_FLAGS: Final = {"evals": "true", "accuracy": "true"}
 
 #: Bytes asked of the HTTP stream at a time (a chunked answer gives what has arrived).
 STREAM_CHUNK_BYTES: Final = 64 * 1024

@@ -1,0 +1,148 @@
+"""The strength in the moves on the dashboard's pages: the cached strength report, one game's
+accuracy, ACPL, levels, turning point (with its board) and eval graph, and the panel that
+starts ``analyse`` for the selected player and perf with a progress bar. Everything comes
+from :mod:`tracker.api`."""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any, Final
+
+import streamlit as st
+import strength_charts
+import ui
+
+from tracker import api
+from tracker.api import GameStrength, PlayerStrength, TrackerError
+
+#: Seconds between two progress-bar updates.
+PROGRESS_EVERY: Final = 0.25
+RAPID_NOTE: Final = ("Levels are on the Lichess scale of the perf, as a 10–90 % range, from "
+                     "the moves alone (never a rating).")
+
+
+def analysed_key(user_id: str) -> tuple[tuple[str, int], ...]:
+    """The player's analysed games per perf now (part of every strength cache key: a local
+    analysis adds evals without changing the games)."""
+    try:
+        return tuple(api.analysed_perfs(user_id, db=ui.store()).items())
+    except TrackerError:
+        return ()
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _player_strength(url: str, version: tuple[int, int], analysed: tuple[tuple[str, int], ...],
+                     user_id: str, perf: str) -> PlayerStrength | None:
+    if dict(analysed).get(perf, 0) == 0:
+        return None
+    return api.strength(user_id, db=ui.store(), perf=perf)
+
+
+def player_strength(user_id: str, perf: str) -> PlayerStrength | None:
+    """The player's strength report in ``perf`` (cached), ``None`` without analysed games."""
+    try:
+        return _player_strength(ui.db_url(), ui.data_version(), analysed_key(user_id),
+                                user_id, perf)
+    except TrackerError as exc:
+        st.warning(str(exc))
+        return None
+
+
+def _level(level: Any) -> str:
+    if level is None:
+        return "—"
+    return f"{level.estimate} ({level.low}–{level.high})"
+
+
+def show_game(game_id: str, color: str) -> None:
+    """One game's strength: both sides' accuracy, ACPL, judgments and level; the turning
+    point of ``color`` with its board; the eval graph. A game without evals says how to get
+    them."""
+    try:
+        game = api.strength_game(game_id, db=ui.store())
+    except api.NoAnalysisError:
+        st.info("No evals for this game yet: Lichess did not analyse it. Analyse the "
+                "player's games with Stockfish below (or import them again from Lichess "
+                "after requesting a computer analysis there).")
+        return
+    st.markdown("#### Strength in the moves")
+    source = game.engine or "Lichess's server analysis"
+    st.caption(f"Evals: {source}. {RAPID_NOTE}")
+    cols = st.columns(2)
+    for col, side_color in zip(cols, ("white", "black"), strict=True):
+        s = game.side(side_color)  # type: ignore[arg-type]
+        who = s.name or s.user_id or "?"
+        col.markdown(f"**{side_color.capitalize()}: {who}** (Lichess {s.rating or '?'})")
+        a, c = col.columns(2)
+        a.metric("Accuracy", "—" if s.accuracy is None else f"{s.accuracy}%",
+                 help="Lichess's game accuracy, from the Win% lost move by move.")
+        c.metric("ACPL", "—" if s.acpl is None else str(s.acpl),
+                 help="Average centipawn loss, as Lichess computes it.")
+        col.metric("Level shown", _level(s.level),
+                  help="The level this game's moves show: estimate (10–90 % range) on the "
+                       "Lichess scale of the perf. The rating is never an input.")
+        col.caption(f"{s.inaccuracy} inaccuracies (?!), {s.mistake} mistakes (?), "
+                    f"{s.blunder} blunders (??)"
+                    + (f"; {s.level.note}" if s.level is not None and s.level.note else ""))
+    _turning_point(game, color)
+    st.plotly_chart(strength_charts.eval_figure(game, _turning_ply(game, color)),
+                    key=f"eval_{game.id}", config={"displaylogo": False})
+
+
+def _turning_ply(game: GameStrength, color: str) -> int | None:
+    point = game.side(color).turning_point  # type: ignore[arg-type]
+    return None if point is None else point.ply
+
+
+def _turning_point(game: GameStrength, color: str) -> None:
+    point = game.side(color).turning_point  # type: ignore[arg-type]
+    st.markdown(f"**The game:** {game.turn.label}")
+    if point is None:
+        st.caption(f"No move of {color} has an eval: no turning point.")
+        return
+    board, words = st.columns([2, 3])
+    board.image(game.board_before(point.ply, color), caption="Before the turning point: "  # type: ignore[arg-type]
+                "the move played in red, the engine's better move in green")
+    best = game.best_san(point.ply)
+    words.markdown(f"**Turning point for {color}: {point.notation}** — Win% "
+                   f"{point.win_before:.0f} → {point.win_after:.0f}")
+    if best and best != point.san:
+        words.markdown(f"Better was **{best}**.")
+
+
+def analyse_panel(user_id: str, perf: str) -> None:
+    """Start ``tracker analyse`` for the player and perf, with a progress bar."""
+    with st.expander(f"Analyse {user_id}'s {perf} games with Stockfish"):
+        st.caption("Games without evals get a local engine's: a fixed number of nodes per "
+                   "position, one engine process per job. Games Lichess analysed are never "
+                   "analysed again; every finished game is kept if you stop.")
+        with st.form(f"analyse_{user_id}_{perf}"):
+            n, jobs, nodes = st.columns(3)
+            last = n.number_input("Most recent games", min_value=1, value=20, step=10)
+            workers = jobs.number_input("Jobs (engine processes)", min_value=1,
+                                        max_value=os.cpu_count() or 1, value=1)
+            budget = nodes.number_input("Nodes per position", min_value=1_000,
+                                        max_value=10_000_000, value=api.default_nodes(),
+                                        step=50_000)
+            go = st.form_submit_button("Analyse", icon=":material/memory:")
+        if not go:
+            return
+        bar = st.progress(0.0, text="Starting the engine…")
+        last_update = [0.0]
+
+        def update(done: int, total: int) -> None:
+            now = time.monotonic()
+            if now - last_update[0] < PROGRESS_EVERY and done < total:
+                return
+            last_update[0] = now
+            bar.progress(done / total if total else 1.0,
+                         text=f"Analysed {done} of {total} games")
+
+        try:
+            summary = api.analyse(user_id, db=ui.store(), perf=perf, last=int(last),
+                                  nodes=int(budget), jobs=int(workers), progress=update)
+        except TrackerError as exc:
+            st.error(str(exc))
+            return
+        (st.success if summary.status == "complete" else st.warning)(summary.line())

@@ -1,0 +1,77 @@
+"""The strength in the moves on the dashboard (AppTest: the pages' scripts without a browser):
+the Games page's columns and one game's numbers, and the panel that starts ``analyse``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ANALYSED
+from tests.test_analyse import needs_engine
+from tests.test_dashboard import assert_clean, metrics, open_app, texts
+from tracker.importing import import_file
+from tracker.store import analysis as stored
+from tracker.store.db import Store
+
+GAME = "ZWcbDCnz"
+
+
+def _db(tmp_path: Path, *, evals: bool) -> Path:
+    path = tmp_path / "t.db"
+    source = ANALYSED
+    if not evals:
+        source = tmp_path / "bare.ndjson"
+        lines = []
+        for line in ANALYSED.read_text().splitlines():
+            obj = json.loads(line)
+            obj.pop("analysis")
+            lines.append(json.dumps(obj))
+        source.write_text("\n".join(lines) + "\n")
+    with Store(str(path)) as store:
+        import_file(source, store=store, user="reda46")
+    return path
+
+
+def test_the_games_page_shows_a_linked_games_numbers(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    at = open_app(_db(tmp_path, evals=True), monkeypatch, "views/games.py",
+                  {"player": "reda46", "perf": "rapid", "game": GAME})
+    assert_clean(at)
+    config = json.loads(at.dataframe[0].proto.columns)
+    assert config["accuracy"]["label"] == "Accuracy" and config["acpl"]["label"] == "ACPL"
+    assert [m.value for m in at.metric if m.label == "Accuracy"] == ["79%", "67%"]
+    assert [m.value for m in at.metric if m.label == "ACPL"] == ["72", "93"]
+    levels = [m.value for m in at.metric if m.label == "Level shown"]
+    assert len(levels) == 2 and all("–" in v for v in levels)
+    shown = texts(at)
+    assert "Turning point for black: 43…d2??" in shown and "Better was **Rh8**" in shown
+    assert len(at.get("plotly_chart")) == 1  # the eval graph
+
+
+def test_a_game_without_evals_says_how_to_get_them(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    at = open_app(_db(tmp_path, evals=False), monkeypatch, "views/games.py",
+                  {"player": "reda46", "perf": "rapid", "game": GAME})
+    assert_clean(at)
+    assert "No evals for this game yet" in texts(at)
+    assert "Level shown" not in metrics(at)
+
+
+@needs_engine
+def test_the_games_page_starts_analyse_with_progress(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    db = _db(tmp_path, evals=False)
+    at = open_app(db, monkeypatch, "views/games.py", {"player": "reda46", "perf": "rapid"})
+    assert_clean(at)
+    by_label = {n.label: n for n in at.number_input}
+    by_label["Most recent games"].set_value(2)
+    by_label["Nodes per position"].set_value(2_000)
+    next(b for b in at.button if b.label == "Analyse").click()
+    at.run(timeout=240)
+    assert_clean(at)
+    done = [s.value for s in at.success]
+    assert any("2 analysed by Stockfish" in str(v) and "complete" in str(v) for v in done), done
+    with Store(str(db)) as store:
+        assert stored.count_analysed(store, "reda46") == {"engine": 2}

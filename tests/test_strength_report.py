@@ -1,0 +1,123 @@
+"""``tracker strength``: the report from stored evals and the strength core, its ``--json``
+contract, the CLI and the API twins, on 41 real analysed rapid games of one player (their
+Lichess ACPL and judgment counts are in the file: the report must equal them)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from statistics import median
+
+import pytest
+
+from tests.conftest import ANALYSED
+from tracker import api
+from tracker.importing import import_file
+from tracker.report_strength import GAME_KEYS
+from tracker.store.db import Store
+
+LINES = [json.loads(line) for line in ANALYSED.read_text().splitlines()]
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("strength") / "t.db"
+    with Store(str(path)) as store:
+        import_file(ANALYSED, store=store, user="reda46")
+    return path
+
+
+def _lichess_side(game: dict, user: str) -> tuple[str, dict]:  # type: ignore[type-arg]
+    for color in ("white", "black"):
+        side = game["players"][color]
+        if side["user"]["id"] == user:
+            return color, side
+    raise AssertionError(user)
+
+
+def test_the_json_object_has_exactly_the_contract_keys(db: Path) -> None:
+    out = api.strength("reda46", perf="rapid", db=str(db)).to_json()
+    assert list(out) == ["games", "months", "recent"]
+    assert len(out["games"]) == 41
+    for g in out["games"]:
+        assert tuple(g) == GAME_KEYS
+        assert list(g["level"]) == ["estimate", "low", "high", "model"]
+        assert g["level"]["low"] <= g["level"]["estimate"] <= g["level"]["high"]
+        assert g["level"]["model"] == "level-rapid-1"
+        assert list(g["turning_point"]) == ["ply", "san", "win_before", "win_after", "best"]
+        assert g["turning_point"]["win_before"] >= g["turning_point"]["win_after"]
+    played = [g["played_at"] for g in out["games"]]
+    assert played == sorted(played, reverse=True)  # newest first
+    assert [m["month"] for m in out["months"]] == ["2022-06", "2022-09", "2022-10", "2022-11"]
+    assert [m["games"] for m in out["months"]] == [1, 1, 7, 32]
+    assert out["recent"]["games"] == 20
+    assert list(out["recent"]["level"]) == ["estimate", "low", "high", "model"]
+
+
+def test_each_game_shows_lichess_own_acpl_and_judgment_counts(db: Path) -> None:
+    out = api.strength("reda46", perf="rapid", db=str(db)).to_json()
+    by_id = {g["id"]: g for g in LINES}
+    for g in out["games"]:
+        color, side = _lichess_side(by_id[g["id"]], "reda46")
+        assert g["color"] == color and g["rating"] == side["rating"]
+        lichess = side["analysis"]
+        assert (g["acpl"], g["inaccuracy"], g["mistake"], g["blunder"]) == (
+            lichess["acpl"], lichess["inaccuracy"], lichess["mistake"], lichess["blunder"])
+        assert 0 <= g["accuracy"] <= 100
+
+
+def test_a_set_of_games_shows_a_narrower_range_than_one_game(db: Path) -> None:
+    out = api.strength("reda46", perf="rapid", db=str(db)).to_json()
+    single = median(g["level"]["high"] - g["level"]["low"] for g in out["games"])
+    month = out["months"][-1]["level"]  # 32 games
+    recent = out["recent"]["level"]  # 20 games
+    assert month["high"] - month["low"] < recent["high"] - recent["low"] < single
+
+
+def test_one_game_gives_both_sides_in_the_same_keys(db: Path) -> None:
+    first = LINES[0]
+    game = api.strength_game(first["id"], db=str(db))
+    out = api.strength_game_json(game)
+    assert [side["color"] for side in out["games"]] == ["white", "black"]
+    for side in out["games"]:
+        assert tuple(side) == GAME_KEYS and side["id"] == first["id"]
+        lichess = first["players"][side["color"]]["analysis"]
+        assert (side["acpl"], side["blunder"]) == (lichess["acpl"], lichess["blunder"])
+    black = out["games"][1]["turning_point"]
+    assert (black["ply"], black["san"], black["best"]) == (86, "d2", "h4h8")
+    assert game.best_san(86) == "Rh8"
+    svg = game.board_before(86, "black")
+    assert svg.startswith("<svg") and svg.count("arrow") >= 2  # played and better move
+
+
+def _cli(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "tracker.cli", "--db", str(db), *args],
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "NO_COLOR": "1"})
+
+
+def test_the_cli_prints_the_api_json_and_a_table(db: Path) -> None:
+    done = _cli(db, "strength", "reda46", "--perf", "rapid", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == json.loads(
+        api.dumps(api.strength("reda46", perf="rapid", db=str(db)).to_json()))
+    table = _cli(db, "strength", "reda46", "--games", "3")
+    assert table.returncode == 0 and "2022-11" in table.stdout
+    assert "last 20 games together" in table.stdout and "43…d2??" in table.stdout
+    one = _cli(db, "strength", "--game", LINES[0]["id"])
+    assert one.returncode == 0 and "Rh8 was better" in one.stdout
+
+
+def test_cli_errors_are_one_line(db: Path) -> None:
+    neither = _cli(db, "strength")
+    assert neither.returncode == 2 and "USERNAME or --game" in neither.stderr
+    missing = _cli(db, "strength", "--game", "zzzzzzzz")
+    assert missing.returncode == 1 and "no evals stored" in missing.stderr
+    assert "Traceback" not in missing.stderr
+    blitz = _cli(db, "strength", "reda46", "--perf", "blitz")
+    assert blitz.returncode == 1 and "no analysed blitz games" in blitz.stderr
+    nobody = _cli(db, "strength", "nobody")
+    assert nobody.returncode == 1 and "no games of 'nobody'" in nobody.stderr

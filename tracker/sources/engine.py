@@ -1,0 +1,194 @@
+"""A local UCI engine (Stockfish) as a source of evals: positions in, evals out, no database.
+
+One :class:`LocalEngine` is one engine process (python-chess :mod:`chess.engine`), searching
+each position for a fixed number of nodes on one thread with a fresh hash per game, so that a
+game's evals depend on the game and the budget only, not on which process analysed it or in
+which order. :meth:`LocalEngine.analyse_game` gives, for every ply, the eval after the move
+(White's view, centipawns or mate) and the engine's best move in the position before it (UCI):
+the same shape as Lichess's ``analysis[]``, with ``best`` on every ply. The checkmated final
+position has no eval and no entry (as on Lichess); a stalemate or a dead draw by insufficient
+material is 0.
+
+The engine process runs in its own process group, so a Ctrl+C at the terminal reaches tracker
+alone, which then closes its engines itself.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+import chess
+import chess.engine
+
+from tracker.analysis.evals import PlyEval
+from tracker.errors import TrackerError
+from tracker.records import Analysis
+
+#: Where Debian's package ``stockfish`` installs the engine (not on a user's PATH).
+DEBIAN_STOCKFISH: Final = "/usr/games/stockfish"
+#: Nodes searched per position by default: ~0.1 s a position for Stockfish 15 on a free core
+#: (~0.3 s on a busy one), 8-25 s for a 40-move game (docs/performance.md has the figures).
+DEFAULT_NODES: Final = 100_000
+#: The engine's hash table per process (MB): ample for 100k-node searches, small enough for
+#: one process per core on a small machine.
+HASH_MB: Final = 16
+#: The limits a ``--nodes`` may take: below 1,000 the evals are noise; above 100M a position
+#: takes minutes.
+MIN_NODES: Final = 1_000
+MAX_NODES: Final = 100_000_000
+
+
+class EngineMissingError(TrackerError):
+    """No UCI engine where tracker looks for one (exit code 1, one line)."""
+
+
+class EngineFailedError(TrackerError):
+    """The engine process died or answered nonsense."""
+
+
+def find_engine(path: str | os.PathLike[str] | None = None) -> str:
+    """The engine's executable: ``path`` if given, else ``$TRACKER_ENGINE``, else ``stockfish``
+    on the PATH, else Debian's ``/usr/games/stockfish``. Raises EngineMissingError (one line,
+    naming ``apt-get install stockfish``)."""
+    given = path if path is not None else os.environ.get("TRACKER_ENGINE")
+    if given:
+        found = shutil.which(os.fspath(given))
+        if found is None:
+            raise EngineMissingError(f"no engine at {os.fspath(given)}: give the path of a UCI "
+                                     "engine such as Stockfish (apt-get install stockfish)")
+        return found
+    found = shutil.which("stockfish") or shutil.which(DEBIAN_STOCKFISH)
+    if found is None:
+        raise EngineMissingError("Stockfish is not installed: install it with `apt-get install "
+                                 "stockfish` (Debian/Ubuntu), or name a UCI engine with "
+                                 "--engine PATH")
+    return found
+
+
+@dataclass(slots=True)
+class EngineTime:
+    """What the engine spent, as it reported it: ``seconds`` searching (the engine's own
+    ``time``), ``nodes`` searched, ``positions`` searched; ``wall`` seconds of the calls as
+    tracker saw them (the difference is the protocol's and python-chess's share)."""
+
+    seconds: float = 0.0
+    nodes: int = 0
+    positions: int = 0
+    wall: float = 0.0
+
+    def add(self, other: EngineTime) -> None:
+        self.seconds += other.seconds
+        self.nodes += other.nodes
+        self.positions += other.positions
+        self.wall += other.wall
+
+
+@dataclass(frozen=True, slots=True)
+class EngineGame:
+    """A game's local analysis and what it cost."""
+
+    analysis: Analysis
+    spent: EngineTime
+
+
+_INFO: Final = chess.engine.INFO_BASIC | chess.engine.INFO_SCORE | chess.engine.INFO_PV
+
+
+def split_engine_name(name: str) -> tuple[str, str]:
+    """``"Stockfish 15.1"`` → ``("Stockfish", "15.1")``; a name without a version → (name, "")."""
+    head, _, tail = name.strip().rpartition(" ")
+    if head and any(ch.isdigit() for ch in tail):
+        return head, tail
+    return name.strip(), ""
+
+
+class LocalEngine:
+    """One engine process. Use as a context manager (the process is closed at the end).
+
+    ``nodes``: nodes per position. Raises EngineMissingError where no engine is found,
+    EngineFailedError where it does not start.
+    """
+
+    def __init__(self, nodes: int = DEFAULT_NODES, path: str | os.PathLike[str] | None = None,
+                 hash_mb: int = HASH_MB) -> None:
+        self.nodes = nodes
+        self.path = find_engine(path)
+        try:
+            self._engine = chess.engine.SimpleEngine.popen_uci(self.path, setpgrp=True)
+            self._engine.configure({"Threads": 1, "Hash": hash_mb})
+        except (chess.engine.EngineError, OSError) as exc:
+            raise EngineFailedError(f"the engine {self.path} did not start: {exc}") from None
+        self.name, self.version = split_engine_name(self._engine.id.get("name", "engine"))
+
+    def __enter__(self) -> LocalEngine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Quit the engine (killed if it does not answer within a second)."""
+        with contextlib.suppress(Exception):  # already dead: nothing to close
+            self._engine.close()
+
+    def analyse_game(self, game_id: str, sans: Sequence[str], initial_fen: str | None = None
+                     ) -> EngineGame:
+        """Evals for every ply of the game whose moves (SAN) are ``sans``, from the standard
+        start or ``initial_fen``. Raises ValueError for an illegal move (the moves before it
+        are not returned: a game is analysed whole or not at all), EngineFailedError when the
+        engine dies."""
+        board = chess.Board(initial_fen) if initial_fen else chess.Board()
+        moves = _legal_moves(board.copy(), sans)
+        spent = EngineTime()
+        evals: list[PlyEval] = []
+        best = self._search(board, game_id, spent)[1]
+        for move in moves:
+            board.push(move)
+            if board.is_checkmate():
+                break  # the mated position has no eval, and no entry, as on Lichess
+            if board.is_stalemate() or board.is_insufficient_material():
+                evals.append(PlyEval(0, None, best))
+                break
+            (cp, mate), next_best = self._search(board, game_id, spent)
+            evals.append(PlyEval(cp, mate, best))
+            best = next_best
+        analysis = Analysis(tuple(evals), "engine", self.name, self.version, self.nodes)
+        return EngineGame(analysis, spent)
+
+    def _search(self, board: chess.Board, game_id: str, spent: EngineTime
+                ) -> tuple[tuple[int | None, int | None], str | None]:
+        """((cp, mate) White's view, best move UCI) of one position."""
+        started = time.perf_counter()
+        try:
+            info = self._engine.analyse(board, chess.engine.Limit(nodes=self.nodes),
+                                        game=game_id, info=_INFO)
+        except (chess.engine.EngineError, chess.engine.EngineTerminatedError) as exc:
+            raise EngineFailedError(f"the engine stopped: {exc}") from None
+        spent.wall += time.perf_counter() - started
+        spent.seconds += float(info.get("time", 0.0))
+        spent.nodes += int(info.get("nodes", 0))
+        spent.positions += 1
+        score = info.get("score")
+        pv = info.get("pv") or []
+        best = pv[0].uci() if pv else None
+        if score is None:
+            return (None, None), best
+        white = score.white()
+        return (white.score(), white.mate()), best
+
+
+def _legal_moves(board: chess.Board, sans: Sequence[str]) -> list[chess.Move]:
+    """``sans`` as moves from ``board`` (played on it). Raises ValueError for an illegal one."""
+    moves: list[chess.Move] = []
+    for i, san in enumerate(sans):
+        try:
+            moves.append(board.push_san(san))
+        except ValueError:
+            raise ValueError(f"move {i + 1} ({san}) is not legal") from None
+    return moves
