@@ -32,7 +32,7 @@ def analysed_key(user_id: str) -> tuple[tuple[str, int], ...]:
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
-def _player_strength(url: str, version: tuple[int, int], analysed: tuple[tuple[str, int], ...],
+def _player_strength(url: str, version: ui.DataVersion, analysed: tuple[tuple[str, int], ...],
                      user_id: str, perf: str) -> PlayerStrength | None:
     if dict(analysed).get(perf, 0) == 0:
         return None
