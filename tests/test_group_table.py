@@ -348,3 +348,20 @@ def test_a_sync_that_wrote_games_leaves_the_table_saved(
         with monkeypatch.context() as m:
             m.setattr(report, "build_report", no_replay)
             assert api.sync("four", db=db, base_url=server.url).new == 0
+
+
+def test_the_level_column_is_the_level_the_last_analysed_games_show(tmp_path: Path) -> None:
+    """A member with analysed games (Lichess's own evals, imported) gets the level their last
+    20 analysed games show, as ``tracker strength`` gives it; a member without any says
+    "not analysed" (``None``)."""
+    path = tmp_path / "analysed.db"
+    analysed = Path(__file__).parent / "fixtures" / "lichess" / "analysed-reda46-rapid.ndjson"
+    assert api.import_file(analysed, db=path, user="reda46").new == 41
+    assert api.import_file(CMRADE, db=path, user="cmrade").new == 474
+    api.group_create("pair", db=path)
+    api.group_add("pair", ["reda46", "cmrade"], db=path)
+    rows = {r.user_id: r for r in api.group_table("pair", "rapid", db=path).rows}
+    recent = api.strength("reda46", db=path, perf="rapid").recent.level
+    assert recent is not None and recent.low < recent.estimate < recent.high
+    assert rows["reda46"].level == f"{recent.estimate} ({recent.low}–{recent.high})"
+    assert rows["cmrade"].level is None  # no move analysis stored

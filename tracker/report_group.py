@@ -9,8 +9,8 @@ as the Overview reads a saved pass. :func:`table_rows` then answers "as of ``now
 summaries alone: the rating now, the change over the last three months, the rated games of
 the last 30 days, the real FIDE rating in force and the gap.
 
-The level shown in play (move analysis) is :func:`analysed_level`: ``None`` ("not analysed")
-until the analysis is wired in.
+The level shown in play is :func:`analysed_level`: the level the member's last analysed games
+show (:mod:`tracker.report_strength`), ``None`` ("not analysed") without analysed games.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from tracker.fide_records import ListEntry
 from tracker.perfs import perf_key
 from tracker.records import month_of
 from tracker.store import group_reads, queries, snapshots
+from tracker.store.analysis import analysed_players
 from tracker.store.db import Store
 from tracker.store.players import SettingsRow, get_settings_row
 from tracker.utc import utc_from_ms
@@ -315,10 +316,18 @@ def refresh(store: Store, usernames: Sequence[str], perfs: Sequence[str],
 
 
 def analysed_level(store: Store, username: str, perf: str) -> str | None:
-    """The level the player's analysed games show in ``perf`` (a rating and its range, as
-    text), ``None`` when no game is analysed: the one place the move analysis is wired into
-    the table."""
-    return None
+    """The level the player's last analysed games of ``perf`` show together (the last
+    :data:`~tracker.report_strength.RECENT_GAMES`), on the perf's Lichess scale as text,
+    ``"1650 (1540–1760)"`` (estimate and its 10–90 % range); ``None`` when no game is analysed
+    or no level model serves the perf: the one place the move analysis is wired into the
+    table."""
+    from tracker.report_strength import NoAnalysisError, player_strength
+
+    try:
+        level = player_strength(store, username, perf).recent.level
+    except NoAnalysisError:
+        return None
+    return None if level is None else f"{level.estimate} ({level.low}–{level.high})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -422,6 +431,7 @@ def table_rows(store: Store, members: Sequence[tuple[str, int | None]], perf: st
     settings = group_reads.settings_rows(store, have)
     seq, payloads = group_reads.current_payloads(store, have, key, OPTIONS_PREFIX)
     lists = group_reads.fide_lists(store, have, "standard")
+    analysed = analysed_players(store, have, key)  # the few with move analysis, one query
     rows = []
     for (name, fide_id), uid in zip(members, ids, strict=True):
         found: Summary | None = None
@@ -432,5 +442,6 @@ def table_rows(store: Store, members: Sequence[tuple[str, int | None]], perf: st
             if found is None:
                 found = _computed(store, uid, key, options, seq, club)
         rows.append(member_row(name, uid, fide_id, found, lists.get(uid),
-                               analysed_level(store, uid, key), now_ms))
+                               analysed_level(store, uid, key) if uid in analysed else None,
+                               now_ms))
     return rows

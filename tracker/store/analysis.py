@@ -10,7 +10,7 @@ analysis (:func:`write_engine_analysis`) never replaces Lichess's.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -262,6 +262,20 @@ def analysed_games(db: Database, user_id: str, perf: str) -> Iterator[AnalysedGa
     with db.engine.connect() as conn:
         for row in conn.execute(stmt):
             yield _analysed(row)
+
+
+def analysed_players(db: Database, user_ids: Collection[str], perf: str) -> set[str]:
+    """Which of ``user_ids`` (lower-case ids) have at least one analysed game of ``perf``: one
+    query for a whole group."""
+    if not user_ids:
+        return set()
+    g, s = Game.__table__.c, GameSide.__table__.c
+    stmt = (select(s.user_id).distinct()
+            .join(Game.__table__, g.pk == s.game_pk)
+            .where(s.user_id.in_(list(user_ids)), g.perf == perf,
+                   exists().where(GameAnalysis.__table__.c.game_pk == g.pk)))
+    with db.engine.connect() as conn:
+        return {row[0] for row in conn.execute(stmt)}
 
 
 def analysed_game(db: Database, game_id: str) -> AnalysedGame | None:
