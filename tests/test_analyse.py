@@ -265,3 +265,14 @@ def test_the_cli_knows_the_default_budget_without_loading_the_engine_module() ->
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.strip()
     assert out == "False"  # tracker --help stays quick
+
+
+def test_an_engine_name_longer_than_its_column_is_cut_to_fit() -> None:
+    """An engine naming itself at length (a UCI ``id name`` is free text) is stored cut to the
+    columns' widths instead of failing the analysis on PostgreSQL."""
+    from tracker.sources.engine import ENGINE_NAME_MAX, ENGINE_VERSION_MAX, split_engine_name
+
+    assert split_engine_name("Stockfish 15.1") == ("Stockfish", "15.1")
+    name, version = split_engine_name("E" * 100 + " 1." + "2" * 50)
+    assert (len(name), len(version)) == (ENGINE_NAME_MAX, ENGINE_VERSION_MAX)
+    assert split_engine_name("x" * 100) == ("x" * ENGINE_NAME_MAX, "")

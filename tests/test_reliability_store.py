@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 from sqlalchemy import text
@@ -197,10 +197,11 @@ def _longest_written() -> dict[tuple[str, str], int]:
     from tracker.fide import EXPECTED_METHODS, RULES
     from tracker.fide.rules import CHAPTERS
     from tracker.fide_records import LIST_KINDS
-    from tracker.records import PERFS, SIDE_TEXT_LIMITS, TEXT_LIMITS
+    from tracker.records import PERFS, SIDE_TEXT_LIMITS, TEXT_LIMITS, AnalysisSource
     from tracker.report_pass import _options
     from tracker.report_runs import run_options
     from tracker.settings import CLUB_PREFIX, SCALES, START_SCALES, PlayerSettings
+    from tracker.sources.engine import ENGINE_NAME_MAX, ENGINE_VERSION_MAX
     from tracker.store.groups import MAX_NAME
     from tracker.store.runs import RUN_STATUSES
 
@@ -236,6 +237,9 @@ def _longest_written() -> dict[tuple[str, str], int]:
         ("group_members", "user_id"): user_id,
         ("group_members", "username"): SIDE_TEXT_LIMITS["name"],
         ("club_models", "perf"): perf,
+        ("game_analysis", "source"): longest(get_args(AnalysisSource)),
+        ("game_analysis", "engine"): ENGINE_NAME_MAX,
+        ("game_analysis", "engine_version"): ENGINE_VERSION_MAX,
     })
     # A saved scale may name a club model: "club:" and a group's name.
     written[("players", "scale")] = max(longest(SCALES), len(CLUB_PREFIX) + MAX_NAME)

@@ -100,12 +100,19 @@ class EngineGame:
 _INFO: Final = chess.engine.INFO_BASIC | chess.engine.INFO_SCORE | chess.engine.INFO_PV
 
 
+#: The longest engine name and version stored with an analysis (the columns' widths); an
+#: engine that names itself at greater length is stored cut to these.
+ENGINE_NAME_MAX: Final = 64
+ENGINE_VERSION_MAX: Final = 32
+
+
 def split_engine_name(name: str) -> tuple[str, str]:
-    """``"Stockfish 15.1"`` → ``("Stockfish", "15.1")``; a name without a version → (name, "")."""
+    """``"Stockfish 15.1"`` → ``("Stockfish", "15.1")``; a name without a version → (name, "").
+    Each part at most :data:`ENGINE_NAME_MAX` / :data:`ENGINE_VERSION_MAX` characters."""
     head, _, tail = name.strip().rpartition(" ")
     if head and any(ch.isdigit() for ch in tail):
-        return head, tail
-    return name.strip(), ""
+        return head[:ENGINE_NAME_MAX], tail[:ENGINE_VERSION_MAX]
+    return name.strip()[:ENGINE_NAME_MAX], ""
 
 
 class LocalEngine:
