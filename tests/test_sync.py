@@ -17,12 +17,12 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select, text
 
-from tests.club_roster import Roster, make_roster, serve_roster
+from tests.club_roster import Roster, fide_answers, make_roster, serve_roster
 from tests.lichess_server import LichessServer
 from tracker import api
 from tracker.store import queries
 from tracker.store.db import Store
-from tracker.store.models import Game, GameSide
+from tracker.store.models import FidePlayerRow, Game, GameSide
 
 
 @pytest.fixture(scope="module")
@@ -87,7 +87,60 @@ def test_roster_sync_then_nothing_to_fetch(server: LichessServer, roster: Roster
     second = api.sync("club", db=db, base_url=server.url)
     assert [(p.status, p.new, p.updated) for p in second.players] == [("synced", 0, 0)] * 11
     assert server.served_games == 0
-    assert [p.fide for p in second.players] == ["refreshed"] * 10 + [""]
+    # the FIDE ratings were fetched by the first run today: not asked for again
+    assert [p.fide for p in second.players] == ["fetched today"] * 10 + [""]
+    assert server.fide_requests() == []
+    # per already-synced player: the account, the games since the cursor, the
+    # correspondence pass — nothing else
+    assert len(server.requests) == 3 * 11
+
+
+def _age_fide_fetches(store: Store, days: int) -> None:
+    """Move every stored FIDE fetch ``days`` days back, as if synced on an earlier day."""
+    with store.session() as s:
+        for row in s.scalars(select(FidePlayerRow)):
+            row.fetched_at_ms -= days * 86_400_000
+
+
+def test_sync_refreshes_fide_once_a_day(server: LichessServer, roster: Roster,
+                                        tmp_path: Path) -> None:
+    db = str(tmp_path / "club.db")
+    _club(db, roster, tmp_path)
+    api.sync("club", db=db, base_url=server.url)
+    # FIDE's last list changes after the first sync (as a new month's list would)
+    p1 = roster.players[0]
+    month = max(p1.fide_list)
+    changed = p1.fide_list[month] + 17
+    profile, lists = fide_answers(p1)
+    lists["standard"][-1] = int(month[:4] + month[5:]) * 10_000 + changed
+    server.add_fide_player(p1.fide_id or 0, profile, lists)
+    server.reset_log()
+    same_day = api.sync("club", db=db, base_url=server.url)
+    assert server.fide_requests() == []
+    assert api.fide_ratings("member01", db=db, through=month)[-1] == (
+        month, p1.fide_list[month])
+    with Store(db) as store:
+        _age_fide_fetches(store, 1)
+    server.reset_log()
+    next_day = api.sync("club", db=db, base_url=server.url)
+    assert [p.fide for p in next_day.players] == ["refreshed"] * 10 + [""]
+    # the profile and the lists of each of the 10 linked members, once
+    assert len(server.fide_requests()) == 2 * 10
+    assert api.fide_ratings("member01", db=db, through=month)[-1] == (month, changed)
+    assert [p.fide for p in same_day.players] == ["fetched today"] * 10 + [""]
+    server.reset_log()
+    api.sync("club", db=db, base_url=server.url)  # the same day again: nothing asked
+    assert server.fide_requests() == []
+
+
+def test_import_of_one_player_still_refreshes_fide(server: LichessServer, tmp_path: Path,
+                                                   roster: Roster) -> None:
+    db = str(tmp_path / "club.db")
+    _club(db, roster, tmp_path)
+    api.sync("club", db=db, base_url=server.url)
+    server.reset_log()
+    api.import_user("member01", db=db, base_url=server.url)
+    assert len(server.fide_requests()) == 2  # the profile and its lists, as before
 
 
 def test_a_failing_player_is_reported_and_the_others_go_on(server: LichessServer,

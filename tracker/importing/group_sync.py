@@ -1,8 +1,9 @@
 """``tracker sync``: bring many players up to date, one after the other.
 
 Each player goes through the ordinary incremental API import (:mod:`tracker.importing.lichess`:
-the sync cursor, a linked FIDE id refreshed after a complete import), one Lichess request at a
-time on one HTTP session. A member of a group with a FIDE id that is not yet the one linked is
+the sync cursor, a linked FIDE id refreshed after a complete import — here at most once a UTC
+day, :func:`tracker.real_fide.refresh_due`), one Lichess request at a time on one HTTP
+session. A member of a group with a FIDE id that is not yet the one linked is
 linked after its import (:func:`tracker.real_fide.link_player`, the machinery of
 ``tracker fide link``). An import stopped by HTTP 429s is waited out (Lichess asks for a full
 minute) and resumed; a player that still fails (a closed account, the network) is reported and
@@ -26,6 +27,7 @@ from tracker.sources.lichess.client import RETRY_WAIT_429_S
 from tracker.sources.lichess.stream import MAX_RETRIES, RETRY_WAIT_S
 from tracker.store.db import Store
 from tracker.store.fide import linked_fide_id
+from tracker.utc import now_ms
 
 #: Imports of one player in a row before it is reported as failed (a partial import, e.g.
 #: HTTP 429 twice, is resumed after a wait).
@@ -34,6 +36,10 @@ ATTEMPTS: Final = 2
 #: Status of a player's sync: ``synced`` (complete), ``failed`` (reported, the others go on).
 SYNCED: Final = "synced"
 FAILED: Final = "failed"
+
+#: A linked FIDE id not refreshed by this sync: it was fetched earlier the same UTC day, and
+#: FIDE publishes its lists once a month (see :func:`tracker.real_fide.refresh_due`).
+FIDE_UP_TO_DATE: Final = "fetched today"
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +111,8 @@ def _sync_one(store: Store, target: SyncTarget, *, base_url: str, session: reque
             job = connect(target.username, base_url=base_url, session=session,
                           retry_wait_429=retry_wait_429, retry_wait=retry_wait,
                           max_retries=max_retries, sleep=sleep)
-            summary = run_import(job, store=store)
+            due = real_fide.refresh_due(store, job.user.id, now_ms())
+            summary = run_import(job, store=store, refresh_fide=due)
             new, updated = new + summary.new, updated + summary.updated
             if summary.status == "complete":
                 message = "; ".join(summary.warnings)
@@ -116,7 +123,7 @@ def _sync_one(store: Store, target: SyncTarget, *, base_url: str, session: reque
         else:
             return PlayerSync(target.username, FAILED, new, updated, "", message,
                               time.monotonic() - started)
-        fide = _link(store, job.user.id, target.fide_id, base_url, session)
+        fide = _link(store, job.user.id, target.fide_id, base_url, session, refreshed=due)
     except TrackerError as exc:
         return PlayerSync(target.username, FAILED, new, updated, "", str(exc),
                           time.monotonic() - started)
@@ -127,12 +134,13 @@ def _sync_one(store: Store, target: SyncTarget, *, base_url: str, session: reque
 
 
 def _link(store: Store, user_id: str, fide_id: int | None, base_url: str,
-          session: requests.Session) -> str:
+          session: requests.Session, *, refreshed: bool) -> str:
     """Link ``fide_id`` when it is not the one linked (``linked N``); ``refreshed`` when the
-    linked id was refreshed by the import; ``FIDE …`` (a warning) when linking failed."""
+    linked id was refreshed by the import, :data:`FIDE_UP_TO_DATE` when it was not (fetched
+    earlier the same UTC day); ``FIDE …`` (a warning) when linking failed."""
     linked = linked_fide_id(store, user_id)
     if fide_id is None or fide_id == linked:
-        return "" if linked is None else "refreshed"
+        return "" if linked is None else "refreshed" if refreshed else FIDE_UP_TO_DATE
     try:
         real_fide.link_player(store, user_id, fide_id, base_url=base_url, session=session)
     except TrackerError as exc:

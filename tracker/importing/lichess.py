@@ -247,9 +247,12 @@ def _download(fetcher: GameFetcher, segments: list[Segment], feed: _Feed,
     return "complete", None
 
 
-def run_import(job: UserImport, *, store: Store,
-               progress: Progress | None = None) -> ImportSummary:
+def run_import(job: UserImport, *, store: Store, progress: Progress | None = None,
+               refresh_fide: bool = True) -> ImportSummary:
     """Run a connected import into ``store``; see the module docstring.
+
+    ``refresh_fide=False``: a linked FIDE id is not refreshed (``tracker sync`` refreshes it
+    once a UTC day, see :func:`tracker.real_fide.refresh_due`; ``tracker import`` always).
 
     Returns the :class:`ImportSummary`: ``complete``, or ``partial`` with a message saying why
     and that a new run resumes. Its warnings name games that could not be read and a rating
@@ -272,7 +275,8 @@ def run_import(job: UserImport, *, store: Store,
         else:  # complete: the rating history (with a token) and a linked FIDE id
             if job.with_token:
                 message = _store_rating_history(store, job.client, job.user, feed.warnings)
-            _refresh_fide(store, job, feed.warnings)
+            if refresh_fide:
+                _refresh_fide(store, job, feed.warnings)
         summary = recorder.finish(status, message)
     summary.warnings = feed.warnings
     return summary
