@@ -143,6 +143,42 @@ def test_import_of_one_player_still_refreshes_fide(server: LichessServer, tmp_pa
     assert len(server.fide_requests()) == 2  # the profile and its lists, as before
 
 
+def test_sync_with_a_token_fetches_the_rating_history_only_for_new_games(
+        server: LichessServer, roster: Roster, tmp_path: Path) -> None:
+    def history(points: int) -> list[object]:
+        return [{"name": "Blitz", "points": [[2024, m, 1, 1500 + m] for m in range(points)]}]
+
+    for p in roster.players[:11]:
+        server.add_user(p.username, [json.loads(json.dumps(g)) for g in p.games],
+                        rating_history=history(3))
+    db = str(tmp_path / "club.db")
+    _club(db, roster, tmp_path)
+
+    def history_requests() -> list[str]:
+        return [r.path for r in server.requests if r.path.endswith("/rating-history")]
+
+    api.sync("club", db=db, base_url=server.url, token="lip_test")
+    assert len(history_requests()) == 11  # none stored yet: every member's
+    server.reset_log()
+    api.sync("club", db=db, base_url=server.url, token="lip_test")
+    assert history_requests() == []  # no new game: the stored history is Lichess's
+    # member02 plays a new game, and its rating history moves
+    p2 = roster.players[1]
+    last = max(p2.games, key=lambda g: g["createdAt"])
+    game = json.loads(json.dumps(last)) | {"id": "zNewGam1", "createdAt": last["createdAt"]
+                                           + 3_600_000, "lastMoveAt": last["lastMoveAt"]
+                                           + 3_600_000}
+    server.add_games(p2.username, [game])
+    server.accounts[p2.username.lower()].rating_history = history(5)
+    server.reset_log()
+    third = api.sync("club", db=db, base_url=server.url, token="lip_test")
+    assert [(p.username, p.new) for p in third.players if p.new] == [("member02", 1)]
+    assert history_requests() == ["/api/user/member02/rating-history"]
+    with Store(db) as store:
+        assert [r for _, r in queries.rating_history(store, "member02", "blitz")] == [
+            1500, 1501, 1502, 1503, 1504]
+
+
 def test_a_failing_player_is_reported_and_the_others_go_on(server: LichessServer,
                                                            roster: Roster,
                                                            tmp_path: Path) -> None:

@@ -243,7 +243,8 @@ def sync(
                               else None) for p in queries.list_players(store)]
         targets += [SyncTarget(m.username, m.fide_id) for m in members.values()]
     rows = sync_players(store, targets, base_url=config.base_url(base_url),
-                        session=make_session(key, timeout), retry_wait_429=retry_wait_429,
+                        session=make_session(key, timeout), token=key,
+                        retry_wait_429=retry_wait_429,
                         retry_wait=retry_wait, max_retries=max_retries, on_player=on_player,
                         on_done=on_done)
     if any(p.new or p.updated for p in rows):
