@@ -241,13 +241,25 @@ def _two_at_once(db: object, url: str) -> list[api.SyncResult]:
     return results
 
 
+def _each_synced_once_at_least(results: list[api.SyncResult]) -> None:
+    """Every member synced by one of the two syncs at least. One of them may be reported
+    failed: the server refuses a second download at once (HTTP 429, as Lichess does), and the
+    tests wait 0.05 s, not Lichess's minute, so both tries of a player can meet the other
+    sync's download; any failure must be that 429, and the other sync has the player."""
+    assert len(results) == 2
+    synced = [{p.username for p in r.players if p.status == "synced"} for r in results]
+    assert synced[0] | synced[1] == {f"member{i:02d}" for i in range(1, 12)}
+    assert [p.message for r in results for p in r.players if p.status != "synced"
+            and "429" not in p.message] == []
+
+
 def test_two_syncs_at_once_never_store_a_game_twice(roster: Roster, tmp_path: Path) -> None:
     with LichessServer(throttle=3000) as server:
         serve_roster(server, roster)
         db = str(tmp_path / "club.db")
         _club(db, roster, tmp_path)
         results = _two_at_once(db, server.url)
-    assert all(p.status == "synced" for r in results for p in r.players)
+    _each_synced_once_at_least(results)
     # each game was new to exactly one of the two syncs
     assert sum(r.new for r in results) == 1056
     with Store(db) as store:
@@ -325,7 +337,7 @@ def test_two_syncs_at_once_on_postgres(roster: Roster, pg_url: str, tmp_path: Pa
             serve_roster(server, roster)
             _club(store, roster, tmp_path)
             results = _two_at_once(pg_url, server.url)
-        assert all(p.status == "synced" for r in results for p in r.players)
+        _each_synced_once_at_least(results)
         assert sum(r.new for r in results) == 1056
         assert _game_ids(store) == _served_ids(roster)
         _no_duplicate_sides(store)
