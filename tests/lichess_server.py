@@ -434,6 +434,11 @@ def _side_of(obj: dict[str, Any], uid: str) -> dict[str, Any] | None:
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # TCP_NODELAY, as Lichess's front servers send: the handler writes the status line, the
+    # headers and the body in separate small writes, and with Nagle's algorithm each answer
+    # after the first segment waited for the client's delayed ACK (~40 ms on Linux loopback):
+    # 46 ms a request against 1.8 ms without, measured on a keep-alive session.
+    disable_nagle_algorithm = True
     lichess: LichessServer
 
     def log_message(self, format: str, *args: Any) -> None:

@@ -469,3 +469,29 @@ def test_a_file_whose_name_is_not_utf8_is_imported(backend: Store, tmp_path: Pat
     assert run.target.endswith("caf\ufffd.pgn")
     assert storable_text("jes\ud800108\x00") == "jes\ufffd\ufffd\ufffd108\ufffd"
     assert storable_text("plain é") == "plain é"
+
+
+def test_a_run_starts_with_its_process_in_one_commit(backend: Store) -> None:
+    """The run's row and the "running in process …" message that lets a later run tell a
+    killed one: one transaction, not two (a sync starts one run per player)."""
+    from sqlalchemy import event
+
+    from tracker.importing.runner import ImportRecorder
+    from tracker.run_liveness import running_message
+
+    commits: list[int] = []
+
+    def count(_conn: object) -> None:
+        commits.append(1)
+
+    event.listen(backend.engine, "commit", count)
+    try:
+        recorder = ImportRecorder(backend, "api", "someone", player="someone")
+    finally:
+        event.remove(backend.engine, "commit", count)
+    assert len(commits) == 1
+    (run,) = queries.import_runs(backend)
+    assert (run.id, run.status, run.message) == (recorder.run_id, "running", running_message())
+    with recorder:
+        pass
+    assert queries.import_runs(backend)[0].status == "complete"

@@ -216,8 +216,11 @@ def sync(
     the group's members) up to date, one player and one Lichess request at a time.
 
     Each player: the incremental import of ``tracker import USER`` (games newer than the
-    sync cursor; a first sync reads the whole history), a linked FIDE id refreshed, and a
-    member's FIDE id (``group add --fide``) linked when it is not the one linked. An import
+    sync cursor; a first sync reads the whole history), a linked FIDE id refreshed at most
+    once a UTC day (FIDE publishes monthly; a later sync the same day sends no FIDE request),
+    with a token the rating history of a player whose run received games (or who has none
+    stored), and a member's FIDE id (``group add --fide``) linked when it is not the one
+    linked. An import
     stopped by HTTP 429s is waited out (``retry_wait_429`` seconds) and resumed; a player that
     still fails (closed account, network) is reported and the others go on. The token and the
     base URL as in :func:`tracker.api.import_user`; ``on_player(i, n, username)`` before and
@@ -243,7 +246,8 @@ def sync(
                               else None) for p in queries.list_players(store)]
         targets += [SyncTarget(m.username, m.fide_id) for m in members.values()]
     rows = sync_players(store, targets, base_url=config.base_url(base_url),
-                        session=make_session(key, timeout), retry_wait_429=retry_wait_429,
+                        session=make_session(key, timeout), token=key,
+                        retry_wait_429=retry_wait_429,
                         retry_wait=retry_wait, max_retries=max_retries, on_player=on_player,
                         on_done=on_done)
     if any(p.new or p.updated for p in rows):

@@ -124,7 +124,8 @@ def sync_cmd(
     """Bring every tracked player (or a group's members) up to date.
 
     One player and one Lichess request at a time: new games through the incremental import,
-    linked FIDE ratings refreshed, a member's FIDE id (group add --fide) linked. HTTP 429s are
+    linked FIDE ratings refreshed (at most once a UTC day), a member's FIDE id (group add
+    --fide) linked; with a token, the rating history of players with new games. HTTP 429s are
     waited out; a player that fails (closed account, network) is reported and the others go
     on. Progress on a terminal only, so it runs quietly from cron. Ends with a table; exit
     code 0 when every player synced, 1 when some failed."""

@@ -21,6 +21,7 @@ from tracker.store.fide import (
     FideLink,
     RatingInForce,
     SaveCounts,
+    linked_fetched_at_ms,
     linked_fide_id,
     load_fide_link,
     months_in_force,
@@ -87,6 +88,24 @@ def refresh_player(store: Store, player_id: str, *, base_url: str,
     if fid is None:
         return None
     return _fetch_and_save(store, player_id.lower(), fid, base_url, session_factory())
+
+
+def refresh_due(store: Store, player_id: str, now_ms: int) -> bool:
+    """Whether a sync should refresh the player's linked FIDE id: ``True`` when one is linked
+    and its profile and lists were last fetched before the current UTC day of ``now_ms`` (ms
+    since the epoch, UTC); ``False`` when fetched today or when none is linked.
+
+    FIDE publishes its lists once a month, so a refresh the same day can only bring back what
+    is stored; once a day still picks up a new month's list on the day it appears. One query,
+    no request.
+    """
+    fetched = linked_fetched_at_ms(store, player_id)
+    return fetched is not None and utc_day(fetched) != utc_day(now_ms)
+
+
+def utc_day(ms: int) -> str:
+    """ms since the epoch → its UTC calendar day ``"YYYY-MM-DD"``."""
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%Y-%m-%d")
 
 
 def show_player(store: Store, username: str) -> FideLink:

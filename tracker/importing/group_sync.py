@@ -1,13 +1,15 @@
 """``tracker sync``: bring many players up to date, one after the other.
 
 Each player goes through the ordinary incremental API import (:mod:`tracker.importing.lichess`:
-the sync cursor, a linked FIDE id refreshed after a complete import), one Lichess request at a
-time on one HTTP session. A member of a group with a FIDE id that is not yet the one linked is
-linked after its import (:func:`tracker.real_fide.link_player`, the machinery of
-``tracker fide link``). An import stopped by HTTP 429s is waited out (Lichess asks for a full
-minute) and resumed; a player that still fails (a closed account, the network) is reported and
-the others go on. Writes are idempotent (a game is stored once, under the store's write lock),
-so two syncs at once, or a sync killed and run again, never store a game twice.
+the sync cursor, a linked FIDE id refreshed after a complete import — here at most once a UTC
+day, :func:`tracker.real_fide.refresh_due`; with a token, the rating history only when the
+player has new games or none is stored), one Lichess request at a time on one HTTP session.
+A member of a group with a FIDE id that is not yet the one linked is linked after its import
+(:func:`tracker.real_fide.link_player`, the machinery of ``tracker fide link``). An import
+stopped by HTTP 429s is waited out (Lichess asks for a full minute) and resumed; a player that
+still fails (a closed account, the network) is reported and the others go on. Writes are
+idempotent (a game is stored once, under the store's write lock), so two syncs at once, or a
+sync killed and run again, never store a game twice.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from tracker.sources.lichess.client import RETRY_WAIT_429_S
 from tracker.sources.lichess.stream import MAX_RETRIES, RETRY_WAIT_S
 from tracker.store.db import Store
 from tracker.store.fide import linked_fide_id
+from tracker.utc import now_ms
 
 #: Imports of one player in a row before it is reported as failed (a partial import, e.g.
 #: HTTP 429 twice, is resumed after a wait).
@@ -34,6 +37,10 @@ ATTEMPTS: Final = 2
 #: Status of a player's sync: ``synced`` (complete), ``failed`` (reported, the others go on).
 SYNCED: Final = "synced"
 FAILED: Final = "failed"
+
+#: A linked FIDE id not refreshed by this sync: it was fetched earlier the same UTC day, and
+#: FIDE publishes its lists once a month (see :func:`tracker.real_fide.refresh_due`).
+FIDE_UP_TO_DATE: Final = "fetched today"
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +78,7 @@ def sync_players(
     *,
     base_url: str,
     session: requests.Session,
+    token: str | None = None,
     retry_wait_429: float = RETRY_WAIT_429_S,
     retry_wait: float = RETRY_WAIT_S,
     max_retries: int = MAX_RETRIES,
@@ -79,13 +87,14 @@ def sync_players(
     sleep: Callable[[float], None] = time.sleep,
 ) -> list[PlayerSync]:
     """Sync ``targets`` in turn (see the module docstring); one :class:`PlayerSync` each, in
-    order. Never raises for one player's failure; Ctrl+C stops the sync (what was imported
+    order. ``token``: the one ``session`` sends, given so that the rating history is stored
+    (never logged). Never raises for one player's failure; Ctrl+C stops the sync (what was imported
     is kept, the run is recorded as partial)."""
     out: list[PlayerSync] = []
     for i, target in enumerate(targets, 1):
         if on_player is not None:
             on_player(i, len(targets), target.username)
-        row = _sync_one(store, target, base_url=base_url, session=session,
+        row = _sync_one(store, target, base_url=base_url, session=session, token=token,
                         retry_wait_429=retry_wait_429, retry_wait=retry_wait,
                         max_retries=max_retries, sleep=sleep)
         out.append(row)
@@ -95,17 +104,18 @@ def sync_players(
 
 
 def _sync_one(store: Store, target: SyncTarget, *, base_url: str, session: requests.Session,
-              retry_wait_429: float, retry_wait: float, max_retries: int,
+              token: str | None, retry_wait_429: float, retry_wait: float, max_retries: int,
               sleep: Callable[[float], None]) -> PlayerSync:
     started = time.monotonic()
     new = updated = 0
     message = ""
     try:
         for attempt in range(1, ATTEMPTS + 1):
-            job = connect(target.username, base_url=base_url, session=session,
+            job = connect(target.username, base_url=base_url, session=session, token=token,
                           retry_wait_429=retry_wait_429, retry_wait=retry_wait,
                           max_retries=max_retries, sleep=sleep)
-            summary = run_import(job, store=store)
+            due = real_fide.refresh_due(store, job.user.id, now_ms())
+            summary = run_import(job, store=store, refresh_fide=due, history_if_new=True)
             new, updated = new + summary.new, updated + summary.updated
             if summary.status == "complete":
                 message = "; ".join(summary.warnings)
@@ -116,7 +126,7 @@ def _sync_one(store: Store, target: SyncTarget, *, base_url: str, session: reque
         else:
             return PlayerSync(target.username, FAILED, new, updated, "", message,
                               time.monotonic() - started)
-        fide = _link(store, job.user.id, target.fide_id, base_url, session)
+        fide = _link(store, job.user.id, target.fide_id, base_url, session, refreshed=due)
     except TrackerError as exc:
         return PlayerSync(target.username, FAILED, new, updated, "", str(exc),
                           time.monotonic() - started)
@@ -127,12 +137,13 @@ def _sync_one(store: Store, target: SyncTarget, *, base_url: str, session: reque
 
 
 def _link(store: Store, user_id: str, fide_id: int | None, base_url: str,
-          session: requests.Session) -> str:
+          session: requests.Session, *, refreshed: bool) -> str:
     """Link ``fide_id`` when it is not the one linked (``linked N``); ``refreshed`` when the
-    linked id was refreshed by the import; ``FIDE …`` (a warning) when linking failed."""
+    linked id was refreshed by the import, :data:`FIDE_UP_TO_DATE` when it was not (fetched
+    earlier the same UTC day); ``FIDE …`` (a warning) when linking failed."""
     linked = linked_fide_id(store, user_id)
     if fide_id is None or fide_id == linked:
-        return "" if linked is None else "refreshed"
+        return "" if linked is None else "refreshed" if refreshed else FIDE_UP_TO_DATE
     try:
         real_fide.link_player(store, user_id, fide_id, base_url=base_url, session=session)
     except TrackerError as exc:

@@ -54,7 +54,12 @@ from tracker.sources.lichess.sync import (
 from tracker.store.db import Store
 from tracker.store.players import player_perfs
 from tracker.store.runs import RunStatus
-from tracker.store.sync import load_cursor, replace_rating_history, save_cursor
+from tracker.store.sync import (
+    has_rating_history,
+    load_cursor,
+    replace_rating_history,
+    save_cursor,
+)
 from tracker.utc import now_ms
 
 __all__ = [
@@ -247,9 +252,15 @@ def _download(fetcher: GameFetcher, segments: list[Segment], feed: _Feed,
     return "complete", None
 
 
-def run_import(job: UserImport, *, store: Store,
-               progress: Progress | None = None) -> ImportSummary:
+def run_import(job: UserImport, *, store: Store, progress: Progress | None = None,
+               refresh_fide: bool = True, history_if_new: bool = False) -> ImportSummary:
     """Run a connected import into ``store``; see the module docstring.
+
+    ``refresh_fide=False``: a linked FIDE id is not refreshed (``tracker sync`` refreshes it
+    once a UTC day, see :func:`tracker.real_fide.refresh_due`; ``tracker import`` always).
+    ``history_if_new`` (``tracker sync``): the rating history (token only) is fetched only
+    when the run received games or none is stored for the player: Lichess's history moves
+    only when a rated game ends, and such a game is one this run receives.
 
     Returns the :class:`ImportSummary`: ``complete``, or ``partial`` with a message saying why
     and that a new run resumes. Its warnings name games that could not be read and a rating
@@ -270,9 +281,11 @@ def run_import(job: UserImport, *, store: Store,
         if status == "partial":
             message = f"{message} ({recorder.read} games read and kept)"
         else:  # complete: the rating history (with a token) and a linked FIDE id
-            if job.with_token:
+            if job.with_token and (not history_if_new or recorder.read > 0
+                                   or not has_rating_history(store, job.user.id)):
                 message = _store_rating_history(store, job.client, job.user, feed.warnings)
-            _refresh_fide(store, job, feed.warnings)
+            if refresh_fide:
+                _refresh_fide(store, job, feed.warnings)
         summary = recorder.finish(status, message)
     summary.warnings = feed.warnings
     return summary

@@ -192,8 +192,8 @@ class ImportRecorder:
         #: Further players the import is for (``--user`` given more than once): tracked too.
         self.also = [u.lower() for u in also]
         mark_interrupted(store)  # earlier runs whose process was killed
-        self.run_id = store.start_run(source, target, self.player)
-        store.update_run(self.run_id, message=running_message())
+        # the run and the process running it: one transaction (one commit), not two
+        self.run_id = store.start_run(source, target, self.player, running_message())
         #: Called with the summary once the run's end is recorded (see :meth:`on_finish`).
         self._on_finish: list[Callable[[ImportSummary], None]] = []
         self.summary = ImportSummary(self.run_id, source, target, self.player, "running")

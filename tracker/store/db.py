@@ -68,9 +68,11 @@ class Store(Database):
         """Track the player ``user_id``: see :func:`tracker.store.players.ensure_player`."""
         players.ensure_player(self, user_id, username)
 
-    def start_run(self, source: str, target: str, player_id: str | None = None) -> int:
-        """Record an import run as ``running``; returns its id."""
-        return runs.start_run(self, source, target, player_id)
+    def start_run(self, source: str, target: str, player_id: str | None = None,
+                  message: str | None = None) -> int:
+        """Record an import run as ``running`` (with ``message``), in one transaction; returns
+        its id."""
+        return runs.start_run(self, source, target, player_id, message)
 
     def update_run(self, run_id: int, **fields: Any) -> None:
         """Set fields of an import run (counts, status, message, player_id, finished_at_ms)."""

@@ -140,6 +140,17 @@ def linked_fide_id(store: Store, player_id: str) -> int | None:
         return None if link is None else link.fide_id
 
 
+def linked_fetched_at_ms(store: Store, player_id: str) -> int | None:
+    """When the profile and lists of the FIDE id linked to ``player_id`` (any case) were last
+    fetched (ms since the epoch, UTC), or ``None`` when no FIDE id is linked. One query."""
+    with store.session() as s:
+        return s.execute(
+            select(FidePlayerRow.fetched_at_ms)
+            .join(FideLinkRow, FideLinkRow.fide_id == FidePlayerRow.id)
+            .where(FideLinkRow.player_id == player_id.strip().lower())
+        ).scalar_one_or_none()
+
+
 def rating_list(store: Store, fide_id: int, kind: ListKind) -> list[ListEntry]:
     """The stored entries of one list, oldest first (months ``"YYYY-MM"``, rating points)."""
     with store.session() as s:

@@ -61,13 +61,16 @@ def storable_text(text: str) -> str:
     return data.decode("utf-8", "replace").replace("\x00", "\ufffd")
 
 
-def start_run(db: Database, source: str, target: str, player_id: str | None = None) -> int:
-    """Record an import run as ``running``; returns its id. ``target`` is stored as
-    :func:`storable_text` makes it (a file name need not be UTF-8)."""
+def start_run(db: Database, source: str, target: str, player_id: str | None = None,
+              message: str | None = None) -> int:
+    """Record an import run as ``running`` (with ``message``, e.g. which process runs it), in
+    one transaction; returns its id. ``target`` and ``message`` are stored as
+    :func:`storable_text` makes them (a file name need not be UTF-8)."""
     with db.session() as session:
         run = ImportRun(
             source=source,
             target=storable_text(target),
+            message=None if message is None else storable_text(message),
             player_id=player_id,
             started_at_ms=now_ms(),
             status="running",

@@ -70,6 +70,15 @@ def replace_rating_history(
     return points
 
 
+def has_rating_history(db: Database, user_id: str) -> bool:
+    """Whether any Lichess rating-history point is stored for the player (any perf)."""
+    with db.session() as s:
+        return s.execute(
+            select(RatingHistoryPoint.day)
+            .where(RatingHistoryPoint.player_id == user_id.lower()).limit(1)
+        ).first() is not None
+
+
 def rating_history(db: Database, user_id: str, perf: str) -> list[tuple[date, int]]:
     """The stored Lichess rating-history series of a perf: (UTC day, rating), oldest first."""
     with db.session() as s:
