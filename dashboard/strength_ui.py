@@ -68,12 +68,12 @@ def show_game(game_id: str, color: str) -> None:
         return
     st.markdown("#### Strength in the moves")
     source = game.engine or "Lichess's server analysis"
-    st.caption(f"Evals: {source}. {RAPID_NOTE}")
+    st.caption(f"Evals: {ui.md(source)}. {RAPID_NOTE}")
     cols = st.columns(2)
     for col, side_color in zip(cols, ("white", "black"), strict=True):
         s = game.side(side_color)  # type: ignore[arg-type]
         who = s.name or s.user_id or "?"
-        col.markdown(f"**{side_color.capitalize()}: {who}** (Lichess {s.rating or '?'})")
+        col.markdown(f"**{side_color.capitalize()}: {ui.md(who)}** (Lichess {s.rating or '?'})")
         a, c = col.columns(2)
         a.metric("Accuracy", "—" if s.accuracy is None else f"{s.accuracy}%",
                  help="Lichess's game accuracy, from the Win% lost move by move.")
@@ -113,7 +113,7 @@ def _turning_point(game: GameStrength, color: str) -> None:
 
 def analyse_panel(user_id: str, perf: str) -> None:
     """Start ``tracker analyse`` for the player and perf, with a progress bar."""
-    with st.expander(f"Analyse {user_id}'s {perf} games with Stockfish"):
+    with st.expander(f"Analyse {ui.md(user_id)}'s {perf} games with Stockfish"):
         st.caption("Games without evals get a local engine's: a fixed number of nodes per "
                    "position, one engine process per job. Games Lichess analysed are never "
                    "analysed again; every finished game is kept if you stop.")
@@ -143,6 +143,6 @@ def analyse_panel(user_id: str, perf: str) -> None:
             summary = api.analyse(user_id, db=ui.store(), perf=perf, last=int(last),
                                   nodes=int(budget), jobs=int(workers), progress=update)
         except TrackerError as exc:
-            st.error(str(exc))
+            st.error(ui.md(exc))
             return
-        (st.success if summary.status == "complete" else st.warning)(summary.line())
+        (st.success if summary.status == "complete" else st.warning)(ui.md(summary.line()))

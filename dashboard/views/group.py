@@ -119,7 +119,7 @@ perf = pick_perf()
 with st.spinner(f"Reading the table of {group}…"):
     table = api.group_table(group, perf, db=ui.store())
 
-st.header(f"{table.group} — {perf}")
+st.header(f"{ui.md(table.group)} — {perf}")
 models = ", ".join(table.models) if table.models else "no model covers this perf"
 st.caption(f"As of {table.as_of} (UTC). FIDE-style: what FIDE's rules make of each member's "
            f"games with the opponents mapped to FIDE's scale by the models ({models}): their "
@@ -134,7 +134,7 @@ if table.club is None:  # the group has no club model for this perf: no empty co
     frame = frame.drop(columns=["club"])
     config.pop("club")
 else:
-    st.caption(f"Club model: {table.club}.")
+    st.caption(f"Club model: {ui.md(table.club)}.")
 st.dataframe(frame, column_config=config, hide_index=True, key="group_table",
              height=ui.table_height(len(frame)), width="stretch")
 st.download_button("Download CSV", api.group_table_csv(table, sort="fide"),

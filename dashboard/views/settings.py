@@ -48,10 +48,10 @@ def show_read_only(user_id: str, settings: api.PlayerSettings) -> None:
     })
     link = fide_link_or_none(user_id)
     st.markdown("**Real FIDE rating**: " + (
-        f"linked to FIDE {link.profile.fide_id} — {link.profile.name}" if link is not None
+        f"linked to FIDE {link.profile.fide_id} — {ui.md(link.profile.name)}" if link is not None
         else "no FIDE id linked"))
-    st.caption(f"To change them: `tracker settings {user_id} …` or `tracker fide link "
-               f"{user_id} ID` where the database is kept.")
+    st.caption(f"To change them: {ui.code(f'tracker settings {user_id} …')} or "
+               f"{ui.code(f'tracker fide link {user_id} ID')} where the database is kept.")
 
 
 if ui.read_only():
