@@ -3,11 +3,12 @@ in-memory or temporary databases."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import select, text
 
 from tracker.store.db import Store
 from tracker.store.models import Game, GameSide
@@ -76,3 +77,30 @@ def stored_rows(store: Store) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ..
         sides = [tuple(r) for r in conn.execute(
             select(games_t.c.id, *side_cols).join(games_t, games_t.c.pk == sides_t.c.game_pk))]
     return sorted(games, key=repr), sorted(sides, key=repr)
+
+
+@pytest.fixture(scope="module")
+def pg_url() -> Iterator[str]:
+    """The URL of a throwaway PostgreSQL server, one per test module (tests/pg_server.py);
+    the test is skipped, with the reason, where none can be started."""
+    from tests.pg_server import postgres_url
+
+    with postgres_url() as (url, reason):
+        if url is None:
+            pytest.skip(reason)
+        yield url
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def any_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    """A fresh migrated store on SQLite (a file) and, as a second case, on the throwaway
+    PostgreSQL, its schema emptied after the test."""
+    if request.param == "sqlite":
+        with Store(str(tmp_path / "t.db")) as store:
+            yield store
+        return
+    store = Store(request.getfixturevalue("pg_url"))
+    yield store
+    with store.engine.begin() as conn:  # a clean schema for the next test
+        conn.execute(text("DROP SCHEMA public CASCADE; CREATE SCHEMA public"))
+    store.close()

@@ -16,18 +16,9 @@ from sqlalchemy import text
 
 from tests.conftest import INDEXINATOR
 from tests.lichess_server import ndjson_lines
-from tests.pg_server import postgres_url
 from tracker.importing import import_file
 from tracker.store import queries
 from tracker.store.db import Store
-
-
-@pytest.fixture(scope="module")
-def pg_url() -> Iterator[str]:
-    with postgres_url() as (url, reason):
-        if url is None:
-            pytest.skip(reason)
-        yield url
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

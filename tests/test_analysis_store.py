@@ -12,7 +12,6 @@ from alembic import command
 from sqlalchemy import create_engine, inspect, text
 
 from tests.conftest import ANALYSED, LICHESS, SINGLE
-from tests.pg_server import postgres_url
 from tracker.analysis.evals import PlyEval, from_lichess_entry
 from tracker.importing import import_file
 from tracker.records import Analysis
@@ -171,14 +170,6 @@ def test_migration_0008_upgrades_and_downgrades_on_sqlite(tmp_path: Path) -> Non
         command.upgrade(cfg, "head")
         assert "game_analysis" in inspect(conn).get_table_names()
     engine.dispose()
-
-
-@pytest.fixture(scope="module")
-def pg_url():
-    with postgres_url() as (url, reason):
-        if url is None:
-            pytest.skip(reason)
-        yield url
 
 
 def test_postgres_keeps_evals_and_migrates_0008_both_ways(pg_url: str) -> None:

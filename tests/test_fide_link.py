@@ -15,7 +15,6 @@ from sqlalchemy import create_engine, inspect, text
 
 from tests.conftest import INDEXINATOR_LATER, LICHESS
 from tests.lichess_server import LichessServer, ndjson_lines
-from tests.pg_server import postgres_url
 from tracker import api
 from tracker.config import USER_AGENT
 from tracker.errors import ArgumentError
@@ -457,14 +456,6 @@ def test_linking_another_id_replaces_the_link(lichess: LichessServer, tracked: P
     api.fide_link("indexinator", 7, db=str(tracked), base_url=lichess.url)
     assert api.fide_show("indexinator", db=str(tracked)).profile.fide_id == 7
     assert fide_rows(tracked)["fide_links"] == 1
-
-
-@pytest.fixture(scope="module")
-def pg_url() -> Iterator[str]:
-    with postgres_url() as (url, reason):
-        if url is None:
-            pytest.skip(reason)
-        yield url
 
 
 def test_postgres_stores_the_same_link(lichess: LichessServer, pg_url: str,

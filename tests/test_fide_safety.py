@@ -14,7 +14,6 @@ from sqlalchemy import func, select, text
 
 from tests.conftest import INDEXINATOR_LATER
 from tests.lichess_server import LichessServer, ndjson_lines
-from tests.pg_server import postgres_url
 from tracker import api
 from tracker.importing import import_file
 from tracker.sources.fide import FideError
@@ -35,14 +34,6 @@ def lichess() -> Iterator[LichessServer]:
     with LichessServer() as server:
         server.add_user("indexinator", ndjson_lines(INDEXINATOR_LATER))
         yield server
-
-
-@pytest.fixture(scope="module")
-def pg_url() -> Iterator[str]:
-    with postgres_url() as (url, reason):
-        if url is None:
-            pytest.skip(reason)
-        yield url
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

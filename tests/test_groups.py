@@ -156,16 +156,6 @@ def test_migration_0009_up_and_down(tmp_path: Path) -> None:
         assert api.group_list(db=s)[0].name == "again"
 
 
-@pytest.fixture(scope="module")
-def pg_url():
-    from tests.pg_server import postgres_url
-
-    with postgres_url() as (url, reason):
-        if url is None:
-            pytest.skip(reason)
-        yield url
-
-
 def test_groups_and_migration_0009_on_postgres(pg_url: str) -> None:
     from sqlalchemy import text
 

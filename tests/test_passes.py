@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from sqlalchemy import text
 
 from tests.conftest import INDEXINATOR
-from tests.pg_server import postgres_url
 from tracker import api
 from tracker.importing import import_file
 from tracker.store.db import Store
@@ -21,27 +19,6 @@ from tracker.store.snapshots import write_seq
 
 FLIP = text("UPDATE games SET result = CASE result WHEN '1-0' THEN '0-1' WHEN '0-1' THEN '1-0' "
             "ELSE result END")
-
-
-@pytest.fixture(scope="module")
-def pg_url() -> Iterator[str]:
-    with postgres_url() as (url, reason):
-        if url is None:
-            pytest.skip(reason)
-        yield url
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def any_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
-    if request.param == "sqlite":
-        with Store(str(tmp_path / "t.db")) as store:
-            yield store
-        return
-    store = Store(request.getfixturevalue("pg_url"))
-    yield store
-    with store.engine.begin() as conn:  # a clean schema for the next test
-        conn.execute(text("DROP SCHEMA public CASCADE; CREATE SCHEMA public"))
-    store.close()
 
 
 def test_a_hand_edit_shows_once_the_passes_are_dropped(any_store: Store) -> None:

@@ -8,20 +8,11 @@ from alembic.runtime.migration import MigrationContext
 from sqlalchemy import text
 
 from tests.conftest import CMRADE, INDEXINATOR, INDEXINATOR_LATER
-from tests.pg_server import postgres_url
 from tracker import api
 from tracker.importing import import_file
 from tracker.store import queries
 from tracker.store.db import Store
 from tracker.store.models import Base
-
-
-@pytest.fixture(scope="module")
-def pg_url():
-    with postgres_url() as (url, reason):
-        if url is None:
-            pytest.skip(reason)
-        yield url
 
 
 @pytest.fixture

@@ -8,7 +8,6 @@ from __future__ import annotations
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +15,6 @@ import pytest
 from sqlalchemy import text
 
 from tests.conftest import CMRADE, INDEXINATOR
-from tests.pg_server import postgres_url
 from tracker import api, launcher
 from tracker.errors import ArgumentError, ReadOnlyError
 from tracker.records import GameRecord
@@ -128,14 +126,6 @@ def test_read_only_neither_creates_nor_migrates(tmp_path: Path) -> None:
     with pytest.raises(DatabaseError, match=r"has schema 0005, not .*: open it once without "
                                             "--read-only"):
         Store(str(old), read_only=True)
-
-
-@pytest.fixture(scope="module")
-def pg_url() -> Iterator[str]:
-    with postgres_url() as (url, reason):
-        if url is None:
-            pytest.skip(reason)
-        yield url
 
 
 def test_postgres_read_only_refuses_writes_in_the_api_and_the_server(pg_url: str) -> None:

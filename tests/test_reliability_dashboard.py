@@ -10,7 +10,6 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +18,6 @@ from sqlalchemy import text
 from streamlit.testing.v1 import AppTest
 
 from tests.conftest import CMRADE, DB2013, INDEXINATOR
-from tests.pg_server import postgres_url
 from tracker import api
 from tracker.store.db import Store
 
@@ -61,14 +59,6 @@ def with_password(url: str) -> str:
     """``postgresql+psycopg://tracker@host:port/db`` with the password put in (the test
     server trusts every local login, so any password works)."""
     return url.replace("://tracker@", f"://tracker:{PASSWORD}@", 1)
-
-
-@pytest.fixture(scope="module")
-def pg_url() -> Iterator[str]:
-    with postgres_url() as (url, reason):
-        if url is None:
-            pytest.skip(reason)
-        yield url
 
 
 def test_no_page_shows_the_postgresql_password(pg_url: str,

@@ -14,7 +14,6 @@ from sqlalchemy import text
 
 from tests.conftest import CMRADE, INDEXINATOR, INDEXINATOR_LATER, SINGLE
 from tests.lichess_server import LichessServer, ndjson_lines
-from tests.pg_server import postgres_url
 from tracker.importing import import_file
 from tracker.importing.lichess import import_user
 from tracker.store import queries
@@ -26,14 +25,6 @@ LATER = ndjson_lines(INDEXINATOR_LATER)
 FAST: dict[str, Any] = {"retry_wait_429": 0.05, "retry_wait": 0.01, "timeout": (2.0, 0.4)}
 #: 2035-01-01, a year mistyped in a file
 FUTURE_MS = 2_051_222_400_000
-
-
-@pytest.fixture(scope="module")
-def pg_url() -> Iterator[str]:
-    with postgres_url() as (url, reason):
-        if url is None:
-            pytest.skip(reason)
-        yield url
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

@@ -16,7 +16,6 @@ import pytest
 from sqlalchemy import text
 
 from tests.conftest import INDEXINATOR, INDEXINATOR_LATER
-from tests.pg_server import postgres_url
 from tracker import api, report_pass, report_runs
 from tracker.fide.scale import MODELS
 from tracker.importing import import_file
@@ -205,14 +204,6 @@ def test_default_scales() -> None:
     assert keys("mathtuition", "blitz") == ["mathtuition"]
     assert keys("mathtuition", "bullet") == ["lebowitz"]  # not covered: the perf's default
     assert keys("club:friends", "blitz") == []  # a club model is data: its replay not saved
-
-
-@pytest.fixture(scope="module")
-def pg_url():
-    with postgres_url() as (url, reason):
-        if url is None:
-            pytest.skip(reason)
-        yield url
 
 
 def test_postgres_saves_every_scale_and_a_write_makes_them_stale(

@@ -320,16 +320,6 @@ def test_cli_sync_exit_code_1_when_a_player_fails(server: LichessServer,
         ("member01", "synced", 0), ("no_such_user", "failed", 0)]
 
 
-@pytest.fixture(scope="module")
-def pg_url():
-    from tests.pg_server import postgres_url
-
-    with postgres_url() as (url, reason):
-        if url is None:
-            pytest.skip(reason)
-        yield url
-
-
 def test_two_syncs_at_once_on_postgres(roster: Roster, pg_url: str, tmp_path: Path) -> None:
     store = Store(pg_url)
     try:

@@ -7,17 +7,15 @@ from __future__ import annotations
 import json
 import shutil
 import zlib
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import chess
 import pytest
-from sqlalchemy import select, text, update
+from sqlalchemy import select, update
 from streamlit.testing.v1 import AppTest
 
 from tests.conftest import INDEXINATOR, SINGLE
-from tests.pg_server import postgres_url
 from tracker import api
 from tracker.game_view import MAX_VIEW_PGN_CHARS, game_moves
 from tracker.importing import import_file
@@ -86,27 +84,6 @@ BROKEN_BLOBS = {
     "zlib of latin-1": zlib.compress("Weiß".encode("latin-1")),
     "zstd magic, unknown dictionary": bytes.fromhex("28b52ffd2300ffffffff") + b"\x00" * 8,
 }
-
-
-@pytest.fixture(scope="module")
-def pg_url() -> Iterator[str]:
-    with postgres_url() as (url, reason):
-        if url is None:
-            pytest.skip(reason)
-        yield url
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def any_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
-    if request.param == "sqlite":
-        with Store(str(tmp_path / "t.db")) as store:
-            yield store
-        return
-    store = Store(request.getfixturevalue("pg_url"))
-    yield store
-    with store.engine.begin() as conn:  # a clean schema for the next test
-        conn.execute(text("DROP SCHEMA public CASCADE; CREATE SCHEMA public"))
-    store.close()
 
 
 def stored_blob(store: Store, game_id: str) -> bytes:
