@@ -16,7 +16,6 @@ show (:mod:`tracker.report_strength`), ``None`` ("not analysed") without analyse
 from __future__ import annotations
 
 import hashlib
-import sys
 from array import array
 from bisect import bisect_right
 from collections.abc import Sequence
@@ -32,6 +31,7 @@ from tracker.errors import TrackerError
 from tracker.fide_records import ListEntry
 from tracker.perfs import perf_key
 from tracker.records import month_of
+from tracker.report_pass import array_bytes, bytes_array
 from tracker.store import group_reads, queries, snapshots
 from tracker.store.analysis import analysed_players
 from tracker.store.db import Store
@@ -85,22 +85,6 @@ class _Saved(msgspec.Struct, array_like=True):
 
 
 _DECODER: Final = msgspec.msgpack.Decoder(_Saved)
-_BIG_ENDIAN: Final = sys.byteorder == "big"
-
-
-def _to_bytes(a: array[int]) -> bytes:
-    if _BIG_ENDIAN:
-        a = array(a.typecode, a)
-        a.byteswap()
-    return a.tobytes()
-
-
-def _from_bytes(code: str, data: bytes) -> array[int]:
-    a = array(code)
-    a.frombytes(data)
-    if _BIG_ENDIAN:
-        a.byteswap()
-    return a
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,14 +144,14 @@ def _encode(s: Summary) -> bytes:
     return msgspec.msgpack.encode(_Saved(
         s.name, s.games, s.counted, list(s.models), list(s.periods),
         [None if m is None else int(m * 2) for m in s.median], list(s.low), list(s.high),
-        s.unrated, _to_bytes(s.ends), _to_bytes(s.ratings), s.error, list(s.club),
+        s.unrated, array_bytes(s.ends), array_bytes(s.ratings), s.error, list(s.club),
         s.club_label))
 
 
 def _decode(payload: bytes) -> Summary | None:
     try:
         saved = _DECODER.decode(payload)
-        ends, ratings = _from_bytes("q", saved.ends), _from_bytes("i", saved.ratings)
+        ends, ratings = bytes_array("q", saved.ends), bytes_array("i", saved.ratings)
     except (msgspec.DecodeError, ValueError):
         return None
     n = len(saved.periods)

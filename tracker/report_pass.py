@@ -203,7 +203,7 @@ _DECODER: Final = msgspec.msgpack.Decoder(_Saved)
 _BIG_ENDIAN: Final = sys.byteorder == "big"
 
 
-def _to_bytes(a: array[int]) -> bytes:
+def array_bytes(a: array[int]) -> bytes:
     """An array's bytes, little-endian on any machine (a database moves between machines)."""
     if _BIG_ENDIAN:
         a = array(a.typecode, a)
@@ -211,8 +211,8 @@ def _to_bytes(a: array[int]) -> bytes:
     return a.tobytes()
 
 
-def _from_bytes(code: str, data: bytes) -> array[int]:
-    """The array :func:`_to_bytes` made (ValueError: bytes that do not fit ``code``)."""
+def bytes_array(code: str, data: bytes) -> array[int]:
+    """The array :func:`array_bytes` made (ValueError: bytes that do not fit ``code``)."""
     a = array(code)
     a.frombytes(data)
     if _BIG_ENDIAN:
@@ -224,10 +224,10 @@ def encode(seen: Pass) -> bytes:
     """A pass as bytes (msgpack, see :class:`_Saved`)."""
     line = seen.line
     return msgspec.msgpack.encode(_Saved(
-        seen.rows, seen.games, seen.name, seen.periods, _to_bytes(seen.counted_at),
-        _to_bytes(seen.counted_opponents), _to_bytes(seen.counted_halves),
+        seen.rows, seen.games, seen.name, seen.periods, array_bytes(seen.counted_at),
+        array_bytes(seen.counted_opponents), array_bytes(seen.counted_halves),
         [(p, list(c.items())) for p, c in seen.excluded.items()],
-        _to_bytes(line.ends), line.ids, _to_bytes(line.ratings),
+        array_bytes(line.ends), line.ids, array_bytes(line.ratings),
         list(seen.monthly_last().items()),
     ))
 
@@ -245,11 +245,11 @@ def _decoded(saved: _Saved) -> Pass:
     """A :class:`Pass` from its saved columns (ValueError, IndexError: columns that do not
     fit)."""
     seen = Pass(
-        counted_at=_from_bytes("i", saved.counted_at),
-        counted_opponents=_from_bytes("i", saved.counted_opponents),
-        counted_halves=_from_bytes("b", saved.counted_halves),
+        counted_at=bytes_array("i", saved.counted_at),
+        counted_opponents=bytes_array("i", saved.counted_opponents),
+        counted_halves=bytes_array("b", saved.counted_halves),
         excluded={p: Counter(dict(c)) for p, c in saved.excluded}, periods=saved.periods,
-        line=MsLine(_from_bytes("q", saved.ends), saved.ids, _from_bytes("i", saved.ratings)),
+        line=MsLine(bytes_array("q", saved.ends), saved.ids, bytes_array("i", saved.ratings)),
         games=saved.games, name=saved.name, rows=saved.rows, monthly=dict(saved.monthly))
     n = len(seen.counted_at)
     if not n == len(seen.counted_opponents) == len(seen.counted_halves) or (
