@@ -505,16 +505,7 @@ class _GameCutter:
             name = _tag_name(s)  # another form python-chess reads, or no tag
         if not name or self.in_comment:
             return self.text(s, line, lineno)
-        out: _Out = ()
-        if self.junk:
-            out = (NotAGame(self.junk, _decode(self.junk_text)),)
-            self.junk = 0
-        elif self.has_moves or name in self.names:
-            out = self._finish()
-        names = self.names
-        if not names:
-            self.start = lineno
-        names.add(name)
+        out = self._tag_starts(name, lineno)
         self.size = size = self.size + len(s)
         if size <= self.cap and self.keep:
             self.raw.append(s)
@@ -611,7 +602,8 @@ class _GameCutter:
 
     def _tag_starts(self, name: bytes, lineno: int) -> _Out:
         """A tag line ``name`` begins (the next game's first when this one has moves or the
-        tag already, as in :meth:`bracket`); what it completes."""
+        tag already): what it completes. For :meth:`bracket` and for a tag line over the size
+        cap."""
         out: _Out = ()
         if self.junk:
             out = (NotAGame(self.junk, _decode(self.junk_text)),)
