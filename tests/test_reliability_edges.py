@@ -16,7 +16,7 @@ import pytest
 
 from tests.conftest import CMRADE, DB2013, INDEXINATOR_LATER, SINGLE
 from tests.test_reliability_dashboard import PAGES, open_app, page_text
-from tests.test_reliability_store import backend, pg_url  # noqa: F401  # fixtures
+from tests.test_reliability_store import backend  # noqa: F401  # a fixture (pg_url: conftest.py)
 from tracker import api
 from tracker.importing import import_file
 from tracker.store.db import Store
