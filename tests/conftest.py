@@ -100,7 +100,9 @@ def any_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]
             yield store
         return
     store = Store(request.getfixturevalue("pg_url"))
-    yield store
-    with store.engine.begin() as conn:  # a clean schema for the next test
-        conn.execute(text("DROP SCHEMA public CASCADE; CREATE SCHEMA public"))
-    store.close()
+    try:
+        yield store
+    finally:
+        with store.engine.begin() as conn:  # a clean schema for the next test
+            conn.execute(text("DROP SCHEMA public CASCADE; CREATE SCHEMA public"))
+        store.close()

@@ -8,7 +8,6 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,23 +18,6 @@ from tests.lichess_server import ndjson_lines
 from tracker.importing import import_file
 from tracker.store import queries
 from tracker.store.db import Store
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
-    """A fresh migrated store on SQLite (a file) or on the throwaway PostgreSQL."""
-    if request.param == "sqlite":
-        with Store(str(tmp_path / "t.db")) as s:
-            yield s
-        return
-    url = request.getfixturevalue("pg_url")
-    store = Store(url)
-    try:
-        yield store
-    finally:
-        with store.engine.begin() as conn:  # a clean schema for the next test
-            conn.execute(text("DROP SCHEMA public CASCADE; CREATE SCHEMA public"))
-        store.close()
 
 
 def _stored_ids(store: Store) -> set[str]:
@@ -62,21 +44,21 @@ HUGE = 5 << 20  # over the 4 MB cap of one game
     "[ " + "x" * HUGE + "\n",  # a bracket, a space, then 5 MB
 ], ids=["name", "no-quote", "bracket-space"])
 def test_a_tag_line_with_a_huge_name_is_one_game_too_large(
-    backend: Store, tmp_path: Path, line: str, user: str | None
+    any_store: Store, tmp_path: Path, line: str, user: str | None
 ) -> None:
     middle = _pgn("aaaaaaa2", extra=line)
     path = tmp_path / "tag.pgn"
     path.write_bytes(_pgn("aaaaaaa1") + middle + _pgn("aaaaaaa3"))
-    summary = import_file(path, store=backend, user=user)
+    summary = import_file(path, store=any_store, user=user)
     # before: read 4, new 3: the tags after the huge line and the moves were read as a game
     # of their own and stored as "aaaaaaa2" (its Event lost), the huge line one more "game"
     assert (summary.read, summary.new, summary.skipped) == (3, 2, {"game too large": 1})
-    assert _stored_ids(backend) == {"aaaaaaa1", "aaaaaaa3"}
+    assert _stored_ids(any_store) == {"aaaaaaa1", "aaaaaaa3"}
     one = tmp_path / "one.pgn"
     one.write_bytes(middle)
-    alone = import_file(one, store=backend, user=user)
+    alone = import_file(one, store=any_store, user=user)
     assert (alone.read, alone.new, alone.skipped) == (1, 0, {"game too large": 1})
-    assert queries.count_games(backend) == 2
+    assert queries.count_games(any_store) == 2
 
 
 # -- items 3 and 4: a player's name from the command line that no column can hold ------------
@@ -87,13 +69,13 @@ TOO_LONG = "a" * 100  # a side's user_id (and a run's player_id) is 64 wide
 
 @pytest.mark.parametrize("name", [NOT_UTF8, TOO_LONG], ids=["not-utf8", "100-chars"])
 def test_a_player_name_no_column_holds_is_one_line_and_exit_2(
-    backend: Store, tmp_path: Path, name: str
+    any_store: Store, tmp_path: Path, name: str
 ) -> None:
     path = tmp_path / "g.pgn"
     path.write_bytes(_pgn("aaaaaaa1"))
-    url = backend.engine.url.render_as_string(hide_password=False)
-    assert import_file(path, store=backend).new == 1  # a database with a game and a run
-    backend.engine.dispose()
+    url = any_store.engine.url.render_as_string(hide_password=False)
+    assert import_file(path, store=any_store).new == 1  # a database with a game and a run
+    any_store.engine.dispose()
     why = "it is not UTF-8 text" if name == NOT_UTF8 else "it is 100 characters long (at most 64)"
     for args, prefix in ((["import-file", str(path), "--user", name], "--user "),
                          (["replay", name, "--perf", "blitz"], ""),
@@ -107,15 +89,15 @@ def test_a_player_name_no_column_holds_is_one_line_and_exit_2(
         # characters on PostgreSQL, a DataError (player_id VARCHAR(64)); exit 1
         assert (proc.returncode, proc.stdout) == (2, ""), (args, proc.stderr)
         assert proc.stderr == f"error: {prefix}{name!r} cannot be a player's name: {why}\n"
-    assert len(queries.import_runs(backend)) == 1  # nothing written
-    assert queries.count_games(backend) == 1
+    assert len(queries.import_runs(any_store)) == 1  # nothing written
+    assert queries.count_games(any_store) == 1
 
 
 # -- item 3: a winner Lichess never sends is an invalid value, not a draw ---------------------
 
 
 def test_a_winner_that_is_neither_white_nor_black_is_one_invalid_value(
-    backend: Store, tmp_path: Path
+    any_store: Store, tmp_path: Path
 ) -> None:
     lines = ndjson_lines(INDEXINATOR)[:40]
     decisive = [i for i, line in enumerate(lines) if '"winner":"white"' in line][:4]
@@ -125,7 +107,7 @@ def test_a_winner_that_is_neither_white_nor_black_is_one_invalid_value(
         bad[json.loads(lines[i])["id"]] = value
     path = tmp_path / "w.ndjson"
     path.write_text("\n".join(lines) + "\n")
-    summary = import_file(path, store=backend)
+    summary = import_file(path, store=any_store)
     # before: new 40, each of the four stored as a draw (1/2-1/2) beside its "mate"/"resign"
     assert (summary.read, summary.new, summary.skipped) == (40, 36, {"invalid value": 4})
-    assert not _stored_ids(backend) & set(bad)
+    assert not _stored_ids(any_store) & set(bad)

@@ -16,7 +16,6 @@ import pytest
 
 from tests.conftest import CMRADE, DB2013, INDEXINATOR_LATER, SINGLE
 from tests.test_reliability_dashboard import PAGES, open_app, page_text
-from tests.test_reliability_store import backend  # noqa: F401  # a fixture (pg_url: conftest.py)
 from tracker import api
 from tracker.importing import import_file
 from tracker.store.db import Store
@@ -27,7 +26,7 @@ def tracker(*args: str) -> subprocess.CompletedProcess[str]:
                           text=True, env={**os.environ, "NO_COLOR": "1"}, timeout=120)
 
 
-def test_runs_with_a_limit_too_large_is_one_line_and_exit_2(backend: Store,  # noqa: F811
+def test_runs_with_a_limit_too_large_is_one_line_and_exit_2(any_store: Store,
                                                             tmp_path: Path) -> None:
     db = tmp_path / "cli.db"
     with Store(str(db)) as s:
@@ -36,8 +35,8 @@ def test_runs_with_a_limit_too_large_is_one_line_and_exit_2(backend: Store,  # n
     assert proc.returncode == 2  # before: an OverflowError traceback
     assert proc.stderr == ("error: --limit must be 1 to 2147483647, not "
                            "99999999999999999999\n")
-    import_file(SINGLE, store=backend)
-    assert len(api.runs(db=backend, limit=api.MAX_RUNS_LIMIT)) == 1  # the largest works
+    import_file(SINGLE, store=any_store)
+    assert len(api.runs(db=any_store, limit=api.MAX_RUNS_LIMIT)) == 1  # the largest works
 
 
 BAD_PORT = "postgresql+psycopg://u:S3cret@127.0.0.1:abc/db?password=S3cret"
@@ -58,14 +57,14 @@ def test_a_database_url_whose_port_is_no_number_is_one_line(
     assert any("its port is not a number" in e.value for e in at.error)
 
 
-def test_an_upload_named_dot_dot_is_imported(backend: Store) -> None:  # noqa: F811
+def test_an_upload_named_dot_dot_is_imported(any_store: Store) -> None:
     assert [api.upload_name(n) for n in ("..", ".", "", "../../etc/x.pgn", "c:\\u\\a.pgn",
                                          "a\x00b.pgn", "g.pgn")] == [
         "upload", "upload", "upload", "x.pgn", "a.pgn", "upload", "g.pgn"]
     long = api.upload_name("x" * 300 + ".pgn.zst")
     assert len(long) == 100 and long.endswith("x.pgn.zst")
     summary = api.import_uploads([("..", CMRADE.read_bytes()),
-                                  ("../" * 5 + "..", DB2013.read_bytes())], db=backend)
+                                  ("../" * 5 + "..", DB2013.read_bytes())], db=any_store)
     assert (summary.status, summary.new) == ("complete", 524)  # before: IsADirectoryError
 
 

@@ -27,23 +27,6 @@ FAST: dict[str, Any] = {"retry_wait_429": 0.05, "retry_wait": 0.01, "timeout": (
 FUTURE_MS = 2_051_222_400_000
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
-    """A fresh migrated store on SQLite (a file) or on the throwaway PostgreSQL."""
-    if request.param == "sqlite":
-        with Store(str(tmp_path / "t.db")) as s:
-            yield s
-        return
-    url = request.getfixturevalue("pg_url")
-    store = Store(url)
-    try:
-        yield store
-    finally:
-        with store.engine.begin() as conn:  # a clean schema for the next test
-            conn.execute(text("DROP SCHEMA public CASCADE; CREATE SCHEMA public"))
-        store.close()
-
-
 @pytest.fixture
 def lichess() -> Iterator[LichessServer]:
     with LichessServer() as server:
@@ -65,11 +48,11 @@ def _stored_ids(store: Store) -> set[str]:
 
 @pytest.mark.parametrize("file_game", ["a later game", "a game dated 2035"])
 def test_a_resumed_sync_fetches_the_new_games_after_a_file_import(
-    lichess: LichessServer, backend: Store, tmp_path: Path, file_game: str
+    lichess: LichessServer, any_store: Store, tmp_path: Path, file_game: str
 ) -> None:
     lichess.cut_after(900)
     lichess.fail_429(times=2, skip=1)  # the resumed download meets 429 twice: partial
-    first = import_user("indexinator", store=backend, base_url=lichess.url, **FAST)
+    first = import_user("indexinator", store=any_store, base_url=lichess.url, **FAST)
     assert (first.status, first.new) == ("partial", 900)
     one = tmp_path / "one.ndjson"
     if file_game == "a later game":  # the player's newest game, from a file, before the API
@@ -80,28 +63,28 @@ def test_a_resumed_sync_fetches_the_new_games_after_a_file_import(
         obj.update(id="Fut00001", createdAt=FUTURE_MS, lastMoveAt=FUTURE_MS + 600_000)
         one.write_text(json.dumps(obj) + "\n", encoding="utf-8")
         extra = {"Fut00001"}
-    assert import_file(one, store=backend).new == 1
+    assert import_file(one, store=any_store).new == 1
     lichess.add_games("indexinator", LATER)  # ten new games on Lichess
     for _ in range(2):
-        again = import_user("indexinator", store=backend, base_url=lichess.url, **FAST)
+        again = import_user("indexinator", store=any_store, base_url=lichess.url, **FAST)
         assert again.status == "complete", again.message
-    assert _stored_ids(backend) == _ids(LINES) | _ids(LATER) | extra  # before: 9 or 10 lost
-    cursor = load_cursor(backend, "indexinator")
+    assert _stored_ids(any_store) == _ids(LINES) | _ids(LATER) | extra  # before: 9 or 10 lost
+    cursor = load_cursor(any_store, "indexinator")
     assert cursor is not None and cursor.newest_ms == max(
         json.loads(line)["createdAt"] for line in LATER)
 
 
 def test_a_cursor_an_older_tracker_moved_into_the_future_is_read_afresh(
-    lichess: LichessServer, backend: Store
+    lichess: LichessServer, any_store: Store
 ) -> None:
     from tracker.cursor import Cursor
     from tracker.store.sync import save_cursor
 
-    backend.ensure_player("indexinator", "indexinator")
-    save_cursor(backend, "indexinator", "", Cursor(FUTURE_MS, None, FUTURE_MS))
-    summary = import_user("indexinator", store=backend, base_url=lichess.url, **FAST)
+    any_store.ensure_player("indexinator", "indexinator")
+    save_cursor(any_store, "indexinator", "", Cursor(FUTURE_MS, None, FUTURE_MS))
+    summary = import_user("indexinator", store=any_store, base_url=lichess.url, **FAST)
     assert (summary.status, summary.new) == ("complete", 2907)  # before: 0, "complete"
-    cursor = load_cursor(backend, "indexinator")
+    cursor = load_cursor(any_store, "indexinator")
     assert cursor is not None and cursor.newest_ms == json.loads(LINES[0])["createdAt"]
 
 
@@ -133,36 +116,36 @@ def _lines_with_bad_names() -> list[str]:
 
 
 def test_a_lone_surrogate_or_nul_in_a_file_is_one_invalid_value(
-    backend: Store, tmp_path: Path
+    any_store: Store, tmp_path: Path
 ) -> None:
     path = tmp_path / "bad.ndjson"
     path.write_text("\n".join(_lines_with_bad_names()) + "\n", encoding="utf-8")
-    summary = import_file(path, store=backend)
+    summary = import_file(path, store=any_store)
     assert (summary.read, summary.new, summary.skipped) == (2907, 2905, {"invalid value": 2})
     assert any("lone surrogate" in w for w in summary.warnings)
     assert any("NUL character" in w for w in summary.warnings)
-    assert queries.count_games(backend) == 2905
-    assert _stored_ids(backend) == _ids(LINES) - {json.loads(LINES[i])["id"] for i in BAD_NAMES}
+    assert queries.count_games(any_store) == 2905
+    assert _stored_ids(any_store) == _ids(LINES) - {json.loads(LINES[i])["id"] for i in BAD_NAMES}
 
 
-def test_a_lone_surrogate_or_nul_from_the_api_is_one_invalid_value(backend: Store) -> None:
+def test_a_lone_surrogate_or_nul_from_the_api_is_one_invalid_value(any_store: Store) -> None:
     with LichessServer() as server:
         server.add_user("indexinator", _lines_with_bad_names())
-        summary = import_user("indexinator", store=backend, base_url=server.url, **FAST)
+        summary = import_user("indexinator", store=any_store, base_url=server.url, **FAST)
     assert summary.status == "complete", summary.message
     assert (summary.read, summary.new, summary.skipped) == (2907, 2905, {"invalid value": 2})
-    assert queries.count_games(backend) == 2905
+    assert queries.count_games(any_store) == 2905
 
 
-def test_a_nul_byte_in_a_pgn_tag_is_one_invalid_value(backend: Store, tmp_path: Path) -> None:
+def test_a_nul_byte_in_a_pgn_tag_is_one_invalid_value(any_store: Store, tmp_path: Path) -> None:
     data = CMRADE.read_bytes()
     at = [i for i in range(len(data)) if data.startswith(b'[White "', i)][3] + len('[White "')
     path = tmp_path / "nul.pgn"
     path.write_bytes(data[:at] + b"a\x00b" + data[at:])
-    summary = import_file(path, store=backend)
+    summary = import_file(path, store=any_store)
     assert (summary.new, summary.skipped) == (473, {"invalid value": 1})
     assert any("white user_id holds a NUL character" in w for w in summary.warnings)
-    assert queries.count_games(backend) == 473
+    assert queries.count_games(any_store) == 473
 
 
 def test_an_escaped_backslash_before_u0000_is_a_name_like_any_other() -> None:
@@ -279,31 +262,31 @@ def _dead_pid() -> int:
     return int(proc.stdout)
 
 
-def test_a_killed_run_is_marked_interrupted_and_every_status_is_stored(backend: Store) -> None:
+def test_a_killed_run_is_marked_interrupted_and_every_status_is_stored(any_store: Store) -> None:
     import socket
 
     from tracker import api
     from tracker.store.runs import RUN_STATUSES
 
-    run_id = backend.start_run("file", "games.pgn")
-    backend.update_run(run_id, message=f"running in process {_dead_pid()} on "
+    run_id = any_store.start_run("file", "games.pgn")
+    any_store.update_run(run_id, message=f"running in process {_dead_pid()} on "
                        f"{socket.gethostname()}")
-    (run,) = api.runs(db=backend)  # before, on PostgreSQL: a DataError, every time
+    (run,) = api.runs(db=any_store)  # before, on PostgreSQL: a DataError, every time
     assert (run.id, run.status) == (run_id, "interrupted")
     for status in RUN_STATUSES:
-        backend.update_run(run_id, status=status)
-        assert queries.import_runs(backend)[0].status == status
+        any_store.update_run(run_id, status=status)
+        assert queries.import_runs(any_store)[0].status == status
     with pytest.raises(ValueError, match="not an import run status"):
-        backend.update_run(run_id, status="stopped")
+        any_store.update_run(run_id, status="stopped")
 
 
-def test_an_import_of_every_perf_keeps_its_cursor(lichess: LichessServer, backend: Store) -> None:
+def test_an_import_of_every_perf_keeps_its_cursor(lichess: LichessServer, any_store: Store) -> None:
     from tracker.records import PERFS
 
-    summary = import_user("indexinator", store=backend, base_url=lichess.url,
+    summary = import_user("indexinator", store=any_store, base_url=lichess.url,
                           perf=",".join(PERFS), **FAST)
     assert (summary.status, summary.new) == ("complete", 2907)  # before, PostgreSQL: failed
-    cursor = load_cursor(backend, "indexinator", ",".join(sorted(PERFS)))
+    cursor = load_cursor(any_store, "indexinator", ",".join(sorted(PERFS)))
     assert cursor is not None and cursor.newest_ms is not None
 
 
@@ -319,15 +302,15 @@ def test_a_rating_history_series_with_a_name_no_perf_has_is_left_out() -> None:
     assert len(errors) == 2 and "is not a perf's name" in errors[0]
 
 
-def test_an_account_answered_for_another_name_is_an_error(backend: Store) -> None:
+def test_an_account_answered_for_another_name_is_an_error(any_store: Store) -> None:
     from tests.lichess_server import Account
     from tracker.sources.lichess import LichessError
 
     with LichessServer() as server:
         server.accounts["someone"] = Account("x" * 100)  # an id the store cannot hold
         with pytest.raises(LichessError, match="another account than 'someone'"):
-            import_user("someone", store=backend, base_url=server.url, **FAST)
-    assert queries.import_runs(backend) == []
+            import_user("someone", store=any_store, base_url=server.url, **FAST)
+    assert queries.import_runs(any_store) == []
 
 
 @pytest.mark.parametrize("dialect", ["sqlite", "postgresql"])
@@ -428,25 +411,25 @@ def _pgn(gid: str, white: str = "a", event: str = "Rated Blitz game") -> bytes:
 @pytest.mark.parametrize("user", [None, "b"])
 @pytest.mark.parametrize("tag", ["Event", "White"])
 def test_a_pgn_game_with_a_5_mb_tag_is_one_game_too_large(
-    backend: Store, tmp_path: Path, tag: str, user: str | None
+    any_store: Store, tmp_path: Path, tag: str, user: str | None
 ) -> None:
     huge = "x" * (5 << 20)  # over the 4 MB cap of one game
     middle = _pgn("aaaaaaa2", **{tag.lower(): huge})
     path = tmp_path / "tag.pgn"
     path.write_bytes(_pgn("aaaaaaa1") + middle + _pgn("aaaaaaa3"))
-    summary = import_file(path, store=backend, user=user)
+    summary = import_file(path, store=any_store, user=user)
     # before: read 4, new 3 ("aaaaaaa2" stored from its tags after the huge one; with a huge
     # White, a game without White), or the tail of the game stored under a content id
     assert (summary.read, summary.new, summary.skipped) == (3, 2, {"game too large": 1})
-    assert _stored_ids(backend) == {"aaaaaaa1", "aaaaaaa3"}
+    assert _stored_ids(any_store) == {"aaaaaaa1", "aaaaaaa3"}
     one = tmp_path / "one.pgn"  # the issue's file: that game alone
     one.write_bytes(middle)
-    alone = import_file(one, store=backend, user=user)
+    alone = import_file(one, store=any_store, user=user)
     assert (alone.read, alone.new, alone.skipped) == (1, 0, {"game too large": 1})
-    assert queries.count_games(backend) == 2
+    assert queries.count_games(any_store) == 2
 
 
-def test_a_file_whose_name_is_not_utf8_is_imported(backend: Store, tmp_path: Path) -> None:
+def test_a_file_whose_name_is_not_utf8_is_imported(any_store: Store, tmp_path: Path) -> None:
     import os
 
     from tracker.store.runs import storable_text
@@ -454,15 +437,15 @@ def test_a_file_whose_name_is_not_utf8_is_imported(backend: Store, tmp_path: Pat
     name = os.fsdecode(b"caf\xe9.pgn")  # Latin-1 bytes: a surrogate escape in Python
     path = tmp_path / name
     path.write_bytes(SINGLE.read_bytes())
-    summary = import_file(path, store=backend)  # before: UnicodeEncodeError, 0 games
+    summary = import_file(path, store=any_store)  # before: UnicodeEncodeError, 0 games
     assert (summary.status, summary.new) == ("complete", 1)
-    (run,) = queries.import_runs(backend)
+    (run,) = queries.import_runs(any_store)
     assert run.target.endswith("caf\ufffd.pgn")
     assert storable_text("jes\ud800108\x00") == "jes\ufffd\ufffd\ufffd108\ufffd"
     assert storable_text("plain é") == "plain é"
 
 
-def test_a_run_starts_with_its_process_in_one_commit(backend: Store) -> None:
+def test_a_run_starts_with_its_process_in_one_commit(any_store: Store) -> None:
     """The run's row and the "running in process …" message that lets a later run tell a
     killed one: one transaction, not two (a sync starts one run per player)."""
     from sqlalchemy import event
@@ -475,14 +458,14 @@ def test_a_run_starts_with_its_process_in_one_commit(backend: Store) -> None:
     def count(_conn: object) -> None:
         commits.append(1)
 
-    event.listen(backend.engine, "commit", count)
+    event.listen(any_store.engine, "commit", count)
     try:
-        recorder = ImportRecorder(backend, "api", "someone", player="someone")
+        recorder = ImportRecorder(any_store, "api", "someone", player="someone")
     finally:
-        event.remove(backend.engine, "commit", count)
+        event.remove(any_store.engine, "commit", count)
     assert len(commits) == 1
-    (run,) = queries.import_runs(backend)
+    (run,) = queries.import_runs(any_store)
     assert (run.id, run.status, run.message) == (recorder.run_id, "running", running_message())
     with recorder:
         pass
-    assert queries.import_runs(backend)[0].status == "complete"
+    assert queries.import_runs(any_store)[0].status == "complete"
