@@ -606,7 +606,7 @@ def test_api_import_user_is_the_cli_twin(lichess: LichessServer, tmp_path: Path)
 def test_a_store_failure_fails_the_run_without_moving_the_cursor_past_lost_games(
     lichess: LichessServer, store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real_write = store.write_games
+    real_write = store.write_prepared
     calls = 0
 
     def flaky_write(records: Any) -> Any:
@@ -616,12 +616,12 @@ def test_a_store_failure_fails_the_run_without_moving_the_cursor_past_lost_games
             raise OSError("disk full")
         return real_write(records)
 
-    monkeypatch.setattr(store, "write_games", flaky_write)
+    monkeypatch.setattr(store, "write_prepared", flaky_write)
     with pytest.raises(OSError, match="disk full"):
         run(lichess, store)
     assert queries.import_runs(store)[0].status == "failed"
     assert queries.count_games(store) == 1000  # two batches of 500
     assert load_cursor(store, "indexinator") is None  # nothing claims the lost batch
-    monkeypatch.setattr(store, "write_games", real_write)
+    monkeypatch.setattr(store, "write_prepared", real_write)
     assert run(lichess, store).new == 1907
     assert queries.count_games(store) == 2907

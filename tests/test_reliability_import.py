@@ -237,17 +237,17 @@ def _fill_disk_after(monkeypatch: pytest.MonkeyPatch, batches: int) -> None:
 
     from sqlalchemy.exc import OperationalError
 
-    real = Store.write_games
+    real = Store.write_prepared
     calls = [0]
 
-    def write_games(self: Store, *args: Any, **kwargs: Any) -> Any:
+    def write_prepared(self: Store, *args: Any, **kwargs: Any) -> Any:
         calls[0] += 1
         if calls[0] > batches:
             raise OperationalError("INSERT INTO games …", None,
                                    sqlite3.OperationalError("database or disk is full"))
         return real(self, *args, **kwargs)
 
-    monkeypatch.setattr(Store, "write_games", write_games)
+    monkeypatch.setattr(Store, "write_prepared", write_prepared)
 
 
 @pytest.mark.usefixtures("file_batches_of_500")

@@ -103,7 +103,7 @@ def test_interrupted_import_keeps_finished_batches_and_resumes_without_duplicate
     db_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     store = Store(str(db_path))
-    real_write = store.write_games
+    real_write = store.write_prepared
     calls = {"n": 0}
 
     def failing_write(records):  # the third batch dies before it is written
@@ -112,7 +112,7 @@ def test_interrupted_import_keeps_finished_batches_and_resumes_without_duplicate
             raise RuntimeError("injected failure after the second batch")
         return real_write(records)
 
-    monkeypatch.setattr(store, "write_games", failing_write)
+    monkeypatch.setattr(store, "write_prepared", failing_write)
     with pytest.raises(RuntimeError):
         import_file(INDEXINATOR, store=store, user="indexinator")
     assert queries.count_games(store) == 1000  # two batches of 500, nothing half-written
@@ -121,7 +121,7 @@ def test_interrupted_import_keeps_finished_batches_and_resumes_without_duplicate
     run = queries.import_runs(store)[0]
     assert run.status == "failed" and "injected failure" in run.message
 
-    monkeypatch.setattr(store, "write_games", real_write)
+    monkeypatch.setattr(store, "write_prepared", real_write)
     summary = import_file(INDEXINATOR, store=store, user="indexinator")
     assert (summary.new, summary.unchanged, summary.status) == (1907, 1000, "complete")
     assert queries.count_games(store) == 2907

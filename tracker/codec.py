@@ -78,9 +78,9 @@ def _raw_dictionary() -> zstandard.ZstdCompressionDict:
     return zstandard.ZstdCompressionDict(data)
 
 
-def compress_raw(raw: str) -> bytes:
-    """The raw text as stored: a zstd frame of its UTF-8 bytes, compressed with the raw-text
-    dictionary (its id in the frame)."""
+def compress_raw(raw: str | bytes) -> bytes:
+    """The raw text as stored (text, or its UTF-8 bytes): a zstd frame of its UTF-8 bytes,
+    compressed with the raw-text dictionary (its id in the frame)."""
     try:
         compressor: zstandard.ZstdCompressor = _zstd.compressor
     except AttributeError:
@@ -88,7 +88,7 @@ def compress_raw(raw: str) -> bytes:
             level=RAW_COMPRESSION_LEVEL, dict_data=_raw_dictionary(), write_content_size=True,
             write_checksum=False, write_dict_id=True,
         )
-    return compressor.compress(raw.encode("utf-8"))
+    return compressor.compress(raw.encode("utf-8") if isinstance(raw, str) else raw)
 
 
 def decompress_raw(blob: bytes) -> str:

@@ -30,7 +30,7 @@ from tracker.records import GameRecord
 from tracker.run_liveness import mark_interrupted, running_message
 from tracker.store.db import Store
 from tracker.store.engine import DatabaseError
-from tracker.store.games import BATCH_SIZE, StoredGame, WriteCounts
+from tracker.store.games import BATCH_SIZE, PreparedGame, StoredGame, WriteCounts, prepare
 from tracker.store.runs import RunStatus
 from tracker.utc import now_ms
 
@@ -201,20 +201,26 @@ class ImportRecorder:
         self.skipped: Counter[str] = Counter()
         self.repaired: Counter[str] = Counter()  # reason -> games stored after a repair
         self.read = 0
-        self._buffer: list[GameRecord] = []
+        self._buffer: list[PreparedGame] = []
         self._started = time.perf_counter()
         self._gc_was_enabled = False  # set by __enter__
         self.players: Counter[str] = Counter()  # user id → games, to name the player
         self.names: dict[str, str] = {}  # user id → display name as spelt in the games
 
     def add(self, record: GameRecord) -> None:
+        """Count a game read and buffer its rows (:func:`~tracker.store.games.prepare`) for the
+        next batch."""
+        self.add_prepared(prepare(record))
+
+    def add_prepared(self, game: PreparedGame) -> None:
+        """:meth:`add` of a record already prepared (by an import's reader process)."""
         self.read += 1
-        for side in (record.white, record.black):
-            if side.user_id:
-                self.players[side.user_id] += 1
-                if side.name and side.user_id not in self.names:
-                    self.names[side.user_id] = side.name
-        self._buffer.append(record)
+        for _, user_id, name, *_rest in (game.white, game.black):
+            if user_id:
+                self.players[user_id] += 1
+                if name and user_id not in self.names:
+                    self.names[user_id] = name
+        self._buffer.append(game)
         if len(self._buffer) >= self.batch_size:
             self.flush()
 
@@ -252,7 +258,7 @@ class ImportRecorder:
         if self._buffer:
             with interrupts_deferred(), self.store.counting_run((self.run_id, self._run_fields)):
                 try:  # a batch and its run counts: one transaction
-                    self.counts.add(self.store.write_games(self._buffer))
+                    self.counts.add(self.store.write_prepared(self._buffer))
                 except Exception as exc:
                     if is_disk_full(exc):
                         kept = self.counts.new + self.counts.updated + self.counts.unchanged

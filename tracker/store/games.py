@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from sqlalchemy import Connection, Select, Table, and_, func, select, update
 from sqlalchemy.sql import ColumnElement, FromClause
@@ -136,25 +136,50 @@ class WriteCounts:
         self.evals_added += other.evals_added
 
 
-def _game_values(pk: int, rec: GameRecord, digest: str) -> tuple[Any, ...]:
-    """A record as a ``games`` row with the key ``pk``, in :data:`GAME_COLUMNS` order."""
+class PreparedGame(NamedTuple):
+    """A record as the write path stores it, made without the store (:func:`prepare`): what
+    the batch's dedupe and the "never poorer" rule compare (id, digest, source, plies,
+    result), the ``games`` row without its key (:data:`GAME_COLUMNS` after ``pk``: times in
+    ms since epoch UTC, the raw text compressed, the digest), each side's ``game_sides`` row
+    without the game's key (:data:`SIDE_COLUMNS` after ``game_pk``: colour first), and the
+    evals to keep apart. A plain tuple: it crosses from an import's reader process to its
+    writer as cheaply as a tuple pickles."""
+
+    id: str
+    digest: str
+    source: str
+    plies: int | None
+    result: str | None
+    game: tuple[Any, ...]
+    white: tuple[Any, ...]
+    black: tuple[Any, ...]
+    analysis: Analysis | None
+
+
+def prepare(rec: GameRecord) -> PreparedGame:
+    """The rows of ``rec`` (see :class:`PreparedGame`): its raw text digested
+    (:func:`~tracker.codec.raw_digest`) and compressed (:func:`~tracker.codec.compress_raw`).
+    Pure: no database, so an import's reader can do it beside the writer."""
+    data = rec.raw.encode("utf-8")
+    digest = raw_digest(data)
     created = datetime_to_ms(rec.created_at)
     last = datetime_to_ms(rec.last_move_at) if rec.last_move_at is not None else None
-    return (
-        pk, rec.id, rec.source, created, last, last if last is not None else created, rec.rated,
-        rec.variant, rec.speed, rec.perf, rec.status, rec.result, rec.plies, rec.clock_initial,
-        rec.clock_increment, rec.days_per_turn, rec.initial_fen, rec.eco, rec.opening_name,
-        rec.tournament_id, compress_raw(rec.raw), digest,
+    w, b = rec.white, rec.black
+    return PreparedGame(
+        rec.id, digest, rec.source, rec.plies, rec.result,
+        (rec.id, rec.source, created, last, last if last is not None else created, rec.rated,
+         rec.variant, rec.speed, rec.perf, rec.status, rec.result, rec.plies,
+         rec.clock_initial, rec.clock_increment, rec.days_per_turn, rec.initial_fen, rec.eco,
+         rec.opening_name, rec.tournament_id, compress_raw(data), digest),
+        ("white", w.user_id, w.name, w.title, w.rating, w.rating_diff, w.provisional,
+         w.ai_level),
+        ("black", b.user_id, b.name, b.title, b.rating, b.rating_diff, b.provisional,
+         b.ai_level),
+        rec.analysis,
     )
 
 
-def _side_values(game_pk: int, color: str, s: Side) -> tuple[Any, ...]:
-    """A side as a ``game_sides`` row of the game ``game_pk``, in :data:`SIDE_COLUMNS` order."""
-    return (game_pk, color, s.user_id, s.name, s.title, s.rating, s.rating_diff, s.provisional,
-            s.ai_level)
-
-
-def _poorer(rec: GameRecord, stored: StoredCopy | GameRecord) -> bool:
+def _poorer(rec: PreparedGame, stored: StoredCopy | PreparedGame) -> bool:
     """True when ``rec`` has less than the stored copy of the same game: a poorer source, fewer
     plies, or no result where the stored copy has one. A finished game never loses moves."""
     return (
@@ -172,7 +197,15 @@ RunCounts = tuple[int, Callable[[WriteCounts], Mapping[str, Any]]]
 
 def write_games(db: Database, records: Iterable[GameRecord], run: RunCounts | None = None
                 ) -> WriteCounts:
-    """Insert or update one batch of games in one transaction; returns what it did.
+    """Insert or update one batch of games in one transaction; returns what it did: see
+    :func:`write_prepared` of the records made by :func:`prepare`."""
+    return write_prepared(db, [prepare(rec) for rec in records], run)
+
+
+def write_prepared(db: Database, games: Iterable[PreparedGame], run: RunCounts | None = None
+                   ) -> WriteCounts:
+    """Insert or update one batch of games (each made by :func:`prepare` from its record) in one
+    transaction; returns what it did.
 
     With ``run``, the import run's counts are updated in the same transaction.
 
@@ -191,19 +224,16 @@ def write_games(db: Database, records: Iterable[GameRecord], run: RunCounts | No
     of the same games at once still never store the poorer copy.
     Call it with batches of about :data:`BATCH_SIZE`; each call commits.
     """
-    by_id: dict[str, GameRecord] = {}
-    digests: dict[str, str] = {}
+    by_id: dict[str, PreparedGame] = {}
     counts = WriteCounts()
-    for rec in records:
-        digest = raw_digest(rec.raw)
-        earlier = by_id.get(rec.id)
+    for game in games:
+        earlier = by_id.get(game.id)
         if earlier is not None:  # a game twice in one batch: counted, as across batches
-            if digests[rec.id] == digest or _poorer(rec, earlier):
+            if earlier.digest == game.digest or _poorer(game, earlier):
                 counts.unchanged += 1
                 continue
             counts.updated += 1
-        by_id[rec.id] = rec  # the later, richer or changed copy wins
-        digests[rec.id] = digest
+        by_id[game.id] = game  # the later, richer or changed copy wins
     if not by_id:
         return counts
     with db.engine.begin() as conn:
@@ -213,7 +243,7 @@ def write_games(db: Database, records: Iterable[GameRecord], run: RunCounts | No
         db.lock_writes(conn)
         existing = _stored_copies(db, conn, list(by_id), True)  # check_raw
         next_pk = _largest_pk(conn) + 1
-        game_rows, side_rows, analyses = _rows(by_id, digests, existing, next_pk, counts)
+        game_rows, side_rows, analyses = _rows(by_id, existing, next_pk, counts)
         if game_rows:
             db.upsert_rows(conn, _table(Game), GAME_COLUMNS, game_rows, _SQLITE_GAMES_UPSERT)
             db.upsert_rows(conn, _table(GameSide), SIDE_COLUMNS, side_rows,
@@ -228,9 +258,8 @@ def write_games(db: Database, records: Iterable[GameRecord], run: RunCounts | No
     return counts
 
 
-def _rows(by_id: Mapping[str, GameRecord], digests: Mapping[str, str],
-          existing: Mapping[str, StoredCopy], next_pk: int, counts: WriteCounts
-          ) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]],
+def _rows(by_id: Mapping[str, PreparedGame], existing: Mapping[str, StoredCopy], next_pk: int,
+          counts: WriteCounts) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]],
                      list[tuple[int, Analysis, bool]]]:
     """The game and side rows to write (new keys from ``next_pk``), counted in ``counts``, and
     Lichess's evals to keep apart, one row per game: ``(key, analysis, the game's row
@@ -241,26 +270,25 @@ def _rows(by_id: Mapping[str, GameRecord], digests: Mapping[str, str],
     # In id order: the id index's pages are touched in turn, and the new games' keys
     # (numbered here, under the write lock) ascend with the rows.
     for gid in sorted(by_id):
-        rec = by_id[gid]
-        digest = digests[gid]
+        game = by_id[gid]
         old = existing.get(gid)
         if old is None:
             counts.new += 1
             pk = next_pk
             next_pk += 1
-        elif old.digest == digest or _poorer(rec, old):
+        elif old.digest == game.digest or _poorer(game, old):
             counts.unchanged += 1
-            if rec.analysis is not None:
-                analyses.append((old.pk, rec.analysis, False))
+            if game.analysis is not None:
+                analyses.append((old.pk, game.analysis, False))
             continue
         else:
             counts.updated += 1
             pk = old.pk
-        if rec.analysis is not None:
-            analyses.append((pk, rec.analysis, True))
-        game_rows.append(_game_values(pk, rec, digest))
-        side_rows.append(_side_values(pk, "white", rec.white))
-        side_rows.append(_side_values(pk, "black", rec.black))
+        if game.analysis is not None:
+            analyses.append((pk, game.analysis, True))
+        game_rows.append((pk, *game.game))
+        side_rows.append((pk, *game.white))
+        side_rows.append((pk, *game.black))
     return game_rows, side_rows, analyses
 
 
