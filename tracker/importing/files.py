@@ -14,6 +14,8 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from tracker.codec import raw_digest
 from tracker.errors import ArgumentError
+from tracker.importing import reader_process
+from tracker.importing.reader_process import Sink
 from tracker.importing.runner import ImportRecorder, ImportSummary, Progress
 from tracker.records import GameRecord, player_name_problem
 from tracker.sources.files import InputFile, ReadLog, open_inputs
@@ -99,8 +101,8 @@ def import_inputs(
         done_bytes = 0
         for f in inputs:
             with f:
-                log = _import_one(f, recorder, users, progress, done_bytes, total,
-                                  max_game_bytes)
+                log = _read_file(f, recorder, users, progress, done_bytes, total,
+                                 max_game_bytes)
                 warnings.extend(f"{f.path.name}: {m}" for m in log.messages)
                 warnings.extend(f.warnings)
                 for why in (f.truncated, log.truncated and f"{f.path.name}: {log.truncated}"):
@@ -123,7 +125,23 @@ def import_inputs(
     return summary
 
 
-def _import_one(f: InputFile, recorder: ImportRecorder, users: Sequence[str],
+def _read_file(f: InputFile, recorder: ImportRecorder, users: Sequence[str],
+               progress: Progress | None, done_bytes: int, total: int,
+               max_game_bytes: int | None) -> ReadLog:
+    """Read one opened file into ``recorder``: in a reader process beside this one where it
+    can be (:mod:`tracker.importing.reader_process`), else here; returns what its reader
+    skipped or repaired."""
+
+    def read(f: InputFile, sink: Sink, progress: Progress | None, done: int, total: int
+             ) -> ReadLog:
+        return _import_one(f, sink, users, progress, done, total, max_game_bytes)
+
+    if reader_process.usable(f, recorder.store):
+        return reader_process.read_in_child(read, f, recorder, progress, done_bytes, total)
+    return read(f, recorder, progress, done_bytes, total)
+
+
+def _import_one(f: InputFile, recorder: Sink, users: Sequence[str],
                 progress: Progress | None, done_bytes: int, total: int,
                 max_game_bytes: int | None = None) -> ReadLog:
     """Stream one opened file into ``recorder``; returns what its reader skipped or repaired."""
@@ -165,7 +183,7 @@ def _import_one(f: InputFile, recorder: ImportRecorder, users: Sequence[str],
 _NDJSON_ID = re.compile(rb'\{"id":"([A-Za-z0-9]{8})"')
 
 
-def _screen_known(lines: Iterable[bytes], recorder: ImportRecorder, wanted: set[str],
+def _screen_known(lines: Iterable[bytes], recorder: Sink, wanted: set[str],
                   chunk: int = BATCH_SIZE) -> Iterator[bytes]:
     """NDJSON lines with every game already stored byte for byte taken out (a re-import).
 
@@ -190,7 +208,7 @@ def _screen_known(lines: Iterable[bytes], recorder: ImportRecorder, wanted: set[
         yield from _screen_chunk(buf, recorder, wanted, state)
 
 
-def _screen_chunk(buf: list[bytes], recorder: ImportRecorder, wanted: set[str],
+def _screen_chunk(buf: list[bytes], recorder: Sink, wanted: set[str],
                   state: dict[str, bool]) -> Iterator[bytes]:
     same = _unchanged_lines(buf, recorder.store, state)
     games = recorder.store.stored_games(list(same.values())) if same else {}
