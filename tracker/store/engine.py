@@ -59,8 +59,9 @@ def _migrations_dir() -> Path:
 
 
 #: The newest migration's revision (``migrations/versions/``). A database already at it opens
-#: without loading Alembic (a third of a small replay's start-up); a test checks it is
-#: Alembic's head, so a new migration must move it.
+#: without loading Alembic (a third of a small replay's start-up), and a new database is
+#: created at it from the ORM metadata (:func:`migrate`); a test checks it is Alembic's head,
+#: so a new migration must move it.
 SCHEMA_HEAD: Final = "0009"
 
 
@@ -168,6 +169,8 @@ def migrate(engine: Engine) -> None:
                 return
         except OperationalError:
             pass  # busy past the timeout: the migrations' own retries below decide
+        if _schema_revision(engine) == SCHEMA_HEAD:
+            return  # another process created it while this one waited for the lock
     upgrade_by_migrations(engine)
 
 
@@ -202,8 +205,9 @@ def upgrade_by_migrations(engine: Engine) -> None:
             time.sleep(0.5 * (attempt + 1))  # another process is creating the schema
 
 
-#: The PostgreSQL advisory lock key held while a new database's schema is created.
-_CREATE_LOCK_KEY: Final = 0x7472_6163_6B65_73  # "trackes": any fixed number but the write lock's
+#: The PostgreSQL advisory lock key held while a new database's schema is created (any fixed
+#: 64-bit number other than the write lock's).
+_CREATE_LOCK_KEY: Final = 0x7472_6163_6B65_73
 
 
 def _version_table() -> Table:
