@@ -193,3 +193,24 @@ def test_import_file_into_a_new_database_does_not_load_alembic(tmp_path: Path) -
     with Store(str(db)) as store, store.engine.connect() as conn:
         assert conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar() == (
             SCHEMA_HEAD)
+
+
+def test_processes_creating_one_new_database_at_once_all_open_it_at_head(
+        two_urls: tuple[str, str]) -> None:
+    """Four processes open the same new database at once (SQLite file, PostgreSQL database):
+    one creates it under the lock, the others wait, find it at head, and load no Alembic."""
+    url = two_urls[0]
+    code = ("import sys; from tracker.store.db import Store; Store(sys.argv[1]).close(); "
+            "print(any(m.split('.')[0] == 'alembic' for m in sys.modules))")
+    procs = [subprocess.Popen([sys.executable, "-c", code, url], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for _ in range(4)]
+    outs = [p.communicate() for p in procs]
+    assert [p.returncode for p in procs] == [0, 0, 0, 0], [e for _, e in outs]
+    assert [o.strip() for o, _ in outs] == ["False"] * 4
+    engine = create_db_engine(url)
+    try:
+        rows = _rows(engine)
+        assert rows["alembic_version"] == [(SCHEMA_HEAD,)]
+        assert rows["store_state"] == [(1, 0)]
+    finally:
+        engine.dispose()
