@@ -231,7 +231,8 @@ def _create_at_head(engine: Engine) -> bool:
     """Create a new database's schema at head in one step: every table of the ORM metadata
     (:mod:`tracker.store.models`, which a test holds equal to what the migrations make), the
     migrations' rows (:func:`seed_rows`) and Alembic's version row at :data:`SCHEMA_HEAD`, in
-    one transaction (~10x faster than replaying every migration, and Alembic is not loaded).
+    one transaction (~40 ms instead of ~0.3 s for replaying every migration through Alembic,
+    which is not loaded).
 
     Only a database with no table at all is created so: returns ``False``, touching nothing,
     when it has one (the migrations then decide). The transaction holds the database's write
