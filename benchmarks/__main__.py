@@ -196,7 +196,8 @@ BENCHES: dict[str, tuple[Callable[[bool, int], list[Row]], str]] = {
     "memory": (_memory, "peak memory of an import, 100k and 1M games"),
     "groups": (_groups, "a club of 200 players × 2,000 games: group table, Group page, sync "
                         "(SQLite, PostgreSQL)"),
-    "cli": (_cli, "start-up of tracker --help, calc and replay (new processes)"),
+    "cli": (_cli, "start-up of tracker --help, calc, replay and import-file into a new database "
+                  "(new processes)"),
     "analyse": (_analyse, "tracker analyse: games/s, the engine's nodes/s, our overhead, "
                           "2 jobs against 1 (Stockfish)"),
 }

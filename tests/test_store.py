@@ -14,6 +14,7 @@ from tracker.importing import import_file
 from tracker.records import GameRecord, Side
 from tracker.store import queries
 from tracker.store.db import DatabaseError, Store
+from tracker.store.engine import create_db_engine, upgrade_by_migrations
 from tracker.store.models import Base, Game, GameSide
 
 
@@ -37,9 +38,13 @@ def _game(gid: str, raw: str = "x", source: str = "ndjson", **kw) -> GameRecord:
 
 
 def test_migrated_schema_equals_orm_metadata(db_path: Path) -> None:
-    store = Store(str(db_path))
-    with store.engine.connect() as conn:
+    """By the migrations, not the one-step creation of a new database (which is the metadata
+    itself: see tests/test_schema_fast.py)."""
+    engine = create_db_engine(f"sqlite:///{db_path}")
+    upgrade_by_migrations(engine)
+    with engine.connect() as conn:
         diff = compare_metadata(MigrationContext.configure(conn), Base.metadata)
+    engine.dispose()
     assert diff == []
 
 

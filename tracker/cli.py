@@ -20,6 +20,7 @@ import shutil
 import signal
 import sys
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
@@ -105,8 +106,16 @@ def _date(ms: int | None) -> str:
     return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%Y-%m-%d")
 
 
+def _no_progress(_games: int, _done: int, _total: int | None) -> None:
+    """The progress callback when no bar is drawn."""
+
+
 def _progress_bar(description: str, unit: str = "bytes") -> Any:
-    """A rich progress bar on stderr; returns (progress, callback)."""
+    """A rich progress bar on stderr; returns (progress, callback). When stderr is not a
+    terminal there is no bar to draw: a no-op pair, and rich.progress is not loaded (~8 ms of
+    an import's start-up)."""
+    if not err.is_terminal:
+        return nullcontext(), _no_progress
     from rich.progress import (
         BarColumn,
         DownloadColumn,
@@ -129,7 +138,6 @@ def _progress_bar(description: str, unit: str = "bytes") -> Any:
         TimeRemainingColumn(),
         console=err,
         transient=True,
-        disable=not err.is_terminal,
     )
     task = progress.add_task(escape(visible(description)), total=None, games=0, rate="")
     started = datetime.now(UTC)

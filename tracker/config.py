@@ -10,8 +10,6 @@ import re
 from pathlib import Path
 from typing import Final
 
-import platformdirs
-
 from tracker._version import __version__
 
 APP_NAME: Final = "tracker"
@@ -34,6 +32,8 @@ USER_AGENT: Final = f"tracker/{__version__} (+{PROJECT_URL})"
 
 def data_dir() -> Path:
     """The user data folder (platformdirs), e.g. ``~/.local/share/tracker`` on Linux."""
+    import platformdirs  # here: only the default database needs it (~5 ms of a start-up)
+
     return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
 
 

@@ -2,8 +2,10 @@
 
 Times are integers, **milliseconds since the epoch, UTC** (``*_ms`` columns): portable between
 SQLite and PostgreSQL, sortable, and free of time-zone guessing. Ratings are rating points.
-The schema is created and upgraded by the Alembic migrations in ``migrations/``; a test checks
-that those migrations produce exactly this metadata.
+The schema is upgraded by the Alembic migrations in ``migrations/``, which are the truth for
+existing databases; a new database is created from this metadata in one step, stamped at the
+newest migration (:func:`tracker.store.engine.migrate`), so it must match what the migrations
+make exactly, column order included: tests compare both ways on SQLite and PostgreSQL.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from sqlalchemy import (
     Integer,
     LargeBinary,
     MetaData,
+    PrimaryKeyConstraint,
     String,
     Text,
 )
@@ -46,10 +49,6 @@ class Game(Base):
 
     __tablename__ = "games"
 
-    #: Numbered by the store as games are first stored (the batch's largest plus one), never
-    #: reused or changed: the side table and its indexes, keyed by it, are appended to by a
-    #: bulk import instead of written at random places (1M games: 51 → 28 s of SQLite time).
-    pk: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
     id: Mapped[str] = mapped_column(String(32), unique=True)
     source: Mapped[str] = mapped_column(String(8))  # api | ndjson | pgn
     created_at_ms: Mapped[int] = mapped_column(BigInteger)
@@ -77,6 +76,12 @@ class Game(Base):
     raw: Mapped[bytes] = mapped_column(LargeBinary)
     #: A digest of the raw text: an unchanged re-import is detected without decompressing.
     digest: Mapped[str] = mapped_column(String(16))
+    #: Numbered by the store as games are first stored (the batch's largest plus one), never
+    #: reused or changed: the side table and its indexes, keyed by it, are appended to by a
+    #: bulk import instead of written at random places (1M games: 51 → 28 s of SQLite time).
+    #: The last column, where migration 0006 added it (a new database is made from this
+    #: metadata, so its column order must be the migrations').
+    pk: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
 
     sides: Mapped[list[GameSide]] = relationship(
         back_populates="game", cascade="all, delete-orphan", order_by="GameSide.color.desc()"
@@ -87,13 +92,12 @@ class GameSide(Base):
     """One player of one game (``color`` is ``white`` or ``black``)."""
 
     __tablename__ = "game_sides"
-    __table_args__ = (Index("ix_game_sides_user_id_game_pk", "user_id", "game_pk"),)
+    #: The key is ``(game_pk, color)`` in that order (a game's two sides side by side), named
+    #: here because ``game_pk`` is the last column.
+    __table_args__ = (PrimaryKeyConstraint("game_pk", "color"),
+                      Index("ix_game_sides_user_id_game_pk", "user_id", "game_pk"))
 
-    game_pk: Mapped[int] = mapped_column(
-        Integer, ForeignKey("games.pk", ondelete="CASCADE"), primary_key=True,
-        autoincrement=False,
-    )
-    color: Mapped[str] = mapped_column(String(5), primary_key=True)
+    color: Mapped[str] = mapped_column(String(5))
     user_id: Mapped[str | None] = mapped_column(String(64))  # lowercase Lichess id
     name: Mapped[str | None] = mapped_column(String(128))
     title: Mapped[str | None] = mapped_column(String(8))
@@ -101,6 +105,11 @@ class GameSide(Base):
     rating_diff: Mapped[int | None] = mapped_column(Integer)
     provisional: Mapped[bool] = mapped_column(Boolean, default=False)
     ai_level: Mapped[int | None] = mapped_column(Integer)
+    #: The game (the key is ``(game_pk, color)``): the last column, where migration 0006
+    #: added it.
+    game_pk: Mapped[int] = mapped_column(
+        Integer, ForeignKey("games.pk", ondelete="CASCADE"), autoincrement=False
+    )
 
     game: Mapped[Game] = relationship(back_populates="sides")
 
@@ -165,10 +174,11 @@ class SyncCursor(Base):
     newest_created_at_ms: Mapped[int | None] = mapped_column(BigInteger)
     #: ``createdAt`` of the oldest game received by an unfinished full import: where to resume.
     resume_until_ms: Mapped[int | None] = mapped_column(BigInteger)
-    #: The newest time up to which that unfinished import stored the games (migration 0007):
-    #: where the next sync goes on once the gap is filled. ``NULL``: from ``resume_until_ms``.
-    resume_top_ms: Mapped[int | None] = mapped_column(BigInteger)
     last_sync_at_ms: Mapped[int | None] = mapped_column(BigInteger)
+    #: The newest time up to which that unfinished import stored the games (migration 0007,
+    #: the last column): where the next sync goes on once the gap is filled. ``NULL``: from
+    #: ``resume_until_ms``.
+    resume_top_ms: Mapped[int | None] = mapped_column(BigInteger)
 
 
 class ImportRun(Base):
