@@ -141,6 +141,9 @@ class _Sender:
         self.read = 0
         self.games: list[PreparedGame] = []
         self.unchanged: list[StoredGame] = []
+        #: The players of :attr:`games` (user id → games) and their names as first spelt.
+        self.players: Counter[str] = Counter()
+        self.names: dict[str, str] = {}
         self.skipped: Counter[str] = Counter()
         self.repaired: Counter[str] = Counter()
         self.bytes_done = 0
@@ -152,6 +155,11 @@ class _Sender:
     def add(self, record: GameRecord) -> None:
         self.read += 1
         self.games.append(prepare(record))
+        for side in (record.white, record.black):
+            if side.user_id:
+                self.players[side.user_id] += 1
+                if side.name and side.user_id not in self.names:
+                    self.names[side.user_id] = side.name
         if len(self.games) >= SEND_EVERY:
             self.send()
 
@@ -173,8 +181,9 @@ class _Sender:
 
     def send(self) -> None:
         if self.games or self.unchanged:
-            self._conn.send(("games", self.games, self.unchanged, self.bytes_done))
-            self.games, self.unchanged = [], []
+            self._conn.send(("games", self.games, self.players, self.names, self.unchanged,
+                             self.bytes_done))
+            self.games, self.unchanged, self.players, self.names = [], [], Counter(), {}
             gc.collect(1)  # the collector is off, as in the writer (see ImportRecorder)
 
 
@@ -229,11 +238,10 @@ def read_in_child(read: ReadFile, f: InputFile, recorder: ImportRecorder,
                     "before the end of the file; run the import again to resume") from None
             kind = message[0]
             if kind == "games":
-                _, games, unchanged, bytes_done = message
+                _, games, players, names, unchanged, bytes_done = message
                 for game in unchanged:
                     recorder.add_unchanged(game)
-                for prepared in games:
-                    recorder.add_prepared(prepared)
+                recorder.add_read(games, players, names)
                 if progress is not None:
                     progress(recorder.read, bytes_done, total)
             else:  # "end" or "error": what was skipped or repaired is counted either way

@@ -18,7 +18,7 @@ import signal
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Final
@@ -213,7 +213,7 @@ class ImportRecorder:
         self.add_prepared(prepare(record))
 
     def add_prepared(self, game: PreparedGame) -> None:
-        """:meth:`add` of a record already prepared (by an import's reader process)."""
+        """:meth:`add` of a record already prepared."""
         self.read += 1
         for _, user_id, name, *_rest in (game.white, game.black):
             if user_id:
@@ -223,6 +223,23 @@ class ImportRecorder:
         self._buffer.append(game)
         if len(self._buffer) >= self.batch_size:
             self.flush()
+
+    def add_read(self, games: Sequence[PreparedGame], players: Mapping[str, int],
+                 names: Mapping[str, str]) -> None:
+        """:meth:`add_prepared` of games an import's reader process prepared and counted:
+        ``players`` the games of each user id among them, ``names`` their names as first
+        spelt. Batches are cut where :meth:`add_prepared` one by one would cut them."""
+        self.players.update(players)
+        for user_id, name in names.items():
+            self.names.setdefault(user_id, name)
+        start = 0
+        while start < len(games):
+            part = games[start:start + self.batch_size - len(self._buffer)]
+            start += len(part)
+            self.read += len(part)
+            self._buffer.extend(part)
+            if len(self._buffer) >= self.batch_size:
+                self.flush()
 
     def add_unchanged(self, game: StoredGame) -> None:
         """Count a game read again exactly as stored (same raw text): ``unchanged``, not

@@ -138,15 +138,16 @@ class WriteCounts:
 
 class PreparedGame(NamedTuple):
     """A record as the write path stores it, made without the store (:func:`prepare`): what
-    the batch's dedupe and the "never poorer" rule compare (id, source, plies, result), the
-    ``games`` row without its key, raw text and digest (:data:`GAME_COLUMNS` from ``id`` to
-    ``tournament_id``: times in ms since epoch UTC), each side's ``game_sides`` row without
-    the game's key (:data:`SIDE_COLUMNS` after ``game_pk``: colour first), the evals to keep
-    apart, and the raw text as UTF-8 (digested and compressed by the write, which needs the
-    digest first). A plain tuple: it crosses from an import's reader process to its writer as
-    cheaply as a tuple pickles."""
+    the batch's dedupe and the "never poorer" rule compare (id, raw digest, source, plies,
+    result), the ``games`` row without its key, raw text and digest (:data:`GAME_COLUMNS`
+    from ``id`` to ``tournament_id``: times in ms since epoch UTC), each side's
+    ``game_sides`` row without the game's key (:data:`SIDE_COLUMNS` after ``game_pk``: colour
+    first), the evals to keep apart, and the raw text as UTF-8 (compressed by the write: an
+    import's reader and writer share the work). A plain tuple: it crosses from an import's
+    reader process to its writer as cheaply as a tuple pickles."""
 
     id: str
+    digest: str
     source: str
     plies: int | None
     result: str | None
@@ -163,8 +164,9 @@ def prepare(rec: GameRecord) -> PreparedGame:
     created = datetime_to_ms(rec.created_at)
     last = datetime_to_ms(rec.last_move_at) if rec.last_move_at is not None else None
     w, b = rec.white, rec.black
+    text = rec.raw.encode("utf-8")
     return PreparedGame(
-        rec.id, rec.source, rec.plies, rec.result,
+        rec.id, raw_digest(text), rec.source, rec.plies, rec.result,
         (rec.id, rec.source, created, last, last if last is not None else created, rec.rated,
          rec.variant, rec.speed, rec.perf, rec.status, rec.result, rec.plies,
          rec.clock_initial, rec.clock_increment, rec.days_per_turn, rec.initial_fen, rec.eco,
@@ -174,7 +176,7 @@ def prepare(rec: GameRecord) -> PreparedGame:
         ("black", b.user_id, b.name, b.title, b.rating, b.rating_diff, b.provisional,
          b.ai_level),
         rec.analysis,
-        rec.raw.encode("utf-8"),
+        text,
     )
 
 
@@ -224,18 +226,15 @@ def write_prepared(db: Database, games: Iterable[PreparedGame], run: RunCounts |
     Call it with batches of about :data:`BATCH_SIZE`; each call commits.
     """
     by_id: dict[str, PreparedGame] = {}
-    digests: dict[str, str] = {}
     counts = WriteCounts()
     for game in games:
-        digest = raw_digest(game.text)
         earlier = by_id.get(game.id)
         if earlier is not None:  # a game twice in one batch: counted, as across batches
-            if digests[game.id] == digest or _poorer(game, earlier):
+            if earlier.digest == game.digest or _poorer(game, earlier):
                 counts.unchanged += 1
                 continue
             counts.updated += 1
         by_id[game.id] = game  # the later, richer or changed copy wins
-        digests[game.id] = digest
     if not by_id:
         return counts
     with db.engine.begin() as conn:
@@ -245,7 +244,7 @@ def write_prepared(db: Database, games: Iterable[PreparedGame], run: RunCounts |
         db.lock_writes(conn)
         existing = _stored_copies(db, conn, list(by_id), True)  # check_raw
         next_pk = _largest_pk(conn) + 1
-        game_rows, side_rows, analyses = _rows(by_id, digests, existing, next_pk, counts)
+        game_rows, side_rows, analyses = _rows(by_id, existing, next_pk, counts)
         if game_rows:
             db.upsert_rows(conn, _table(Game), GAME_COLUMNS, game_rows, _SQLITE_GAMES_UPSERT)
             db.upsert_rows(conn, _table(GameSide), SIDE_COLUMNS, side_rows,
@@ -260,9 +259,8 @@ def write_prepared(db: Database, games: Iterable[PreparedGame], run: RunCounts |
     return counts
 
 
-def _rows(by_id: Mapping[str, PreparedGame], digests: Mapping[str, str],
-          existing: Mapping[str, StoredCopy], next_pk: int, counts: WriteCounts
-          ) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]],
+def _rows(by_id: Mapping[str, PreparedGame], existing: Mapping[str, StoredCopy], next_pk: int,
+          counts: WriteCounts) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]],
                      list[tuple[int, Analysis, bool]]]:
     """The game and side rows to write (new keys from ``next_pk``), counted in ``counts``, and
     Lichess's evals to keep apart, one row per game: ``(key, analysis, the game's row
@@ -274,13 +272,12 @@ def _rows(by_id: Mapping[str, PreparedGame], digests: Mapping[str, str],
     # (numbered here, under the write lock) ascend with the rows.
     for gid in sorted(by_id):
         game = by_id[gid]
-        digest = digests[gid]
         old = existing.get(gid)
         if old is None:
             counts.new += 1
             pk = next_pk
             next_pk += 1
-        elif old.digest == digest or _poorer(game, old):
+        elif old.digest == game.digest or _poorer(game, old):
             counts.unchanged += 1
             if game.analysis is not None:
                 analyses.append((old.pk, game.analysis, False))
@@ -290,7 +287,7 @@ def _rows(by_id: Mapping[str, PreparedGame], digests: Mapping[str, str],
             pk = old.pk
         if game.analysis is not None:
             analyses.append((pk, game.analysis, True))
-        game_rows.append((pk, *game.game, compress_raw(game.text), digest))
+        game_rows.append((pk, *game.game, compress_raw(game.text), game.digest))
         side_rows.append((pk, *game.white))
         side_rows.append((pk, *game.black))
     return game_rows, side_rows, analyses
