@@ -17,7 +17,7 @@ never runs more than a pipe's worth ahead and memory stays flat. Ctrl+C and SIGT
 writer's: the reader ignores them, and the writer ends it (SIGKILL) however the import ends;
 a writer killed outright ends it too (its next message fails on the closed pipe).
 
-Used only where it can be: a ``fork`` start method (Linux, macOS), the main thread (a fork
+Used only where it can be: a ``fork`` start method (Linux; not macOS), the main thread (a fork
 from a thread of a busy server such as the dashboard's is not safe), a database the child can
 open (not an in-memory SQLite), and a file of at least :data:`MIN_BYTES` (below it the fork
 costs more than it saves). ``TRACKER_READER_PROCESS=0`` turns it off.
@@ -31,6 +31,7 @@ import os
 import pickle
 import queue
 import signal
+import sys
 import threading
 from collections import Counter
 from collections.abc import Callable
@@ -90,8 +91,8 @@ def usable(f: InputFile, store: Store) -> bool:
     """Whether ``f`` is read in a reader process (see the module's docstring)."""
     if os.environ.get(ENV_SWITCH, "1") == "0" or f.size < MIN_BYTES:
         return False
-    if "fork" not in multiprocessing.get_all_start_methods():
-        return False
+    if sys.platform == "darwin" or "fork" not in multiprocessing.get_all_start_methods():
+        return False  # macOS: a fork is not safe once system libraries run threads
     if threading.current_thread() is not threading.main_thread():
         return False
     database = store.engine.url.database
