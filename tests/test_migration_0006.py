@@ -19,14 +19,14 @@ from sqlalchemy import Engine, create_engine, event, text
 
 from tests.conftest import INDEXINATOR, INDEXINATOR_LATER, stored_rows
 from tracker import api
-from tracker.codec import raw_digest
+from tracker.codec import compress_raw
 from tracker.importing import import_file
 from tracker.records import GameRecord
 from tracker.sources.ndjson import read_ndjson
 from tracker.store import queries
 from tracker.store.db import Store
 from tracker.store.engine import SCHEMA_HEAD, _sqlite_on_connect, alembic_config
-from tracker.store.games import GAME_COLUMNS, SIDE_COLUMNS, _game_values, _side_values
+from tracker.store.games import GAME_COLUMNS, SIDE_COLUMNS, prepare
 
 #: 0005's column lists: the same as today's without the surrogate keys.
 OLD_GAME_COLUMNS = GAME_COLUMNS[1:]
@@ -62,12 +62,11 @@ def _write_as_0005(engine: Engine, records: Sequence[GameRecord], batch: int = 5
     sides_sql = text(f"INSERT INTO game_sides ({', '.join(OLD_SIDE_COLUMNS)}) VALUES "
                      f"({', '.join(':' + c for c in OLD_SIDE_COLUMNS)})")
     for i in range(0, len(records), batch):
-        chunk = records[i : i + batch]
-        games = [dict(zip(OLD_GAME_COLUMNS, _game_values(0, r, raw_digest(r.raw))[1:],
-                          strict=True)) for r in chunk]
-        sides = [dict(zip(OLD_SIDE_COLUMNS, (r.id, *_side_values(0, color, side)[1:]),
-                          strict=True))
-                 for r in chunk for color, side in (("white", r.white), ("black", r.black))]
+        chunk = [prepare(r) for r in records[i : i + batch]]
+        games = [dict(zip(OLD_GAME_COLUMNS, (*p.game, compress_raw(p.text), p.digest),
+                          strict=True)) for p in chunk]
+        sides = [dict(zip(OLD_SIDE_COLUMNS, (p.id, *side), strict=True))
+                 for p in chunk for side in (p.white, p.black)]
         with engine.begin() as conn:
             conn.execute(games_sql, games)
             conn.execute(sides_sql, sides)
