@@ -46,7 +46,7 @@ LAYERS: list[tuple[str, tuple[str, ...], frozenset[str]]] = [
     ("errors", ("tracker.errors",), frozenset()),
     ("base", ("tracker.records", "tracker.config", "tracker.perfs", "tracker.fide_records",
               "tracker.utc", "tracker.codec", "tracker.cursor", "tracker._version",
-              "tracker.exact", "tracker.analysis.evals"),
+              "tracker.exact", "tracker.analysis.evals", "tracker.forked"),
      frozenset({"errors"})),
     ("sources", ("tracker.sources", "tracker.sources.*"), frozenset({"errors", "base"})),
     ("store", ("tracker.store", "tracker.store.*"), frozenset({"errors", "base"})),

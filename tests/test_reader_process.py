@@ -14,8 +14,9 @@ from typing import Any
 
 import pytest
 
+from tracker import forked
+from tracker.forked import ForkedProcessError
 from tracker.importing import files, import_file, reader_process
-from tracker.importing.reader_process import ReaderProcessError
 from tracker.importing.runner import ImportRecorder, ImportSummary
 from tracker.sources.files import open_inputs
 from tracker.store import queries
@@ -30,7 +31,7 @@ N_INDEXINATOR = 2907
 def always(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every file is read in a reader process, however small."""
     monkeypatch.setattr(reader_process, "MIN_BYTES", 0)
-    monkeypatch.delenv(reader_process.ENV_SWITCH, raising=False)
+    monkeypatch.delenv(forked.ENV_SWITCH, raising=False)
 
 
 @pytest.fixture
@@ -75,8 +76,8 @@ def _import_both(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **
     """Import ``path`` into two new databases, in one process and with a reader process:
     the summaries' fields and the stored rows of each."""
     got = []
-    for switch in ("0", "1"):
-        monkeypatch.setenv(reader_process.ENV_SWITCH, switch)
+    for switch in ("1", ""):  # one process, then the reader beside the writer
+        monkeypatch.setenv(forked.ENV_SWITCH, switch)
         with Store(str(tmp_path / f"reader-{switch}.db")) as store:
             summary = import_file(path, store=store, **kwargs)
             got.append((_summary_fields(summary), stored_rows(store)))
@@ -169,10 +170,10 @@ def test_a_reader_that_dies_fails_the_run_in_one_line(db_path: Path,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(files, "_import_one", lambda *args: os._exit(3))
     store = Store(str(db_path))
-    with pytest.raises(ReaderProcessError) as info:
+    with pytest.raises(ForkedProcessError) as info:
         import_file(INDEXINATOR, store=store)
-    assert str(info.value) == ("the import's reader process stopped (exit code 3) before the "
-                               "end of the file; run the import again to resume")
+    assert str(info.value) == ("the reader process stopped (exit code 3) before the end of "
+                               "its work; run the import again to resume")
     run = queries.import_runs(store)[0]
     assert (run.status, run.message) == ("failed", str(info.value))
     assert multiprocessing.active_children() == []
@@ -217,15 +218,15 @@ def opened() -> Iterator[Any]:
 
 def test_where_the_reader_process_is_used(opened: Any, db_path: Path,
                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(reader_process.ENV_SWITCH, raising=False)
+    monkeypatch.delenv(forked.ENV_SWITCH, raising=False)
     file_store = Store(str(db_path))
     memory = Store("sqlite://")
     assert opened.size >= reader_process.MIN_BYTES  # 2.1 MB: over the threshold
     assert reader_process.usable(opened, file_store)
     assert not reader_process.usable(opened, memory)  # the child could not open it
-    monkeypatch.setenv(reader_process.ENV_SWITCH, "0")
+    monkeypatch.setenv(forked.ENV_SWITCH, "1")
     assert not reader_process.usable(opened, file_store)
-    monkeypatch.delenv(reader_process.ENV_SWITCH)
+    monkeypatch.delenv(forked.ENV_SWITCH)
     monkeypatch.setattr(reader_process, "MIN_BYTES", opened.size + 1)
     assert not reader_process.usable(opened, file_store)  # a small file: not worth a fork
     monkeypatch.setattr(reader_process, "MIN_BYTES", 0)
