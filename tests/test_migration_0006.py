@@ -19,7 +19,6 @@ from sqlalchemy import Engine, create_engine, event, text
 
 from tests.conftest import INDEXINATOR, INDEXINATOR_LATER, stored_rows
 from tracker import api
-from tracker.codec import compress_raw
 from tracker.importing import import_file
 from tracker.records import GameRecord
 from tracker.sources.ndjson import read_ndjson
@@ -63,7 +62,7 @@ def _write_as_0005(engine: Engine, records: Sequence[GameRecord], batch: int = 5
                      f"({', '.join(':' + c for c in OLD_SIDE_COLUMNS)})")
     for i in range(0, len(records), batch):
         chunk = [prepare(r) for r in records[i : i + batch]]
-        games = [dict(zip(OLD_GAME_COLUMNS, (*p.game, compress_raw(p.text), p.digest),
+        games = [dict(zip(OLD_GAME_COLUMNS, (*p.game, p.raw, p.digest),
                           strict=True)) for p in chunk]
         sides = [dict(zip(OLD_SIDE_COLUMNS, (p.id, *side), strict=True))
                  for p in chunk for side in (p.white, p.black)]

@@ -1,9 +1,9 @@
 """A file import's reader in a process of its own, beside the writer.
 
-An import does two kinds of work per game: reading it (decompressing, decoding the JSON or
-PGN, building and checking the record, turning it into the rows to store:
-:func:`~tracker.store.games.prepare`) and writing it (compressing the raw text, the dedupe
-against the stored copies, SQLite's or PostgreSQL's insert). On a machine with two cores the
+An import does two kinds of work per game: reading it (decompressing the file, decoding the
+JSON or PGN, building and checking the record, turning it into the rows to store with its raw
+text digested and compressed: :func:`~tracker.store.games.prepare`) and writing it (the
+dedupe against the stored copies, SQLite's or PostgreSQL's insert). On a machine with two cores the
 two run at once: :func:`read_in_child` reads the file in a child process
 (:func:`tracker.forked.beside`), exactly as the import reads it in one process (the same
 function, over the same opened file), and this process writes what it sends through the
@@ -40,11 +40,10 @@ if TYPE_CHECKING:
 #: Files smaller than this (bytes on disk) are read in the writer's process: ~1,400 games of
 #: NDJSON, where the fork (~10 ms) and the messages cost as much as the reading they share.
 MIN_BYTES: Final = 1 << 20
-#: Games per message from the reader: ~1 MB pickled (the raw text travels uncompressed: the
-#: writer compresses it), a few ms of the writer's time to read.
+#: Games per message from the reader: ~400 KB pickled, a few ms of the writer's time to read.
 SEND_EVERY: Final = 1000
 #: Messages the reader may have queued while the writer is busy: 8,000 games, more than a
-#: batch of the writer's (:data:`~tracker.store.games.FILE_BATCH_SIZE`).
+#: batch of the writer's (:data:`~tracker.store.games.FILE_BATCH_SIZE`), ~3 MB.
 QUEUED: Final = 8
 
 

@@ -142,9 +142,9 @@ class PreparedGame(NamedTuple):
     result), the ``games`` row without its key, raw text and digest (:data:`GAME_COLUMNS`
     from ``id`` to ``tournament_id``: times in ms since epoch UTC), each side's
     ``game_sides`` row without the game's key (:data:`SIDE_COLUMNS` after ``game_pk``: colour
-    first), the evals to keep apart, and the raw text as UTF-8 (compressed by the write: an
-    import's reader and writer share the work). A plain tuple: it crosses from an import's
-    reader process to its writer as cheaply as a tuple pickles."""
+    first), the evals to keep apart, and the raw text as stored (compressed,
+    :func:`~tracker.codec.compress_raw`). A plain tuple: it crosses from an import's reader
+    process to its writer as cheaply as a tuple pickles."""
 
     id: str
     digest: str
@@ -155,7 +155,7 @@ class PreparedGame(NamedTuple):
     white: tuple[Any, ...]
     black: tuple[Any, ...]
     analysis: Analysis | None
-    text: bytes
+    raw: bytes
 
 
 def prepare(rec: GameRecord) -> PreparedGame:
@@ -176,7 +176,7 @@ def prepare(rec: GameRecord) -> PreparedGame:
         ("black", b.user_id, b.name, b.title, b.rating, b.rating_diff, b.provisional,
          b.ai_level),
         rec.analysis,
-        text,
+        compress_raw(text),
     )
 
 
@@ -287,7 +287,7 @@ def _rows(by_id: Mapping[str, PreparedGame], existing: Mapping[str, StoredCopy],
             pk = old.pk
         if game.analysis is not None:
             analyses.append((pk, game.analysis, True))
-        game_rows.append((pk, *game.game, compress_raw(game.text), game.digest))
+        game_rows.append((pk, *game.game, game.raw, game.digest))
         side_rows.append((pk, *game.white))
         side_rows.append((pk, *game.black))
     return game_rows, side_rows, analyses
