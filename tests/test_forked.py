@@ -7,8 +7,6 @@ import multiprocessing
 import os
 import threading
 import time
-from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -93,38 +91,3 @@ def test_available_only_from_the_main_thread_and_unless_switched_off(
     assert seen == [False]
     monkeypatch.setenv(forked.ENV_SWITCH, "1")
     assert not forked.available()
-
-
-def test_rows_read_beside_are_the_rows_read_here(indexinator_db: Path,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    from tracker.store import queries
-    from tracker.store.db import Store
-
-    with Store(str(indexinator_db)) as store:
-        here = list(queries.replay_rows_by_perf(store, "indexinator"))
-        forks: list[str] = []
-        real = forked.beside
-
-        def spy(*args: Any, **kwargs: Any) -> Any:
-            forks.append(kwargs["name"])
-            return real(*args, **kwargs)
-
-        monkeypatch.setattr(forked, "beside", spy)
-        beside = list(queries.replay_rows_by_perf(store, "indexinator", beside=True))
-    assert forks == ["database reader"]
-    assert len(here) == 2907 and beside == here
-    assert multiprocessing.active_children() == []
-
-
-def test_an_in_memory_database_is_read_here(monkeypatch: pytest.MonkeyPatch) -> None:
-    from tracker.importing import import_file
-    from tracker.store import queries
-    from tracker.store.db import Store
-
-    from .conftest import INDEXINATOR_LATER
-
-    monkeypatch.setattr(forked, "beside", None)  # called, it would fail
-    with Store("sqlite://") as store:
-        import_file(INDEXINATOR_LATER, store=store)
-        rows = list(queries.replay_rows_by_perf(store, "indexinator", beside=True))
-    assert len(rows) == 10  # the later file: 10 games

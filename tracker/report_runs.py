@@ -19,7 +19,6 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from collections.abc import Sequence
-from contextlib import closing
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
@@ -259,12 +258,6 @@ def default_scales(settings: ResolvedSettings, perf: str) -> list[ScaleModel | N
     return [m] if m.covers(perf) else every  # a saved scale not covering it: the default
 
 
-#: From this many games of a player on, :func:`refresh` reads them in a child process while it
-#: walks and replays them (:meth:`~tracker.store.engine.Database.plain_chunks`): at 100k games
-#: the read is half of the work; below, the fork costs about what it saves.
-READ_BESIDE_GAMES: Final = 20_000
-
-
 def refresh(store: Store, username: str) -> list[str]:
     """Compute and save, ahead of a player's first report (right after an import changed
     their games), the pass over each of their perfs and its replay on each scale of
@@ -276,9 +269,8 @@ def refresh(store: Store, username: str) -> list[str]:
     saved_settings = validate_settings(get_settings(store, uid))
     seq = snapshots.write_seq(store)
     done: list[str] = []
-    beside = queries.count_player_games(store, uid) >= READ_BESIDE_GAMES
-    with gc_paused(), closing(queries.replay_rows_by_perf(store, uid, beside=beside)) as read:
-        for stored, rows in groupby(read, key=itemgetter(-1)):
+    with gc_paused():
+        for stored, rows in groupby(queries.replay_rows_by_perf(store, uid), key=itemgetter(-1)):
             try:
                 perf = perf_key(stored or "")
             except PerfError:

@@ -35,7 +35,6 @@ from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
 from sqlalchemy.sql import Select
 
-from tracker import forked
 from tracker.config import database_url, shown_url, url_problem
 from tracker.errors import ReadOnlyError, TrackerError
 
@@ -456,14 +455,7 @@ class Database:
         )
         conn.execute(stmt, [dict(zip(columns, row, strict=True)) for row in rows])
 
-    @property
-    def in_memory(self) -> bool:
-        """An in-memory SQLite database: no other process can open it."""
-        database = self.engine.url.database
-        return self.is_sqlite and (not database or database == ":memory:"
-                                   or "mode=memory" in self.url)
-
-    def plain_chunks(self, stmt: Select[Any], size: int = 10_000, *, beside: bool = False
+    def plain_chunks(self, stmt: Select[Any], size: int = 10_000
                      ) -> Iterator[list[tuple[Any, ...]]]:
         """Run a Core ``SELECT`` and yield the driver's own tuples, ``size`` rows at a time, so
         a read of a million rows never holds them all (the connection stays open until the last
@@ -471,24 +463,7 @@ class Database:
 
         No per-row result processing: values come as the driver gives them (SQLite booleans
         as 0/1), for reads of 100k rows where SQLAlchemy's row objects cost more than the query.
-
-        ``beside``: read in a child process (:func:`tracker.forked.beside`) while this one
-        works on the chunks already read, where a fork is available and the database is not
-        in memory; the same chunks either way. For a read of many rows (the child's pickled
-        chunks cost this process a quarter of reading them itself).
         """
-        if beside and not self.in_memory and forked.available():
-            def work(send: forked.Send) -> None:
-                self.engine.dispose(close=False)  # this process's connections are its own
-                for chunk in self._plain_chunks(stmt, size):
-                    send(chunk)
-
-            with forked.beside(work, name="database reader") as chunks:
-                yield from chunks
-            return
-        yield from self._plain_chunks(stmt, size)
-
-    def _plain_chunks(self, stmt: Select[Any], size: int) -> Iterator[list[tuple[Any, ...]]]:
         with self.engine.connect() as conn:
             compiled = stmt.compile(dialect=conn.dialect,
                                     compile_kwargs={"render_postcompile": True})

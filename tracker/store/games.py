@@ -10,7 +10,7 @@ names' positions.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, NamedTuple
 
@@ -464,26 +464,15 @@ def replay_rows(db: Database, user_id: str, perf: str) -> Iterator[tuple[Any, ..
         yield from chunk
 
 
-def replay_rows_by_perf(db: Database, user_id: str, *, beside: bool = False
-                        ) -> Generator[tuple[Any, ...], None, None]:
+def replay_rows_by_perf(db: Database, user_id: str) -> Iterator[tuple[Any, ...]]:
     """:func:`replay_rows` of every perf the player has games in, in one read: each row has
     the perf after the :data:`REPLAY_COLUMNS`, and the rows come perf by perf (by perf key),
-    each perf's in the order of :func:`replay_rows`. ``beside``: read in a child process
-    while the caller works (see :meth:`~tracker.store.engine.Database.plain_chunks`)."""
+    each perf's in the order of :func:`replay_rows`."""
     g = _table(Game).c
     stmt = _replay_select(user_id).add_columns(g.perf).order_by(None).order_by(
         g.perf, g.ended_at_ms, g.id)
-    for chunk in db.plain_chunks(stmt, beside=beside):
+    for chunk in db.plain_chunks(stmt):
         yield from chunk
-
-
-def count_player_games(db: Database, user_id: str) -> int:
-    """The games of ``user_id`` (lowercase Lichess id) stored, all perfs: one count on the
-    sides' user index."""
-    sides = _table(GameSide)
-    with db.engine.connect() as conn:
-        return int(conn.execute(select(func.count()).select_from(sides)
-                                .where(sides.c.user_id == user_id)).scalar_one())
 
 
 def _replay_select(user_id: str) -> Select[Any]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 from tracker.store.games import (
     REPLAY_COLUMNS,
     count_games,
-    count_player_games,
     game_source,
     player_games,
     replay_rows,
@@ -36,7 +35,6 @@ __all__ = [
     "RunInfo",
     "UnknownPlayerError",
     "count_games",
-    "count_player_games",
     "data_version",
     "game_source",
     "import_runs",
