@@ -30,7 +30,15 @@ from tracker.records import GameRecord
 from tracker.run_liveness import mark_interrupted, running_message
 from tracker.store.db import Store
 from tracker.store.engine import DatabaseError
-from tracker.store.games import BATCH_SIZE, PreparedGame, StoredGame, WriteCounts, prepare
+from tracker.store.games import (
+    BATCH_SIZE,
+    P_BLACK,
+    P_WHITE,
+    PreparedGame,
+    StoredGame,
+    WriteCounts,
+    prepare,
+)
 from tracker.store.runs import RunStatus
 from tracker.utc import now_ms
 
@@ -215,7 +223,7 @@ class ImportRecorder:
     def add_prepared(self, game: PreparedGame) -> None:
         """:meth:`add` of a record already prepared."""
         self.read += 1
-        for _, user_id, name, *_rest in (game.white, game.black):
+        for _, user_id, name, *_rest in (game[P_WHITE], game[P_BLACK]):
             if user_id:
                 self.players[user_id] += 1
                 if name and user_id not in self.names:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, NamedTuple
+from typing import Any, Final
 
 from sqlalchemy import Connection, Select, Table, and_, func, select, update
 from sqlalchemy.sql import ColumnElement, FromClause
@@ -136,36 +136,36 @@ class WriteCounts:
         self.evals_added += other.evals_added
 
 
-class PreparedGame(NamedTuple):
-    """A record as the write path stores it, made without the store (:func:`prepare`): what
-    the batch's dedupe and the "never poorer" rule compare (id, raw digest, source, plies,
-    result), the ``games`` row without its key, raw text and digest (:data:`GAME_COLUMNS`
-    from ``id`` to ``tournament_id``: times in ms since epoch UTC), each side's
-    ``game_sides`` row without the game's key (:data:`SIDE_COLUMNS` after ``game_pk``: colour
-    first), the evals to keep apart, and the raw text as stored (compressed,
-    :func:`~tracker.codec.compress_raw`). A plain tuple: it crosses from an import's reader
-    process to its writer as cheaply as a tuple pickles."""
-
-    id: str
-    digest: str
-    source: str
-    plies: int | None
-    result: str | None
-    game: tuple[Any, ...]
-    white: tuple[Any, ...]
-    black: tuple[Any, ...]
-    analysis: Analysis | None
-    raw: bytes
+#: A record as the write path stores it, made without the store (:func:`prepare`), a plain
+#: tuple (it crosses from an import's reader process to its writer as cheaply as a tuple
+#: pickles: a named tuple costs twice as much), read by the positions below: what the batch's
+#: dedupe and the "never poorer" rule compare (id, raw digest, source, plies, result); the
+#: ``games`` row without its key, raw text and digest (:data:`GAME_COLUMNS` from ``id`` to
+#: ``tournament_id``: times in ms since epoch UTC); each side's ``game_sides`` row without
+#: the game's key (:data:`SIDE_COLUMNS` after ``game_pk``: colour first); the evals to keep
+#: apart; the raw text as stored (compressed, :func:`~tracker.codec.compress_raw`).
+PreparedGame = tuple[str, str, str, int | None, str | None, tuple[Any, ...], tuple[Any, ...],
+                     tuple[Any, ...], Analysis | None, bytes]
+P_ID: Final = 0
+P_DIGEST: Final = 1
+P_SOURCE: Final = 2
+P_PLIES: Final = 3
+P_RESULT: Final = 4
+P_GAME: Final = 5
+P_WHITE: Final = 6
+P_BLACK: Final = 7
+P_ANALYSIS: Final = 8
+P_RAW: Final = 9
 
 
 def prepare(rec: GameRecord) -> PreparedGame:
-    """The rows of ``rec`` (see :class:`PreparedGame`). Pure: no database, so an import's
+    """The rows of ``rec`` (see :data:`PreparedGame`). Pure: no database, so an import's
     reader can make them beside the writer."""
     created = datetime_to_ms(rec.created_at)
     last = datetime_to_ms(rec.last_move_at) if rec.last_move_at is not None else None
     w, b = rec.white, rec.black
     text = rec.raw.encode("utf-8")
-    return PreparedGame(
+    return (
         rec.id, raw_digest(text), rec.source, rec.plies, rec.result,
         (rec.id, rec.source, created, last, last if last is not None else created, rec.rated,
          rec.variant, rec.speed, rec.perf, rec.status, rec.result, rec.plies,
@@ -180,13 +180,15 @@ def prepare(rec: GameRecord) -> PreparedGame:
     )
 
 
-def _poorer(rec: PreparedGame, stored: StoredCopy | PreparedGame) -> bool:
-    """True when ``rec`` has less than the stored copy of the same game: a poorer source, fewer
-    plies, or no result where the stored copy has one. A finished game never loses moves."""
+def _poorer(game: PreparedGame, source: str, plies: int | None, result: str | None) -> bool:
+    """True when ``game`` has less than the stored copy of the same game (its ``source``,
+    ``plies``, ``result``): a poorer source, fewer plies, or no result where the stored copy
+    has one. A finished game never loses moves."""
+    mine = game[P_PLIES]
     return (
-        SOURCE_RANK[rec.source] < SOURCE_RANK.get(stored.source, 0)
-        or (stored.plies is not None and rec.plies is not None and rec.plies < stored.plies)
-        or (stored.result is not None and rec.result is None)
+        SOURCE_RANK[game[P_SOURCE]] < SOURCE_RANK.get(source, 0)
+        or (plies is not None and mine is not None and mine < plies)
+        or (result is not None and game[P_RESULT] is None)
     )
 
 
@@ -228,13 +230,14 @@ def write_prepared(db: Database, games: Iterable[PreparedGame], run: RunCounts |
     by_id: dict[str, PreparedGame] = {}
     counts = WriteCounts()
     for game in games:
-        earlier = by_id.get(game.id)
+        earlier = by_id.get(game[P_ID])
         if earlier is not None:  # a game twice in one batch: counted, as across batches
-            if earlier.digest == game.digest or _poorer(game, earlier):
+            if earlier[P_DIGEST] == game[P_DIGEST] or _poorer(
+                    game, earlier[P_SOURCE], earlier[P_PLIES], earlier[P_RESULT]):
                 counts.unchanged += 1
                 continue
             counts.updated += 1
-        by_id[game.id] = game  # the later, richer or changed copy wins
+        by_id[game[P_ID]] = game  # the later, richer or changed copy wins
     if not by_id:
         return counts
     with db.engine.begin() as conn:
@@ -277,19 +280,20 @@ def _rows(by_id: Mapping[str, PreparedGame], existing: Mapping[str, StoredCopy],
             counts.new += 1
             pk = next_pk
             next_pk += 1
-        elif old.digest == game.digest or _poorer(game, old):
+        elif old.digest == game[P_DIGEST] or _poorer(game, old.source, old.plies, old.result):
             counts.unchanged += 1
-            if game.analysis is not None:
-                analyses.append((old.pk, game.analysis, False))
+            if game[P_ANALYSIS] is not None:
+                analyses.append((old.pk, game[P_ANALYSIS], False))
             continue
         else:
             counts.updated += 1
             pk = old.pk
-        if game.analysis is not None:
-            analyses.append((pk, game.analysis, True))
-        game_rows.append((pk, *game.game, game.raw, game.digest))
-        side_rows.append((pk, *game.white))
-        side_rows.append((pk, *game.black))
+        analysis = game[P_ANALYSIS]
+        if analysis is not None:
+            analyses.append((pk, analysis, True))
+        game_rows.append((pk, *game[P_GAME], game[P_RAW], game[P_DIGEST]))
+        side_rows.append((pk, *game[P_WHITE]))
+        side_rows.append((pk, *game[P_BLACK]))
     return game_rows, side_rows, analyses
 
 
