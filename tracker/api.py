@@ -215,6 +215,8 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:
     from typing import TypeAlias
 
+    from tracker.store.games import WrittenGames
+
     Db: TypeAlias = str | os.PathLike[str] | Store | None
 
 #: The bundled demo history (see ``tracker/data/PROVENANCE.md``).
@@ -387,14 +389,17 @@ def import_file(
     """
     from tracker.importing import import_inputs
     from tracker.sources.files import open_inputs
+    from tracker.store.games import WrittenGames
 
     check_writable(db, "importing games")
     check_database(db, create=True)
     unreadable: list[str] = []
     inputs = open_inputs(paths, unreadable=unreadable)
     store = open_store(db, create=True)
-    return _prepared(store, import_inputs(inputs, store=store, user=user, progress=progress,
-                                          unreadable=unreadable))
+    written = WrittenGames()
+    summary = import_inputs(inputs, store=store, user=user, progress=progress,
+                            unreadable=unreadable, written=written)
+    return _prepared(store, summary, written)
 
 
 def import_uploads(
@@ -431,18 +436,20 @@ def upload_name(name: str) -> str:
     return last if len(last) <= 100 else "upload-" + last[-93:]
 
 
-def _prepared(store: Store, summary: ImportSummary) -> ImportSummary:
+def _prepared(store: Store, summary: ImportSummary, written: WrittenGames | None = None
+              ) -> ImportSummary:
     """After an import that changed a tracked player's games: their replay passes and each
     default scale's replay of them computed and saved now
     (:func:`tracker.report_runs.refresh`), so the first report after the import reads a few
-    rows per perf instead of every game."""
+    rows per perf instead of every game; from the games the import kept in ``written``
+    where they are all there is."""
     if summary.player is None or not (summary.new or summary.updated) or summary.players:
         return summary
     from tracker.report_runs import refresh
     from tracker.store import queries
 
     if queries.is_tracked(store, summary.player):
-        refresh(store, summary.player)
+        refresh(store, summary.player, written)
     return summary
 
 

@@ -51,6 +51,7 @@ from tracker.settings import (
 )
 from tracker.store import queries, snapshots
 from tracker.store.db import Store
+from tracker.store.games import WrittenGames
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,19 +259,22 @@ def default_scales(settings: ResolvedSettings, perf: str) -> list[ScaleModel | N
     return [m] if m.covers(perf) else every  # a saved scale not covering it: the default
 
 
-def refresh(store: Store, username: str) -> list[str]:
+def refresh(store: Store, username: str, written: WrittenGames | None = None) -> list[str]:
     """Compute and save, ahead of a player's first report (right after an import changed
     their games), the pass over each of their perfs and its replay on each scale of
     :func:`default_scales`, with their saved settings, from one read of their games,
-    streamed. A perf no replay reads (a variant) is left alone, and so is one whose pass and
-    replays are all current. Returns the perfs computed, by perf key. Raises
-    UnknownPlayerError for a player with no games."""
+    streamed, or from the games an import kept (``written``) where they are all the database
+    holds (:class:`~tracker.store.games.WrittenGames`: the same rows). A perf no replay reads
+    (a variant) is left alone, and so is one whose pass and replays are all current. Returns
+    the perfs computed, by perf key. Raises UnknownPlayerError for a player with no games."""
     uid = queries.resolve_player(store, username)
     saved_settings = validate_settings(get_settings(store, uid))
     seq = snapshots.write_seq(store)
     done: list[str] = []
+    kept = written.replay_rows_by_perf(store, uid) if written is not None else None
     with gc_paused():
-        for stored, rows in groupby(queries.replay_rows_by_perf(store, uid), key=itemgetter(-1)):
+        rows_by_perf = kept if kept is not None else queries.replay_rows_by_perf(store, uid)
+        for stored, rows in groupby(rows_by_perf, key=itemgetter(-1)):
             try:
                 perf = perf_key(stored or "")
             except PerfError:

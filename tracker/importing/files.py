@@ -23,7 +23,7 @@ from tracker.sources.limits import MAX_NDJSON_GAME_BYTES, MAX_PGN_GAME_BYTES, ca
 from tracker.sources.ndjson import read_ndjson
 from tracker.sources.pgn import filter_chunks, read_pgn
 from tracker.store.db import Store
-from tracker.store.games import BATCH_SIZE, FILE_BATCH_SIZE
+from tracker.store.games import BATCH_SIZE, FILE_BATCH_SIZE, WrittenGames
 
 
 def import_file(
@@ -83,17 +83,19 @@ def import_inputs(
     progress: Progress | None = None,
     max_game_bytes: int | None = None,
     unreadable: Sequence[str] = (),
+    written: WrittenGames | None = None,
 ) -> ImportSummary:
     """Import files already opened (and so checked) by :func:`~tracker.sources.files.open_inputs`
     into ``store`` as one run; see :func:`import_file`. Closes them. ``unreadable``: one line
     per file given that could not be opened (named in the run's message; it ends
-    ``partial``)."""
+    ``partial``). ``written``: keeps the games written, for the passes after the import (see
+    :class:`~tracker.store.games.WrittenGames`)."""
     users = [user] if isinstance(user, str) else list(user or [])
     _check_users(users, inputs)
     total = sum(f.size for f in inputs)
     target = ", ".join(str(f.path) for f in inputs)
     recorder = ImportRecorder(store, "file", target, player=users[0] if users else None,
-                              also=users[1:], batch_size=FILE_BATCH_SIZE)
+                              also=users[1:], batch_size=FILE_BATCH_SIZE, written=written)
     warnings: list[str] = []
     # a file that could not be read is named, with its reason, where the run says how it ended
     truncated: list[str] = [f"not imported: {why}" for why in unreadable]

@@ -37,6 +37,7 @@ from tracker.store.games import (
     PreparedGame,
     StoredGame,
     WriteCounts,
+    WrittenGames,
     prepare,
 )
 from tracker.store.runs import RunStatus
@@ -193,8 +194,14 @@ class ImportRecorder:
         player: str | None = None,
         also: Sequence[str] = (),
         batch_size: int = BATCH_SIZE,
+        written: WrittenGames | None = None,
     ) -> None:
         self.store = store
+        #: Where the games written are kept for the passes after the import (see
+        #: :class:`~tracker.store.games.WrittenGames`), when given.
+        self.written = written
+        if written is not None:
+            written.begin(store)
         self.batch_size = batch_size
         self.player = player.lower() if player else None
         #: Further players the import is for (``--user`` given more than once): tracked too.
@@ -283,7 +290,7 @@ class ImportRecorder:
         if self._buffer:
             with interrupts_deferred(), self.store.counting_run((self.run_id, self._run_fields)):
                 try:  # a batch and its run counts: one transaction
-                    self.counts.add(self.store.write_prepared(self._buffer))
+                    self.counts.add(self.store.write_prepared(self._buffer, self.written))
                 except Exception as exc:
                     if is_disk_full(exc):
                         kept = self.counts.new + self.counts.updated + self.counts.unchanged

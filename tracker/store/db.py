@@ -16,7 +16,7 @@ from typing import Any
 from tracker.records import GameRecord
 from tracker.store import games, players, runs
 from tracker.store.engine import Database, DatabaseError, alembic_config
-from tracker.store.games import PreparedGame, RunCounts, StoredGame, WriteCounts
+from tracker.store.games import PreparedGame, RunCounts, StoredGame, WriteCounts, WrittenGames
 
 __all__ = ["DatabaseError", "Store", "alembic_config"]
 
@@ -56,10 +56,11 @@ class Store(Database):
         :meth:`counting_run`): see :func:`tracker.store.games.write_games`."""
         return games.write_games(self, records, self._run_counts)
 
-    def write_prepared(self, prepared: Iterable[PreparedGame]) -> WriteCounts:
+    def write_prepared(self, prepared: Iterable[PreparedGame],
+                       written: WrittenGames | None = None) -> WriteCounts:
         """:meth:`write_games` of games already made by :func:`~tracker.store.games.prepare`:
         see :func:`tracker.store.games.write_prepared`."""
-        return games.write_prepared(self, prepared, self._run_counts)
+        return games.write_prepared(self, prepared, self._run_counts, written)
 
     def stored_digests(self, ids: Sequence[str]) -> dict[str, str]:
         """``{game id: raw digest}`` of the games among ``ids`` already stored."""
