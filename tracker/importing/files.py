@@ -23,7 +23,7 @@ from tracker.sources.limits import MAX_NDJSON_GAME_BYTES, MAX_PGN_GAME_BYTES, ca
 from tracker.sources.ndjson import read_ndjson
 from tracker.sources.pgn import filter_chunks, read_pgn
 from tracker.store.db import Store
-from tracker.store.games import BATCH_SIZE, FILE_BATCH_SIZE, WrittenGames
+from tracker.store.games import BATCH_SIZE, FILE_BATCH_SIZE, KEPT_GAMES, WrittenGames
 
 
 def import_file(
@@ -94,6 +94,8 @@ def import_inputs(
     _check_users(users, inputs)
     total = sum(f.size for f in inputs)
     target = ", ".join(str(f.path) for f in inputs)
+    if total > KEPT_GAMES * 1000:  # ~1 KB a game at most: more games than are ever kept
+        written = None
     recorder = ImportRecorder(store, "file", target, player=users[0] if users else None,
                               also=users[1:], batch_size=FILE_BATCH_SIZE, written=written)
     warnings: list[str] = []

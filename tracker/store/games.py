@@ -267,8 +267,8 @@ def write_prepared(db: Database, games: Iterable[PreparedGame], run: RunCounts |
     return counts
 
 
-#: The most games :class:`WrittenGames` keeps (~70 MB); past it, the passes read them back.
-KEPT_GAMES: Final = 200_000
+#: The most games :class:`WrittenGames` keeps (~40 MB); past it, the passes read them back.
+KEPT_GAMES: Final = 120_000
 
 
 class WrittenGames:
