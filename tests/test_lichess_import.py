@@ -609,12 +609,12 @@ def test_a_store_failure_fails_the_run_without_moving_the_cursor_past_lost_games
     real_write = store.write_prepared
     calls = 0
 
-    def flaky_write(records: Any) -> Any:
+    def flaky_write(*args: Any) -> Any:
         nonlocal calls
         calls += 1
         if calls >= 3:
             raise OSError("disk full")
-        return real_write(records)
+        return real_write(*args)
 
     monkeypatch.setattr(store, "write_prepared", flaky_write)
     with pytest.raises(OSError, match="disk full"):

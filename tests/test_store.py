@@ -111,11 +111,11 @@ def test_interrupted_import_keeps_finished_batches_and_resumes_without_duplicate
     real_write = store.write_prepared
     calls = {"n": 0}
 
-    def failing_write(records):  # the third batch dies before it is written
+    def failing_write(*args):  # the third batch dies before it is written
         calls["n"] += 1
         if calls["n"] >= 3:  # from the third batch on, every write fails
             raise RuntimeError("injected failure after the second batch")
-        return real_write(records)
+        return real_write(*args)
 
     monkeypatch.setattr(store, "write_prepared", failing_write)
     with pytest.raises(RuntimeError):
