@@ -29,6 +29,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Final, Protocol
 
 from tracker import forked
+from tracker.importing.runner import count_players
 from tracker.store.games import PreparedGame, StoredGame, prepare
 
 if TYPE_CHECKING:
@@ -101,12 +102,9 @@ class _Sender:
 
     def add(self, record: GameRecord) -> None:
         self.read += 1
-        self.games.append(prepare(record))
-        for side in (record.white, record.black):
-            if side.user_id:
-                self.players[side.user_id] += 1
-                if side.name and side.user_id not in self.names:
-                    self.names[side.user_id] = side.name
+        game = prepare(record)
+        self.games.append(game)
+        count_players(self.players, self.names, game)
         if len(self.games) >= SEND_EVERY:
             self.send()
 

@@ -18,7 +18,7 @@ import signal
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Final
@@ -120,6 +120,22 @@ class ImportSummary:
         if self.message:
             text += f": {self.message}"
         return text
+
+
+def _count_sides(players: Counter[str], names: dict[str, str],
+                 sides: Iterable[tuple[str | None, str | None]]) -> None:
+    for user_id, name in sides:
+        if user_id:
+            players[user_id] += 1
+            if name and user_id not in names:
+                names[user_id] = name
+
+
+def count_players(players: Counter[str], names: dict[str, str], game: PreparedGame) -> None:
+    """Count the players of ``game`` in ``players`` (user id → games) and keep each one's
+    name as first spelt in ``names``: what names the player of an import."""
+    white, black = game[P_WHITE], game[P_BLACK]  # side rows: colour, user id, name, …
+    _count_sides(players, names, ((white[1], white[2]), (black[1], black[2])))
 
 
 #: The signals held back while a batch is written: Ctrl+C and a polite kill.
@@ -230,11 +246,7 @@ class ImportRecorder:
     def add_prepared(self, game: PreparedGame) -> None:
         """:meth:`add` of a record already prepared."""
         self.read += 1
-        for _, user_id, name, *_rest in (game[P_WHITE], game[P_BLACK]):
-            if user_id:
-                self.players[user_id] += 1
-                if name and user_id not in self.names:
-                    self.names[user_id] = name
+        count_players(self.players, self.names, game)
         self._buffer.append(game)
         if len(self._buffer) >= self.batch_size:
             self.flush()
@@ -261,11 +273,7 @@ class ImportRecorder:
         written; its players count towards naming the player as if it had been added."""
         self.read += 1
         self.counts.unchanged += 1
-        for user_id, name in (game.white, game.black):
-            if user_id:
-                self.players[user_id] += 1
-                if name and user_id not in self.names:
-                    self.names[user_id] = name
+        _count_sides(self.players, self.names, (game.white, game.black))
 
     def skip(self, reason: str, n: int = 1) -> None:
         self.read += n
