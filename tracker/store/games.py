@@ -267,6 +267,18 @@ def write_prepared(db: Database, games: Iterable[PreparedGame], run: RunCounts |
     return counts
 
 
+#: Where :class:`WrittenGames` finds a replay row's values (:data:`REPLAY_COLUMNS`, then the
+#: perf) in the rows the write builds, by the column specs' names: the game's columns before
+#: ``me_color``, each side's after it (``me_x`` is the side's ``x``), and the perf.
+_ME_COLOR: Final = REPLAY_COLUMNS.index("me_color")
+_ME: Final = slice(_ME_COLOR + 1, REPLAY_COLUMNS.index("opp_user_id"))
+_OPP: Final = slice(_ME.stop, len(REPLAY_COLUMNS))
+_KEPT_PERF_AT: Final = len(REPLAY_COLUMNS)
+_KEPT_GAME: Final = itemgetter(*(GAME_COLUMNS.index(c) for c in REPLAY_COLUMNS[:_ME_COLOR]))
+_KEPT_SIDE: Final = itemgetter(*(SIDE_COLUMNS.index(c.removeprefix("me_"))
+                                 for c in REPLAY_COLUMNS[_ME]))
+_KEPT_PERF: Final = GAME_COLUMNS.index("perf")
+
 #: The most games :class:`WrittenGames` keeps (~40 MB); past it, the passes read them back.
 KEPT_GAMES: Final = 120_000
 
@@ -305,13 +317,11 @@ class WrittenGames:
             self._rows.clear()
             return
         self._batches += 1  # each batch with games moved the write counter once
-        rows = self._rows
+        rows, id_at = self._rows, GAME_COLUMNS.index("id")
         for i, g in enumerate(game_rows):
-            w, b = side_rows[2 * i], side_rows[2 * i + 1]
-            # the row replay_rows_by_perf reads for the white player (REPLAY_COLUMNS, perf)
-            rows[g[1]] = (g[1], g[2], g[3], g[5], g[6], g[7], g[10], g[11], g[12], "white",
-                          w[2], w[3], w[5], w[6], w[7], w[8], b[2], b[3], b[5], b[6], b[7], b[8],
-                          g[9])
+            # the row replay_rows_by_perf reads for the white player
+            rows[g[id_at]] = (*_KEPT_GAME(g), "white", *_KEPT_SIDE(side_rows[2 * i]),
+                              *_KEPT_SIDE(side_rows[2 * i + 1]), g[_KEPT_PERF])
 
     def replay_rows_by_perf(self, db: Database, user_id: str
                             ) -> list[tuple[Any, ...]] | None:
@@ -320,21 +330,22 @@ class WrittenGames:
         if self._start is None or read_write_seq(db) != self._start + self._batches:
             return None
         uid = user_id.lower()
+        me, opp, color, perf_at = _ME, _OPP, _ME_COLOR, _KEPT_PERF_AT
         by_perf: dict[str | None, list[tuple[Any, ...]]] = {}
         for t in self._rows.values():
-            if t[10] == uid:
-                by_perf.setdefault(t[22], []).append(t)
-            if t[16] == uid:  # the black player's row: the sides the other way round
-                by_perf.setdefault(t[22], []).append(
-                    (*t[:9], "black", *t[16:22], *t[10:16], *t[22:]))
+            if t[me.start] == uid:
+                by_perf.setdefault(t[perf_at], []).append(t)
+            if t[opp.start] == uid:  # the black player's row: the sides the other way round
+                by_perf.setdefault(t[perf_at], []).append(
+                    (*t[:color], "black", *t[opp], *t[me], t[perf_at]))
         # ORDER BY perf, ended_at_ms, id: NULL first, text by code point (SQLite's BINARY);
         # by id, then by end (a stable sort keeps the ids' order within an end): two sorts
         # on one value each, a third of one sort on a tuple of three
         out: list[tuple[Any, ...]] = []
         for perf in sorted(by_perf, key=lambda p: (p is not None, p or "")):
             rows = by_perf[perf]
-            rows.sort(key=itemgetter(0))
-            rows.sort(key=itemgetter(3))
+            rows.sort(key=itemgetter(REPLAY_COLUMNS.index("id")))
+            rows.sort(key=itemgetter(REPLAY_COLUMNS.index("ended_at_ms")))
             out += rows
         return out
 
