@@ -73,11 +73,7 @@ ReadFile = Callable[["InputFile", Sink, "Progress | None", int, int], "ReadLog"]
 
 def usable(f: InputFile, store: Store) -> bool:
     """Whether ``f`` is read in a reader process (see the module's docstring)."""
-    if f.size < MIN_BYTES or not forked.available():
-        return False
-    database = store.engine.url.database
-    return not (store.is_sqlite and (not database or database == ":memory:"
-                                     or "mode=memory" in store.url))
+    return f.size >= MIN_BYTES and not store.in_memory and forked.available()
 
 
 class _Sender:

@@ -399,6 +399,14 @@ class Database:
     def is_sqlite(self) -> bool:
         return self.dialect == "sqlite"
 
+    @property
+    def in_memory(self) -> bool:
+        """A SQLite database in this process's memory (``sqlite://``, ``:memory:``, a
+        ``mode=memory`` URI): no other process can open it."""
+        database = self.engine.url.database
+        return self.is_sqlite and (not database or database == ":memory:"
+                                   or "mode=memory" in self.url)
+
     def close(self) -> None:
         self.engine.dispose()
 
