@@ -271,8 +271,8 @@ def refresh(store: Store, username: str, written: WrittenGames | None = None) ->
     saved_settings = validate_settings(get_settings(store, uid))
     seq = snapshots.write_seq(store)
     done: list[str] = []
-    kept = written.replay_rows_by_perf(store, uid) if written is not None else None
     with gc_paused():
+        kept = written.replay_rows_by_perf(store, uid) if written is not None else None
         rows_by_perf = kept if kept is not None else queries.replay_rows_by_perf(store, uid)
         for stored, rows in groupby(rows_by_perf, key=itemgetter(-1)):
             try:
