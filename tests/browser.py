@@ -12,14 +12,20 @@ import base64
 import contextlib
 import itertools
 import json
+import os
 import shutil
+import signal
+import socket
 import subprocess
+import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 from websockets.sync.client import connect
 
 CHROMIUM_FLAGS = (
@@ -32,6 +38,50 @@ CHROMIUM_FLAGS = (
 def chromium_path() -> str | None:
     """Debian's ``chromium`` (installed by ``scripts/ensure-chromium.sh``), if present."""
     return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def free_port() -> int:
+    """A TCP port on the loopback interface that nothing listens on now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextlib.contextmanager
+def running_dashboard(db: Path, *args: str) -> Iterator[str]:
+    """``tracker --db DB dashboard --port FREE ARGS…`` running (its output in
+    ``DB's folder/dashboard-PORT.log``); yields its URL once it answers, stops it (the CLI and
+    the Streamlit server it started) after. Skips the test without chromium."""
+    if chromium_path() is None:
+        pytest.skip("chromium is not installed: run `bash scripts/ensure-chromium.sh` (as root)")
+    port = free_port()
+    log = db.parent / f"dashboard-{port}.log"
+    with log.open("w") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "tracker.cli", "--db", str(db), "dashboard", "--port",
+             str(port), *args],
+            stdout=out, stderr=subprocess.STDOUT, start_new_session=True, cwd=db.parent)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                    if r.read() == b"ok":
+                        break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"the dashboard did not start:\n{log.read_text()}")
+            time.sleep(0.2)
+        yield url
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
 
 
 class Browser:

@@ -12,10 +12,9 @@ from collections.abc import Iterator
 import pytest
 
 from dashboard import charts
-from tests.browser import Browser
+from tests.browser import Browser, running_dashboard
 from tests.lichess_server import LichessServer
 from tests.test_dashboard_browser import ARTIFACTS, BAD_TEXT, CHART_READY, PAGE_READY
-from tests.test_dashboard_browser_charts import running_dashboard
 from tracker import api
 
 pytestmark = pytest.mark.browser

@@ -7,21 +7,15 @@ installs it; ``make test`` runs that first).
 
 from __future__ import annotations
 
-import os
-import signal
-import socket
 import sqlite3
-import subprocess
-import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from dashboard import charts
-from tests.browser import Browser, chromium_path
+from tests.browser import Browser, running_dashboard
 
 pytestmark = pytest.mark.browser
 
@@ -47,53 +41,19 @@ NAV_LINKS = ("[...document.querySelectorAll('[data-testid=\"stSidebarNav\"] a')]
 TITLES = ("Overview", "Periods", "Games", "Group", "Calculator", "Import", "Settings")
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def dashboard_url(indexinator_db: Path, tmp_path_factory: pytest.TempPathFactory
                   ) -> Iterator[str]:
     """``tracker --db COPY dashboard --port FREE`` running; yields its URL."""
-    if chromium_path() is None:
-        pytest.skip("chromium is not installed: run `bash scripts/ensure-chromium.sh` (as root)")
     tmp_path = tmp_path_factory.mktemp("dashboard")
     db = tmp_path / "sample.db"
     with sqlite3.connect(indexinator_db) as src, sqlite3.connect(db) as dst:
         src.backup(dst)
-    port = free_port()
-    log = tmp_path / "dashboard.log"
-    with log.open("w") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "tracker.cli", "--db", str(db), "dashboard",
-             "--port", str(port)],
-            stdout=out, stderr=subprocess.STDOUT, start_new_session=True, cwd=tmp_path,
-        )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                    if r.read() == b"ok":
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"the dashboard did not start:\n{log.read_text()}")
-            time.sleep(0.2)
+    with running_dashboard(db) as url:
         # Bound to the loopback interface only, as the CLI promises by default.
-        assert f"127.0.0.1:{port}" in log.read_text()
+        port = url.rsplit(":", 1)[1]
+        assert f"127.0.0.1:{port}" in (tmp_path / f"dashboard-{port}.log").read_text()
         yield url
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)  # the CLI and the streamlit server it started
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
 
 
 def test_overview_renders_the_chart_without_errors(dashboard_url: str) -> None:

@@ -4,22 +4,15 @@ correspondence y-range fits the rating lines, cmrade's bullet line is broken ove
 
 from __future__ import annotations
 
-import contextlib
-import os
-import signal
-import subprocess
-import sys
 import time
-import urllib.request
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from dashboard import charts
-from tests.browser import Browser, chromium_path
+from tests.browser import Browser, chromium_path, running_dashboard
 from tests.conftest import CMRADE, SINGLE
-from tests.test_dashboard_browser import ARTIFACTS, BAD_TEXT, CHART_READY, free_port
+from tests.test_dashboard_browser import ARTIFACTS, BAD_TEXT, CHART_READY
 from tracker import api
 
 pytestmark = pytest.mark.browser
@@ -41,41 +34,6 @@ FIGURE = """(() => {
     legend: [...gd.querySelectorAll('.legendtext')].map(e => e.textContent),
   };
 })()"""
-
-
-@contextlib.contextmanager
-def running_dashboard(db: Path) -> Iterator[str]:
-    """``tracker --db DB dashboard --port FREE`` running; yields its URL, stops it after."""
-    if chromium_path() is None:
-        pytest.skip("chromium is not installed: run `bash scripts/ensure-chromium.sh` (as root)")
-    port = free_port()
-    log = db.parent / f"dashboard-{port}.log"
-    with log.open("w") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "tracker.cli", "--db", str(db), "dashboard", "--port",
-             str(port)], stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
-            cwd=db.parent)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                    if r.read() == b"ok":
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"the dashboard did not start:\n{log.read_text()}")
-            time.sleep(0.2)
-        yield url
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
 
 
 @pytest.fixture(scope="module")

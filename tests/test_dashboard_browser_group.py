@@ -8,19 +8,13 @@ Screenshots: ``test-artifacts/group.png``, ``group-picked.png``, ``read-only.png
 
 from __future__ import annotations
 
-import os
-import signal
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.browser import Browser, chromium_path
+from tests.browser import Browser, chromium_path, running_dashboard
 from tests.club_roster import make_roster, serve_roster
 from tests.lichess_server import LichessServer
 from tracker import api
@@ -40,12 +34,6 @@ LEGEND = ("[...document.querySelectorAll('.js-plotly-plot .legendtext')]"
 NAV = ("[...document.querySelectorAll('[data-testid=\"stSidebarNav\"] a')]"
        ".map(a => a.textContent)")
 BAD_TEXT = ("Traceback", "Exception", "Error", "Page not found")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
@@ -68,34 +56,8 @@ def club_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _serve(db: Path, *args: str) -> Iterator[str]:
-    port = _free_port()
-    log = db.parent / f"dashboard-{port}.log"
-    with log.open("w") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "tracker.cli", "--db", str(db), "dashboard", "--port",
-             str(port), *args],
-            stdout=out, stderr=subprocess.STDOUT, start_new_session=True, cwd=db.parent)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                    if r.read() == b"ok":
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"the dashboard did not start:\n{log.read_text()}")
-            time.sleep(0.2)
+    with running_dashboard(db, *args) as url:
         yield url
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
 
 
 @pytest.fixture(scope="module")

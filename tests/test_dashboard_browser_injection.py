@@ -9,10 +9,6 @@ show the name as its characters. Skipped only when Debian's ``chromium`` is miss
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
 import threading
 import time
 import urllib.parse
@@ -23,8 +19,8 @@ from typing import ClassVar
 
 import pytest
 
-from tests.browser import Browser, chromium_path
-from tests.test_dashboard_browser import ARTIFACTS, CHART_READY, PAGE_READY, free_port
+from tests.browser import Browser, running_dashboard
+from tests.test_dashboard_browser import ARTIFACTS, CHART_READY, PAGE_READY
 from tracker import api
 
 pytestmark = pytest.mark.browser
@@ -84,42 +80,14 @@ def counting_server() -> Iterator[int]:
 def injected_dashboard(counting_server: int, tmp_path_factory: pytest.TempPathFactory
                        ) -> Iterator[tuple[str, str]]:
     """``tracker dashboard`` on the injected database; yields (its URL, the player's name)."""
-    if chromium_path() is None:
-        pytest.skip("chromium is not installed: run `bash scripts/ensure-chromium.sh` (as root)")
     tmp_path = tmp_path_factory.mktemp("injected")
     pgn, name = injected_pgn(counting_server)
     (tmp_path / "injected.pgn").write_text(pgn)
     db = tmp_path / "injected.db"
     summary = api.import_file(tmp_path / "injected.pgn", db=db)
     assert summary.new == 8 and summary.player == name.lower()
-    port = free_port()
-    log = tmp_path / "dashboard.log"
-    with log.open("w") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "tracker.cli", "--db", str(db), "dashboard",
-             "--port", str(port)],
-            stdout=out, stderr=subprocess.STDOUT, start_new_session=True, cwd=tmp_path)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                    if r.read() == b"ok":
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"the dashboard did not start:\n{log.read_text()}")
-            time.sleep(0.2)
+    with running_dashboard(db) as url:
         yield url, name
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
 
 
 def test_a_name_like_an_image_is_shown_as_text_and_fetches_nothing(

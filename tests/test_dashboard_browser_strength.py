@@ -4,19 +4,13 @@ Screenshots in ``test-artifacts/`` (``games-strength.png``, ``overview-strength.
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 
 import pytest
 
-from tests.browser import Browser, chromium_path
+from tests.browser import Browser, running_dashboard
 from tests.conftest import ANALYSED
-from tests.test_dashboard_browser import ARTIFACTS, BAD_TEXT, free_port
+from tests.test_dashboard_browser import ARTIFACTS, BAD_TEXT
 from tracker.importing import import_file
 from tracker.store.db import Store
 
@@ -44,40 +38,12 @@ OVERVIEW_READY = (
 
 @pytest.fixture(scope="module")
 def dashboard_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    if chromium_path() is None:
-        pytest.skip("chromium is not installed: run `bash scripts/ensure-chromium.sh` (as root)")
     tmp_path = tmp_path_factory.mktemp("dashboard-strength")
     db = tmp_path / "analysed.db"
     with Store(str(db)) as store:
         import_file(ANALYSED, store=store, user="reda46")
-    port = free_port()
-    log = tmp_path / "dashboard.log"
-    with log.open("w") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "tracker.cli", "--db", str(db), "dashboard",
-             "--port", str(port)],
-            stdout=out, stderr=subprocess.STDOUT, start_new_session=True, cwd=tmp_path)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                    if r.read() == b"ok":
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"the dashboard did not start:\n{log.read_text()}")
-            time.sleep(0.2)
+    with running_dashboard(db) as url:
         yield url
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
 
 
 def test_the_games_page_of_an_analysed_game_shows_graph_board_and_both_levels(

@@ -119,7 +119,7 @@ def test_periods_carry_the_band_and_the_real_rating(linked_db: Path,
 def test_browser_overview_scale_all_with_a_linked_fide_id(
         linked_db: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
     """Issue 12's check: four labelled series (Lichess, median, band, real FIDE), no error."""
-    from tests.test_dashboard_browser_charts import running_dashboard
+    from tests.browser import running_dashboard
 
     with running_dashboard(linked_db) as url, Browser(1400, 1250) as browser:
         browser.goto(f"{url}/?player=indexinator&perf=blitz&scale=all")

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
+from tests.browser import free_port
 from tests.conftest import CMRADE, INDEXINATOR
 from tracker import api, launcher
 from tracker.errors import ArgumentError, ReadOnlyError
@@ -190,14 +191,6 @@ def test_cli_host_without_a_flag_is_a_usage_error(copy_db: Path) -> None:
     assert "http://" not in done.stdout
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def test_read_only_and_allow_writes_reach_the_server(
         copy_db: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
@@ -205,7 +198,7 @@ def test_read_only_and_allow_writes_reach_the_server(
     monkeypatch.setattr(subprocess, "call",
                         lambda cmd, env, **kw: started.append((cmd, env)) or 0)
     monkeypatch.setenv("TRACKER_READ_ONLY", "")
-    port = _free_port()
+    port = free_port()
     assert launcher.dashboard(db=copy_db, port=port, host="0.0.0.0", read_only=True) == 0
     cmd, env = started[-1]
     assert env["TRACKER_READ_ONLY"] == "1"
