@@ -48,6 +48,21 @@ def show_summary(summary: ImportSummary) -> None:
     st.page_link("views/overview.py", label="See the overview", icon=":material/show_chart:")
 
 
+def run_import(label: str,
+               call: Callable[[Callable[[int, int, int | None], None]], ImportSummary]) -> None:
+    """``call(progress)`` under a progress bar labelled ``label``: its summary shown, or its
+    error in one line."""
+    bar, update = progress_bar(label)
+    try:
+        summary = call(update)
+    except TrackerError as exc:
+        bar.empty()
+        st.error(ui.md(exc))
+    else:
+        bar.progress(1.0, text="Done")
+        show_summary(summary)
+
+
 if ui.read_only():  # not in the navigation then; and the API would refuse the import anyway
     st.stop()
 
@@ -77,18 +92,10 @@ with from_lichess:
             st.error("This version of tracker cannot download from Lichess yet: export your "
                      "games from lichess.org and use “From a file”.")
         else:
-            bar, update = progress_bar(f"Downloading {username.strip()}'s games")
-            try:
-                summary = import_user(
-                    username.strip(), db=ui.store(), perf=None if perf == "all" else perf,
-                    full=full, token=token or None, progress=update,
-                )
-            except TrackerError as exc:
-                bar.empty()
-                st.error(ui.md(exc))
-            else:
-                bar.progress(1.0, text="Done")
-                show_summary(summary)
+            download = import_user  # not None here, also inside the lambda
+            run_import(f"Downloading {username.strip()}'s games", lambda update: download(
+                username.strip(), db=ui.store(), perf=None if perf == "all" else perf,
+                full=full, token=token or None, progress=update))
 
 with from_file:
     with st.form("import_file", clear_on_submit=True):
@@ -105,14 +112,6 @@ with from_file:
         if not files:
             st.warning("Choose a file first.")
         else:
-            bar, update = progress_bar("Importing")
-            try:
-                summary = api.import_uploads([(f.name, f.getvalue()) for f in files],
-                                             db=ui.store(), user=user.strip() or None,
-                                             progress=update)
-            except TrackerError as exc:
-                bar.empty()
-                st.error(ui.md(exc))
-            else:
-                bar.progress(1.0, text="Done")
-                show_summary(summary)
+            run_import("Importing", lambda update: api.import_uploads(
+                [(f.name, f.getvalue()) for f in files], db=ui.store(),
+                user=user.strip() or None, progress=update))
