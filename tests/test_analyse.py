@@ -118,7 +118,7 @@ def test_a_game_to_analyse_without_an_engine_is_a_one_line_error(store: Store,
         run_analyse(store, "indexinator", engine_path=str(tmp_path / "none"))
 
 
-def _bare(tmp_path: Path) -> Path:
+def bare_export(tmp_path: Path) -> Path:
     """reda46's 41 games exported without evals."""
     bare = tmp_path / "bare.ndjson"
     lines = []
@@ -133,7 +133,7 @@ def _bare(tmp_path: Path) -> Path:
 @needs_engine
 def test_a_stopped_run_keeps_its_finished_games_and_the_next_one_finishes(
         store: Store, tmp_path: Path) -> None:
-    import_file(_bare(tmp_path), store=store)
+    import_file(bare_export(tmp_path), store=store)
     stop = threading.Event()
     partial = run_analyse(store, "reda46", last=6, nodes=NODES, jobs=2, stop=stop,
                           progress=lambda done, total: stop.set() if done >= 1 else None)
@@ -156,7 +156,7 @@ def test_bad_arguments_are_usage_errors(store: Store) -> None:
 @needs_engine
 def test_sigterm_exits_143_and_keeps_every_finished_game(tmp_path: Path) -> None:
     db = tmp_path / "t.db"
-    import_file(_bare(tmp_path), store=Store(str(db)))
+    import_file(bare_export(tmp_path), store=Store(str(db)))
     proc = subprocess.Popen([sys.executable, "-m", "tracker.cli", "--db", str(db), "analyse",
                              "reda46", "--last", "5", "--nodes", str(NODES * 5)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -184,7 +184,7 @@ def test_a_locally_analysed_game_is_judged_only_where_the_engine_preferred_anoth
         store: Store, tmp_path: Path) -> None:
     import chess
 
-    import_file(_bare(tmp_path), store=store)
+    import_file(bare_export(tmp_path), store=store)
     assert run_analyse(store, "reda46", last=1, nodes=NODES).analysed == 1
     first = json.loads(ANALYSED.read_text().splitlines()[0])
     game = api.strength_game(first["id"], db=store)
@@ -214,7 +214,7 @@ def test_analyse_on_postgres_picks_stores_and_reports_the_same_way(tmp_path: Pat
             pytest.skip(reason)
         store = Store(url)
         try:
-            import_file(_bare(tmp_path), store=store)
+            import_file(bare_export(tmp_path), store=store)
             first = run_analyse(store, "reda46", last=2, nodes=NODES)
             assert (first.asked, first.had_evals, first.analysed) == (2, 0, 2)
             again = run_analyse(store, "reda46", last=3, nodes=NODES)
@@ -249,7 +249,7 @@ def test_an_engine_that_dies_makes_a_partial_run_that_says_so(store: Store, tmp_
     engine = tmp_path / "dying-engine"
     engine.write_text(DYING_ENGINE.format(python=sys.executable))
     engine.chmod(0o755)
-    import_file(_bare(tmp_path), store=store)
+    import_file(bare_export(tmp_path), store=store)
     done = run_analyse(store, "reda46", last=3, nodes=NODES, jobs=2, engine_path=str(engine))
     assert (done.status, done.analysed) == ("partial", 0)
     assert done.message is not None and "engine stopped" in done.message

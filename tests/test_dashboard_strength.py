@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ANALYSED
-from tests.test_analyse import needs_engine
+from tests.test_analyse import bare_export, needs_engine
 from tests.test_dashboard import assert_clean, metrics, open_app, texts
 from tracker.importing import import_file
 from tracker.store import analysis as stored
@@ -20,15 +20,7 @@ GAME = "ZWcbDCnz"
 
 def _db(tmp_path: Path, *, evals: bool) -> Path:
     path = tmp_path / "t.db"
-    source = ANALYSED
-    if not evals:
-        source = tmp_path / "bare.ndjson"
-        lines = []
-        for line in ANALYSED.read_text().splitlines():
-            obj = json.loads(line)
-            obj.pop("analysis")
-            lines.append(json.dumps(obj))
-        source.write_text("\n".join(lines) + "\n")
+    source = ANALYSED if evals else bare_export(tmp_path)
     with Store(str(path)) as store:
         import_file(source, store=store, user="reda46")
     return path
