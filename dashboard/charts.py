@@ -26,6 +26,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from tracker import api
 from tracker.api import LichessPoint, PeriodRow, ReplayReport
 
 LICHESS_COLOR: Final = "#4a7fc1"
@@ -103,7 +104,7 @@ def band_steps(periods: Sequence[PeriodRow], end: datetime
         start = month_start(next_period(period))
         stop = month_start(next_period(bands[i + 1][0])) if i + 1 < len(bands) else end
         low = None if band is None or band.min is None else float(band.min)
-        mid = None if band is None or band.median is None else float(band.median)
+        mid = None if band is None else _plain(band.median)  # whole, as FIDE prints it
         high = None if band is None or band.max is None else float(band.max)
         xs += [start, stop]
         lows += [low, low]
@@ -160,13 +161,13 @@ Step = tuple[str, "int | float | None", "int | float | None", str]
 
 
 def _plain(x: object) -> int | float | None:
-    """A rating for plotly: an int, a float for a median ending in .5, ``None``."""
+    """A rating for plotly, whole as FIDE publishes it (a median ending in .5 rounded half
+    up, :func:`tracker.api.whole_rating`), ``None`` for none."""
     if x is None:
         return None
     if isinstance(x, int):
         return x
-    value = float(x)  # type: ignore[arg-type]  # a Fraction or Decimal rating
-    return int(value) if value.is_integer() else value
+    return api.whole_rating(x)  # type: ignore[arg-type]  # a Fraction or Decimal rating
 
 
 def answer_steps(periods: Sequence[PeriodRow]) -> list[Step]:

@@ -82,8 +82,9 @@ def show_game(game_id: str, color: str) -> None:
         col.metric("Level shown", _level(s.level),
                   help="The level this game's moves show: estimate (10–90 % range) on the "
                        "Lichess scale of the perf. The rating is never an input.")
-        col.caption(f"{s.inaccuracy} inaccuracies (?!), {s.mistake} mistakes (?), "
-                    f"{s.blunder} blunders (??)"
+        col.caption(f"{api.plural(s.inaccuracy, 'inaccuracy')} (?!), "
+                    f"{api.plural(s.mistake, 'mistake')} (?), "
+                    f"{api.plural(s.blunder, 'blunder')} (??)"
                     + (f"; {s.level.note}" if s.level is not None and s.level.note else ""))
     _turning_point(game, color)
     st.plotly_chart(strength_charts.eval_figure(game, _turning_ply(game, color)),

@@ -65,6 +65,7 @@ if TYPE_CHECKING:
     from tracker.calibration import ModelGap as ModelGap
     from tracker.config import ENV_READ_ONLY as ENV_READ_ONLY
     from tracker.exact import dumps as dumps
+    from tracker.exact import plural as plural
     from tracker.exact import shown as shown
     from tracker.fide import CHAPTERS as CHAPTERS
     from tracker.fide import DEFAULT_CHAPTER as DEFAULT_CHAPTER
@@ -85,6 +86,7 @@ if TYPE_CHECKING:
     from tracker.lichess_line import LichessPoint as LichessPoint
     from tracker.perfs import PerfError as PerfError
     from tracker.presentation import GAME_KEYS as GAME_KEYS
+    from tracker.presentation import HALF_NOTE as HALF_NOTE
     from tracker.presentation import PERIOD_KEYS as PERIOD_KEYS
     from tracker.presentation import SCALE_CSV_KEYS as SCALE_CSV_KEYS
     from tracker.presentation import answer_text as answer_text
@@ -92,14 +94,17 @@ if TYPE_CHECKING:
     from tracker.presentation import conversion_json as conversion_json
     from tracker.presentation import conversion_text as conversion_text
     from tracker.presentation import excluded_text as excluded_text
+    from tracker.presentation import floor_note as floor_note
     from tracker.presentation import game_row as game_row
     from tracker.presentation import gap_text as gap_text
+    from tracker.presentation import has_half as has_half
     from tracker.presentation import k_text as k_text
     from tracker.presentation import period_json as period_json
     from tracker.presentation import periods_csv as periods_csv
     from tracker.presentation import rating_text as rating_text
     from tracker.presentation import real_now as real_now
     from tracker.presentation import start_text as start_text
+    from tracker.presentation import whole_rating as whole_rating
     from tracker.real_fide import FideRefresh as FideRefresh
     from tracker.real_fide import NotLinkedError as NotLinkedError
     from tracker.records import SPEEDS as SPEEDS
@@ -152,8 +157,9 @@ _LAZY: Final[dict[str, str]] = {
     **dict.fromkeys(("GAME_KEYS", "PERIOD_KEYS", "SCALE_CSV_KEYS", "band_json",
                      "conversion_json", "excluded_text", "game_row", "period_json",
                      "periods_csv", "answer_text", "conversion_text", "gap_text", "k_text",
-                     "rating_text", "real_now", "start_text"), "tracker.presentation"),
-    **dict.fromkeys(("dumps", "shown"), "tracker.exact"),
+                     "rating_text", "real_now", "start_text", "HALF_NOTE", "has_half", "floor_note",
+                     "whole_rating"), "tracker.presentation"),
+    **dict.fromkeys(("dumps", "shown", "plural"), "tracker.exact"),
     "SPEEDS": "tracker.records",
     **dict.fromkeys(("GameDetail", "NoGamesError", "PeriodRow", "RealLine", "ReplayReport",
                      "ScaleError", "saved_scale_note"), "tracker.report"),
@@ -289,6 +295,13 @@ def read_only_mode(db: Db = None) -> bool:
 #: Why the API refuses a write on a read-only database (part of the one-line error).
 READ_ONLY_HINT: Final = ("the database is served read-only (tracker dashboard --read-only, "
                          "or $TRACKER_READ_ONLY)")
+
+
+#: Why the ``tracker`` command refuses a write when ``$TRACKER_READ_ONLY`` is set in the
+#: user's own environment: the variable to unset (not "run it with the tracker command").
+READ_ONLY_ENV_HINT: Final = ("$TRACKER_READ_ONLY is set, which makes every database "
+                             "read-only: unset it (unset TRACKER_READ_ONLY) and run the "
+                             "command again")
 
 
 def check_writable(db: Db, action: str) -> None:

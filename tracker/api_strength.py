@@ -57,8 +57,9 @@ def analyse(
     on. Games with Lichess's evals are never analysed again.
 
     Raises ArgumentError (exit 2) for a bad value, UnknownPlayerError for a player without
-    games, EngineMissingError (one line: ``apt-get install stockfish``) where no engine is
-    installed and a game needs one.
+    games, NoGamesError (exit 1, as ``tracker replay``) for a perf without games,
+    EngineMissingError (one line: ``apt-get install stockfish``) where no engine is installed
+    and a game needs one.
     """
     from tracker.importing.analyse import run_analyse
     from tracker.perfs import perf_key
@@ -77,6 +78,13 @@ def analyse(
     key = perf_key(perf) if perf is not None else None
     store = _store(db)
     uid = queries.resolve_player(store, username)
+    have = queries.player_perfs(store, uid)
+    if key is not None and not any(p.perf == key for p in have):
+        # Nothing to do is not done: exit 1, as tracker replay says it (one rule).
+        from tracker.report import NoGamesError
+
+        perfs = ", ".join(f"{p.perf} ({p.games})" for p in have) or "none"
+        raise NoGamesError(f"{username} has no {key} games; perfs with games: {perfs}")
     return run_analyse(store, uid, perf=key, since_ms=since_ms, last=last,
                        nodes=DEFAULT_NODES if nodes is None else nodes, jobs=jobs,
                        engine_path=engine, progress=progress, stop=stop)

@@ -37,7 +37,7 @@ from tracker import (
 from tracker.api import ArgumentError, TrackerError
 from tracker.cli_groups import group_app, sync_cmd
 from tracker.cli_text import cell, err, examples, out, say, visible
-from tracker.errors import Terminated
+from tracker.errors import ReadOnlyError, Terminated
 
 if TYPE_CHECKING:
     from tracker.api import ImportSummary
@@ -371,8 +371,8 @@ def _print_now(report: api.ReplayReport) -> None:
     several models their median and band), the real FIDE rating and the gap when linked, the
     games counted; then the static conversion, labelled, and why the replay differs."""
     say(out, f"Now: FIDE-style {api.answer_text(report)}; Lichess "
-             f"{_fmt(report.current_lichess)}; {report.counted} games counted of "
-             f"{len(report.games)}."
+             f"{_fmt(report.current_lichess)}; {api.plural(report.counted, 'game')} counted "
+             f"of {len(report.games)}."
              + (" The scales differ: a Lichess 1500 is not a FIDE 1500."
                 if report.model is None else ""))
     if report.real:
@@ -440,6 +440,8 @@ def replay_cmd(
     if report.banded:
         say(out, "Each month's before, change, after and performance are the models' median "
                  "(K: their range where they differ); lowest and highest: the band.")
+    if api.has_half(report):
+        say(out, api.HALF_NOTE)
     from rich import box
     from rich.table import Table
 
@@ -539,6 +541,9 @@ def calc_cmd(
         notes.append("400-point rule not applied")
     if k is None:
         notes.insert(0, api.default_k(rating)[1])
+    floor = api.floor_note(result.new_rating)
+    if floor is not None:
+        notes.append(floor)
     out.print(f"K {result.k}; change {data['change']:+} → new rating {result.new_rating}"
               + (f" ({'; '.join(notes)})" if notes else ""), markup=False)
 
@@ -934,7 +939,12 @@ def main() -> None:
         command = fast_coercion(plain_help(typer.main.get_command(app)))
         command.main(args=db_anywhere(sys.argv[1:]), prog_name="tracker")
     except TrackerError as exc:
-        say(err, f"error: {exc}")
+        message = str(exc)
+        if isinstance(exc, ReadOnlyError) and api.read_only_mode():
+            # The user's own shell set $TRACKER_READ_ONLY: name the variable to unset.
+            action = message.split(" is not allowed", 1)[0]
+            message = f"{action} is not allowed: {api.READ_ONLY_ENV_HINT}"
+        say(err, f"error: {message}")
         sys.exit(exc.exit_code)
     except KeyboardInterrupt as exc:
         stopped = isinstance(exc, Terminated)

@@ -14,9 +14,11 @@ from tracker.errors import ArgumentError
 
 
 def _n(x: Any, signed: bool = False) -> str:
-    """A figure for the terminal: ``—`` when missing, a half as ``.5``, ``+`` on changes."""
+    """A figure for the terminal: ``—`` when missing, whole (a half rounded up, as FIDE rounds),
+    ``+`` on changes."""
     if x is None:
         return "—"
+    x = api.whole_rating(x)  # whole, as FIDE publishes it (said once under the table)
     return f"{x:+}" if signed and x else f"{x}"
 
 
@@ -70,7 +72,8 @@ def group_show_cmd(
         grid.add_row(*map(cell, (
             r.username, _n(r.fide), band, *([_n(r.club)] if table.club else []),
             _n(r.real_fide), _n(r.gap, True), _n(r.lichess), str(r.recent_games),
-            _n(r.change, True), r.level or api.NOT_ANALYSED, r.note or "")))
+            "no games" if r.games_3m == 0 else _n(r.change, True),
+            r.level or api.NOT_ANALYSED, r.note or "")))
     out.print(grid)
     say(out, "FIDE-style: what FIDE's rules make of the games on the FIDE scale (estimates); "
-             "real FIDE: the standard list; gap = FIDE-style − real.")
+             "real FIDE: the standard list; gap = FIDE-style − real. " + api.HALF_NOTE)

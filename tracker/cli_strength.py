@@ -95,7 +95,8 @@ def _print_player(t: Tools, report: PlayerStrength, shown: int) -> None:
     for m in report.months:
         months.add_row(m.label, str(m.games), _level(m.level), _fide(m))
     t.out.print(months)
-    t.say(t.out, f"last {min(games, api.RECENT_GAMES)} games together: "
+    last = min(games, api.RECENT_GAMES)
+    t.say(t.out, f"last {'game' if last == 1 else f'{last} games together'}: "
                  f"{_level(report.recent.level)}")
     table = Table("date", "colour", "rating", "accuracy", "ACPL", "?!/?/??", "level shown",
                   "turning point", box=box.SIMPLE_HEAD)
@@ -127,8 +128,9 @@ def _print_game(t: Tools, g: GameStrength) -> None:
         acc = "-" if s.accuracy is None else f"{s.accuracy}%"
         t.say(t.out, f"{color:5} {s.name or s.user_id or '?'} ({s.rating or '?'}): accuracy "
                      f"{acc}, ACPL {s.acpl if s.acpl is not None else '-'}, "
-                     f"{s.inaccuracy} inaccuracies, {s.mistake} mistakes, {s.blunder} "
-                     f"blunders; level shown {_level(s.level)}; turning point "
+                     f"{api.plural(s.inaccuracy, 'inaccuracy')}, "
+                     f"{api.plural(s.mistake, 'mistake')}, {api.plural(s.blunder, 'blunder')}"
+                     f"; level shown {_level(s.level)}; turning point "
                      f"{_point(s.turning_point, g)}")
     turn = g.turn
     t.say(t.out, f"the game: {turn.label}")
@@ -174,7 +176,8 @@ def register(app: typer.Typer, t: Tools) -> None:  # noqa: C901 - one closure pe
         A fixed node budget per position, one engine process per job. Every finished game is
         stored at once: Ctrl+C or SIGTERM keeps them, and the same command goes on with the
         rest. Games Lichess analysed are never analysed again. Exit code 0 when every game
-        asked for is analysed, 1 when the run stopped early, 130 after Ctrl+C, 143 after
+        asked for is analysed, 1 when the run stopped early or found no game to analyse (a perf
+        without games, a --since after the last), 130 after Ctrl+C, 143 after
         SIGTERM."""
         api.check_analyse_args(nodes, jobs)
         progress, callback = _progress(t.err)
@@ -194,8 +197,8 @@ def register(app: typer.Typer, t: Tools) -> None:  # noqa: C901 - one closure pe
             t.out.print_json(json.dumps(_summary_dict(summary)))
         else:
             t.say(t.out, summary.line())
-        if summary.status != "complete":
-            raise typer.Exit(1)
+        if summary.status != "complete" or summary.asked == 0:
+            raise typer.Exit(1)  # stopped early, or nothing to analyse: one rule with replay
 
     @app.command("strength", short_help="What a player's analysed games show: accuracy, "
                  "ACPL, level, turning points.",

@@ -38,6 +38,7 @@ from tracker.game_view import read_moves
 from tracker.records import BLACK_WINS, DRAW, WHITE_WINS, Analysis
 from tracker.store.analysis import AnalysedGame, analysed_game, analysed_games
 from tracker.store.engine import Database
+from tracker.store.games import game_source
 from tracker.utc import utc_from_ms
 
 #: The set of "recent" games: the last this many analysed games.
@@ -328,6 +329,10 @@ def player_strength(db: Database, user_id: str, perf: str) -> PlayerStrength:
 def one_game(db: Database, game_id: str) -> GameStrength:
     """The strength report of one analysed game. Raises NoAnalysisError."""
     stored = analysed_game(db, game_id)
+    if stored is None and game_source(db, game_id) is None:
+        raise NoAnalysisError(f"no game {game_id!r} in the database: give a Lichess game id "
+                              "(8 characters, the end of its lichess.org address) of a game "
+                              "imported here")
     if stored is None:
         raise NoAnalysisError(f"no evals stored for the game {game_id!r}: import it with "
                               "Lichess's analysis, or run tracker analyse for its player")

@@ -150,9 +150,9 @@ picked = st.dataframe(
         "url": st.column_config.LinkColumn("Game", display_text="lichess.org ↗"),
     },
 )
-st.caption(f"{len(rows)} of {len(details)} games of {period}. PD and ΔR are shown for counted "
-           "games of a rated month; each game is ΔR = score − PD, and the month's change is "
-           "K × ΣΔR, rounded once. Click a row to see the game.")
+st.caption(f"{len(rows)} of {api.plural(len(details), 'game')} of {period}. PD and ΔR are "
+           "shown for counted games of a rated month; each game is ΔR = score − PD, and the "
+           "month's change is K × ΣΔR, rounded once. Click a row to see the game.")
 
 selected = picked.selection.rows if picked is not None else []
 linked_row = next((i for i, (d, _) in enumerate(pairs) if d.selected.game.id == linked), None)

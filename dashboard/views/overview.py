@@ -29,6 +29,8 @@ fide.metric("FIDE-style rating now", api.rating_text(report.current_rating, "unr
                  f"by month on these games, on the {report.scale_label}.")
 if band is not None and band.min is not None:
     fide.caption(f"the models' median; band {band.min}–{band.max}")
+if api.has_half(report):  # how the half is rounded, said once
+    st.caption(api.HALF_NOTE)
 unrated = api.unrated_text(report)
 if unrated is not None:  # the metric says "unrated"; the caption says why, once
     why = unrated.removeprefix("unrated: ")
@@ -45,7 +47,7 @@ lichess.metric("Lichess rating now", ui.number(report.current_lichess),
 counted.metric("Games counted", f"{report.counted:,}",
                help="Games that count for FIDE's method (rated, finished, standard chess, "
                     "against a rated human opponent).")
-counted.caption(f"of {len(report.games):,} {perf} games")
+counted.caption(f"of {api.plural(len(report.games), perf + ' game', ',')}")
 k_next = ui.next_k_text(report)
 k.metric("K next period", k_next,
          help="The development coefficient for the next month, before the 700 rule "

@@ -28,6 +28,12 @@ def _number(x: Decimal | Fraction | int | None) -> float | None:
     return None if x is None else float(x)
 
 
+def _rating(x: Decimal | Fraction | int | None) -> int | None:
+    # A rating whole, as FIDE publishes it: a median's .5 rounded half up (said once
+    # under the table); the CSV and JSON downloads keep the exact value.
+    return api.whole_rating(x)
+
+
 rows = []
 for row in report.periods:
     j = period_json(row)
@@ -38,13 +44,13 @@ for row in report.periods:
         "expected_score": _number(j["expected_score"]),
         "change": _number(j["change"]),
         "k": api.k_text(row),
-        "rating_before": _number(j["rating_before"]),
-        "rating_after": _number(j["rating_after"]),
-        "performance": _number(j["performance"]),
+        "rating_before": _rating(j["rating_before"]),
+        "rating_after": _rating(j["rating_after"]),
+        "performance": _rating(j["performance"]),
         "note": row.note,
         **({"band_min": row.band.min, "band_max": row.band.max} if row.band is not None
            else {}),
-        **({"fide_real": row.fide_real, "gap": _number(row.gap)} if report.real else {}),
+        **({"fide_real": row.fide_real, "gap": _rating(row.gap)} if report.real else {}),
     })
 band_cols = ("band_min", "band_max") if report.banded else ()
 real_cols = ("fide_real", "gap") if report.real else ()
@@ -52,7 +58,8 @@ table = pd.DataFrame(rows, columns=[*PERIOD_KEYS, "note", *band_cols, *real_cols
 for col in ("band_min", "band_max", "fide_real"):
     if col in table:
         table[col] = table[col].astype("Int64")
-for col in ("games", "lichess_rating"):
+for col in ("games", "lichess_rating", "rating_before", "rating_after", "performance",
+            *(("gap",) if report.real else ())):
     table[col] = table[col].astype("Int64")
 
 picked = st.dataframe(
@@ -92,7 +99,7 @@ picked = st.dataframe(
         "rating_after": st.column_config.NumberColumn(
             "FIDE-style after", format="%g", width=110,
             help="FIDE-style rating in force from the next month (empty = unrated; with "
-                 "several models their median, which may end in .5)"),
+                 "several models their median, whole as FIDE publishes it)"),
         "performance": st.column_config.NumberColumn(
             "Perf.", format="%g", width=60,
             help="Performance rating of the month, Rp = Ra + dp(p) (rating points)"),
@@ -117,6 +124,8 @@ picked = st.dataframe(
             help="The engine's sentence for the month (click the row to read it in full)"),
     },
 )
+if api.has_half(report):  # how the half is rounded, said once
+    st.caption(api.HALF_NOTE)
 selected = picked.selection.rows if picked is not None else []
 if selected and selected[0] < len(rows):
     chosen = rows[selected[0]]

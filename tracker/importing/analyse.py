@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from tracker.errors import ArgumentError
+from tracker.exact import plural
 from tracker.importing.runner import interrupts_deferred
 from tracker.records import Analysis
 from tracker.sources.engine import (
@@ -100,7 +101,8 @@ class AnalyseSummary:
     def line(self) -> str:
         """One line for people."""
         perf = f" {self.perf}" if self.perf else ""
-        text = (f"{self.player}{perf}: {self.asked} games, {self.had_evals} already analysed, "
+        text = (f"{self.player}{perf}: {plural(self.asked, 'game')}, {self.had_evals} already "
+                "analysed, "
                 f"{self.found} with Lichess evals found, {self.analysed} analysed")
         if self.engine and self.analysed:
             text += (f" by {self.engine} at {self.nodes:,} nodes a position ({self.jobs} "

@@ -26,6 +26,7 @@ from typing import Final
 from sqlalchemy.exc import SQLAlchemyError
 
 from tracker.errors import DiskFullError, Terminated, TrackerError
+from tracker.exact import plural
 from tracker.records import GameRecord
 from tracker.run_liveness import mark_interrupted, running_message
 from tracker.store.db import Store
@@ -303,7 +304,7 @@ class ImportRecorder:
                     if is_disk_full(exc):
                         kept = self.counts.new + self.counts.updated + self.counts.unchanged
                         raise DiskFullError(f"the disk is full at {self.store_location()}: "
-                                            f"{kept} games kept") from None
+                                            f"{plural(kept, 'game')} kept") from None
                     raise
                 self._buffer = []
         if self._gc_was_enabled:
@@ -334,7 +335,8 @@ class ImportRecorder:
                 lost = len(self._buffer)
                 self._buffer = []  # the store refuses them: the run ends without them
                 self.skipped[SKIP_NOT_STORED] += lost  # read, so counted: the sums add up
-                message = f"{message}; the last {lost} games were not stored ({exc})"
+                message = (f"{message}; {plural(lost, 'game')} read last not stored "
+                           f"({exc})")
         games = self.counts.new + self.counts.updated + self.counts.unchanged
         many = 0
         most: str | None = None  # the player in most games of a many-player file: not tracked
@@ -345,8 +347,8 @@ class ImportRecorder:
             else:  # a dump of many players' games: nobody is tracked unless named
                 many = len(self.players)
                 most = top
-                tracked = (f"{games} games of {many} players; tracked: none — use --user NAME"
-                           f" (e.g. --user {self.names.get(top, top)})")
+                tracked = (f"{plural(games, 'game')} of {many} players; tracked: none — use "
+                           f"--user NAME (e.g. --user {self.names.get(top, top)})")
                 message = f"{message}; {tracked}" if message else tracked
         # Track the named players who have games here (a misspelt name creates nobody).
         for uid in dict.fromkeys([self.player, *self.also]):

@@ -1,0 +1,144 @@
+"""What a player reads (issue 30): whole numbers where FIDE prints them, words that say what
+happened, one rule for exit codes, and CSV exports."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from decimal import Decimal
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from tracker import api
+
+#: 0 done; 1 nothing done or only part of it; 2 a usage error.
+DONE, NOTHING, USAGE = 0, 1, 2
+
+
+def run(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None
+        ) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "tracker.cli", *args], capture_output=True,
+                          text=True, timeout=120, cwd=cwd,
+                          env={**os.environ, "NO_COLOR": "1", "COLUMNS": "200", **(env or {})})
+
+
+# 1. Whole numbers where FIDE prints them.
+
+def test_whole_rating_rounds_a_half_up_as_fide_rounds_a_rating() -> None:
+    assert api.whole_rating(Fraction(3099, 2)) == 1550
+    assert api.whole_rating(Decimal("1605.5")) == 1606
+    assert api.whole_rating(Fraction(-189, 2)) == -94  # a gap: the shown rating minus the real
+    assert api.whole_rating(1499) == 1499
+    assert api.whole_rating(None) is None
+    assert api.rating_text(Fraction(3099, 2)) == "1550"
+    assert api.rating_text(None, "unrated") == "unrated"
+
+
+def test_replay_shows_whole_ratings_says_the_rounding_once_and_json_keeps_the_half(
+        indexinator_db: Path) -> None:
+    text = run("--db", str(indexinator_db), "replay", "indexinator", "--perf", "blitz")
+    assert text.returncode == DONE, text.stderr
+    assert text.stdout.count(api.HALF_NOTE) == 1
+    may = next(line for line in text.stdout.splitlines() if line.startswith("│ 2023-05")
+               or line.lstrip().startswith("2023-05"))
+    assert "1606" in may and "1605.5" not in may
+    # No rating cell anywhere ends in .5 (changes are hundredths: "-34.50", never "NNNN.5").
+    assert not re.search(r"\b1[0-9]{3}\.5\b", text.stdout.replace(api.HALF_NOTE, ""))
+    data = json.loads(run("--db", str(indexinator_db), "replay", "indexinator", "--perf",
+                          "blitz", "--json").stdout)
+    row = next(p for p in data["periods"] if p["period"] == "2023-05")
+    assert row["rating_after"] == 1605.5  # exact in --json
+
+
+def test_the_initial_rating_note_is_whole(indexinator_db: Path) -> None:
+    report = api.replay("indexinator", "blitz", db=indexinator_db)
+    notes = [row.note for row in report.periods if "initial rating" in row.note]
+    assert notes and all(not re.search(r"\d\.5", n) for n in notes)
+
+
+# 3. A rating under the floor is not published: calc says so, as replay does.
+
+def test_calc_says_a_rating_under_1400_is_not_published() -> None:
+    low = run("calc", "3000:1", "--rating", "1000")
+    assert low.returncode == DONE, low.stderr
+    assert "new rating 1018" in low.stdout
+    assert "below 1400, FIDE's floor: not published" in low.stdout
+    high = run("calc", "1700:1", "--rating", "1500")
+    assert high.returncode == DONE and "not published" not in high.stdout
+    assert api.floor_note(1399) is not None and api.floor_note(1400) is None
+
+
+# 5. Plurals: "1 blunder", never "1 blunders".
+
+def test_plural_says_one_in_the_singular() -> None:
+    assert [api.plural(n, "game") for n in (0, 1, 2)] == ["0 games", "1 game", "2 games"]
+    assert api.plural(1, "inaccuracy") == "1 inaccuracy"
+    assert api.plural(3, "inaccuracy") == "3 inaccuracies"
+    assert api.plural(1, "blunder") == "1 blunder"
+    assert api.plural(2907, "blitz game", ",") == "2,907 blitz games"
+
+
+def test_a_one_game_replay_says_1_game(tmp_path: Path) -> None:
+    from tests.conftest import SINGLE
+
+    db = tmp_path / "one.db"
+    done = run("--db", str(db), "import-file", str(SINGLE))
+    assert done.returncode == DONE, done.stderr
+    player = api.players(db=db)[0]
+    perf = player.perfs[0].perf
+    replay = run("--db", str(db), "replay", player.username, "--perf", perf)
+    assert replay.returncode == DONE, replay.stderr
+    assert "1 game counted of 1." in replay.stdout or "0 games counted of 1." in replay.stdout
+    assert "1 games" not in replay.stdout
+
+
+# 13. Nothing to do is one rule: exit 1 and say why, for analyse as for replay.
+
+def test_analyse_of_a_perf_without_games_exits_1_like_replay(indexinator_db: Path) -> None:
+    db = str(indexinator_db)
+    replay = run("--db", db, "replay", "indexinator", "--perf", "correspondence")
+    analyse = run("--db", db, "analyse", "indexinator", "--perf", "correspondence")
+    assert replay.returncode == analyse.returncode == NOTHING
+    assert analyse.stderr.startswith("error: indexinator has no correspondence games; perfs "
+                                     "with games: blitz (")
+    assert "complete" not in analyse.stdout + analyse.stderr
+    # A --since after the last game: nothing asked, nothing done, exit 1 with the line.
+    later = run("--db", db, "analyse", "indexinator", "--perf", "blitz", "--since",
+                "2030-01-01")
+    assert later.returncode == NOTHING, later.stderr
+    assert "0 games" in later.stdout
+
+
+# 15. A game id that is no game says so, not "no evals stored … run tracker analyse".
+
+def test_strength_of_a_game_that_does_not_exist_says_no_such_game(indexinator_db: Path) -> None:
+    done = run("--db", str(indexinator_db), "strength", "--game", "nosuchid")
+    assert done.returncode == NOTHING
+    assert done.stderr.startswith("error: no game 'nosuchid' in the database")
+    assert "analyse" not in done.stderr
+    # A game that is there but has no evals still says how to get them.
+    there = run("--db", str(indexinator_db), "strength", "--game", "xQvHcEyS")
+    assert there.returncode == NOTHING
+    assert there.stderr.startswith("error: no evals stored for the game 'xQvHcEyS'")
+
+
+# 16. A typo'd name of a tracked player: "did you mean indexinator?".
+
+@pytest.mark.parametrize("typo", ["indexinatr", "Indexinater", "idnexinator"])
+def test_a_typo_of_a_tracked_player_gets_did_you_mean(indexinator_db: Path, typo: str) -> None:
+    done = run("--db", str(indexinator_db), "replay", typo, "--perf", "blitz")
+    assert done.returncode == NOTHING
+    assert done.stderr == (f"error: no games of '{typo}' in the database: did you mean "
+                           f"indexinator? Else import them first (tracker import {typo}, or "
+                           f"tracker import-file FILE --user {typo})\n")
+
+
+def test_a_name_far_from_every_player_gets_no_guess(indexinator_db: Path) -> None:
+    done = run("--db", str(indexinator_db), "replay", "magnuscarlsen", "--perf", "blitz")
+    assert done.returncode == NOTHING
+    assert "did you mean" not in done.stderr and "import them first" in done.stderr
