@@ -58,6 +58,16 @@ _SHORTCODE: Final = re.compile(r":(?=[A-Za-z][\w/+-]*:)")
 WORD_JOINER: Final = "\u2060"
 
 
+def sentence(text: str) -> str:
+    """``text`` as a sentence that follows a full stop: its first letter upper-case and a full
+    stop at its end (``"the rapid model applied to blitz"`` → ``"The rapid model applied to
+    blitz."``); ``""`` stays ``""``."""
+    text = text.strip()
+    if not text:
+        return ""
+    return text[:1].upper() + text[1:] + ("" if text.endswith((".", "!", "?")) else ".")
+
+
 def md(value: object) -> str:
     """``value`` as literal text inside Streamlit Markdown: line breaks made spaces, the
     characters of inline markup backslash-escaped, a block marker at its start escaped, and

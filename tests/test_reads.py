@@ -142,3 +142,49 @@ def test_a_name_far_from_every_player_gets_no_guess(indexinator_db: Path) -> Non
     done = run("--db", str(indexinator_db), "replay", "magnuscarlsen", "--perf", "blitz")
     assert done.returncode == NOTHING
     assert "did you mean" not in done.stderr and "import them first" in done.stderr
+
+
+# 17. Usage lines, the import's "into" line, sentences on the Overview.
+
+def test_group_add_usage_has_one_ellipsis() -> None:
+    for command in (("group", "add"), ("group", "remove")):
+        usage = run(*command, "--help").stdout.splitlines()[0]
+        assert "USER..." in usage and "…" not in usage and "...." not in usage
+
+
+def test_the_into_line_comes_before_the_summary_when_piped(tmp_path: Path) -> None:
+    from tests.conftest import SINGLE
+
+    db = tmp_path / "piped.db"
+    merged = subprocess.run(
+        [sys.executable, "-m", "tracker.cli", "--db", str(db), "import-file", str(SINGLE)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120,
+        env={**os.environ, "NO_COLOR": "1"})
+    assert merged.returncode == DONE
+    lines = merged.stdout.splitlines()
+    assert lines[0] == f"into {db}" and lines[1].startswith("Lance5500: read 1, new 1")
+    assert len(lines) == 2
+
+
+def test_a_sentence_after_a_full_stop_starts_upper_case() -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "dashboard"))
+    import ui
+
+    assert ui.sentence("the rapid model applied to blitz: no blitz model yet") == (
+        "The rapid model applied to blitz: no blitz model yet.")
+    assert ui.sentence("Done.") == "Done." and ui.sentence("  ") == ""
+
+
+@pytest.mark.parametrize("scale", ["all", "lichess"])
+def test_no_sentence_on_the_overview_starts_lower_case(indexinator_db: Path, scale: str,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.test_dashboard import assert_clean, open_app, texts
+
+    at = open_app(indexinator_db, monkeypatch, None,
+                  {"player": "indexinator", "perf": "blitz", "scale": scale})
+    assert_clean(at)
+    text = texts(at)
+    assert "FIDE-style" in text or "Lichess" in text
+    # "e.g. x" and "vs. x" are not sentence ends; a version ("fide-2025-10.") neither.
+    found = [m.group() for m in re.finditer(r"\w{3,}[.!?] [a-z]\w*", text)]
+    assert found == []

@@ -177,8 +177,12 @@ def _run_import(description: str, unit: str, as_json: bool,
         out.print_json(json.dumps(api.summary_dict(summary)))
     else:
         # Where the games went, once, on stderr: stdout stays the one summary line scripts read.
+        # Said before the summary and flushed, so that piped (2>&1 | tee) it never lands after.
+        sys.stdout.flush()
         say(err, f"into {api.database_place(state.db)}")
+        err.file.flush()
         say(out, summary.line())
+        out.file.flush()
     if summary.status != "complete" or (nothing_is_1 and summary.stored == 0):
         raise typer.Exit(1)
 
