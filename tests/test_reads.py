@@ -188,3 +188,50 @@ def test_no_sentence_on_the_overview_starts_lower_case(indexinator_db: Path, sca
     # "e.g. x" and "vs. x" are not sentence ends; a version ("fide-2025-10.") neither.
     found = [m.group() for m in re.finditer(r"\w{3,}[.!?] [a-z]\w*", text)]
     assert found == []
+
+
+# 12. A 429 is said while it is waited out, and the summary says it happened.
+
+def test_a_429_is_said_before_the_wait_and_in_the_summary(tmp_path: Path) -> None:
+    from tests.conftest import INDEXINATOR
+    from tests.lichess_server import LichessServer, ndjson_lines
+
+    told: list[str] = []
+    with LichessServer() as server:
+        server.add_user("indexinator", ndjson_lines(INDEXINATOR))
+        server.fail_429()
+        summary = api.import_user("indexinator", db=tmp_path / "waits.db",
+                                  base_url=server.url, retry_wait_429=0.05, retry_wait=0.01,
+                                  on_wait=told.append)
+    assert summary.status == "complete" and summary.new == 2907
+    assert told == ["Lichess asked to wait (HTTP 429, too many requests): resuming the "
+                    "download again in 0 s"]
+    assert "Lichess asked to wait 1 time (HTTP 429, too many requests): 0 s waited in all" in (
+        summary.warnings)
+
+
+def test_without_a_bar_the_wait_is_one_line_on_stderr(capsys: pytest.CaptureFixture[str]
+                                                      ) -> None:
+    from tracker import cli
+
+    _, bar = cli._progress_bar("importing x", unit="games")  # stderr is no terminal here
+    bar(10, 10, 100)  # no bar: nothing drawn
+    bar.wait("Lichess asked to wait (HTTP 429, too many requests): resuming the download "
+             "again in 60 s")
+    assert capsys.readouterr().err == ("Lichess asked to wait (HTTP 429, too many requests): "
+                                       "resuming the download again in 60 s\n")
+
+
+# 11. One truth about the scale picker's default: the models' median (all), everywhere.
+
+def test_the_readme_and_the_code_agree_on_the_default_scale() -> None:
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    flat = " ".join(readme.split())
+    assert "Lichess's numbers (the default)" not in flat
+    dashboard = flat[flat.index("sidebar's **scale** picker"):][:400]
+    assert "median and band (the default, `&scale=all` in the URL)" in dashboard
+    assert api.default_scale("blitz") == "all" and api.default_scale("correspondence") == (
+        "lichess")
+    for doc in (Path(__file__).resolve().parent.parent / "docs").glob("*.md"):
+        text = " ".join(doc.read_text(encoding="utf-8").split())
+        assert "Lichess's numbers (the default)" not in text, doc.name

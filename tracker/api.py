@@ -481,6 +481,7 @@ def import_user(
     retry_wait: float = 2.0,
     timeout: tuple[float, float] = (5.0, 30.0),
     max_retries: int = 5,
+    on_wait: Callable[[str], None] | None = None,
 ) -> ImportSummary:
     """``tracker import``: a player's games from the Lichess API, incrementally.
 
@@ -490,7 +491,10 @@ def import_user(
     URL: ``base_url`` > ``$LICHESS_BASE_URL`` > ``https://lichess.org``. ``retry_wait_429``:
     seconds to wait after an HTTP 429; ``retry_wait``: first pause before resuming a broken
     stream; ``timeout``: (connect, read) seconds; ``max_retries``: attempts in a row without a
-    new game before stopping as partial. See :mod:`tracker.importing.lichess`.
+    new game before stopping as partial. ``on_wait``: told one line each time Lichess asks to
+    wait (HTTP 429: ``"Lichess asked to wait (HTTP 429, too many requests): resuming the
+    download again in 60 s"``), before the wait; the summary's warnings say the waits. See
+    :mod:`tracker.importing.lichess`.
 
     Raises UnknownUserError (exit code 1, as an unknown player) for an unknown or closed
     account, before the database is even opened.
@@ -503,7 +507,7 @@ def import_user(
     job = importing_lichess.connect(  # the account is checked before the database is opened
         username, perf=perf, since=since, full=full, base_url=base_url, token=token,
         retry_wait_429=retry_wait_429, retry_wait=retry_wait, timeout=timeout,
-        max_retries=max_retries,
+        max_retries=max_retries, on_wait=on_wait,
     )
     store = open_store(db, create=True)
     return _prepared(store, importing_lichess.run_import(job, store=store, progress=progress))

@@ -110,12 +110,33 @@ def _no_progress(_games: int, _done: int, _total: int | None) -> None:
     """The progress callback when no bar is drawn."""
 
 
+class _Bar:
+    """An import's progress callback (``bar(games, done, total)``) and :meth:`wait`, what it
+    says while Lichess asks to wait (HTTP 429): on the bar, else one line on stderr."""
+
+    def __init__(self, update: Callable[[int, int, int | None], None] = _no_progress,
+                 note: Callable[[str], None] | None = None) -> None:
+        self.update = update
+        self.note = note
+
+    def __call__(self, games: int, done: int, total: int | None) -> None:
+        self.update(games, done, total)
+
+    def wait(self, line: str) -> None:
+        """Say ``line`` (``"Lichess asked to wait (HTTP 429 …) … in 60 s"``) until the games
+        flow again: in the bar's rate column, or as a line on stderr without a bar."""
+        if self.note is not None:
+            self.note(line)
+        else:
+            say(err, line)
+
+
 def _progress_bar(description: str, unit: str = "bytes") -> Any:
-    """A rich progress bar on stderr; returns (progress, callback). When stderr is not a
-    terminal there is no bar to draw: a no-op pair, and rich.progress is not loaded (~8 ms of
-    an import's start-up)."""
+    """A rich progress bar on stderr; returns (progress, :class:`_Bar`). When stderr is not a
+    terminal there is no bar to draw: a no-op pair (a wait is said as a line), and
+    rich.progress is not loaded (~8 ms of an import's start-up)."""
     if not err.is_terminal:
-        return nullcontext(), _no_progress
+        return nullcontext(), _Bar()
     from rich.progress import (
         BarColumn,
         DownloadColumn,
@@ -147,11 +168,15 @@ def _progress_bar(description: str, unit: str = "bytes") -> Any:
         progress.update(task, completed=done, total=total, games=games,
                         rate=f"{games / secs:,.0f} games/s")
 
-    return progress, callback
+    def note(line: str) -> None:  # until the next games: the bar says why it stands still
+        until = datetime.now(UTC).strftime("%H:%M:%S")
+        progress.update(task, rate=escape(visible(f"{line} (asked at {until} UTC)")))
+
+    return progress, _Bar(callback, note)
 
 
 def _run_import(description: str, unit: str, as_json: bool,
-                run: Callable[[Callable[[int, int, int | None], None]], ImportSummary],
+                run: Callable[[_Bar], ImportSummary],
                 nothing_is_1: bool = False) -> None:
     """Run an import with a progress bar, print its summary, exit as the summary says.
 
@@ -258,7 +283,7 @@ def import_cmd(
     _run_import(f"importing {username}", "games", as_json,
                 lambda cb: api.import_user(username, db=state.db, perf=perf, since=since,
                                            full=full, base_url=base_url, token_file=token_file,
-                                           progress=cb))
+                                           progress=cb, on_wait=cb.wait))
 
 
 @app.command("runs", short_help="List the last import runs (killed ones as interrupted).",

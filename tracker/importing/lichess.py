@@ -110,19 +110,21 @@ def connect(
     max_retries: int = MAX_RETRIES,
     session: requests.Session | None = None,
     sleep: Callable[[float], None] = time.sleep,
+    on_wait: Callable[[str], None] | None = None,
 ) -> UserImport:
     """Check the arguments and look the account up; nothing is written.
 
     Raises ImportArgumentError (a bad username, perf or date, a ``since`` in the future),
     UnknownUserError (an unknown or closed account), TokenError (a token Lichess refuses),
-    LichessError (Lichess unreachable).
+    LichessError (Lichess unreachable). ``on_wait``: told one line each time Lichess asks to
+    wait (HTTP 429), before the wait.
     """
     name = check_username(username)
     perfs = parse_perfs(perf)
     floor = None if since is None else since_floor(since, now_ms())
     http = session or make_session(token, timeout)
     client = LichessClient(config.base_url(base_url), http, retry_wait_429=retry_wait_429,
-                           sleep=sleep)
+                           sleep=sleep, on_wait=on_wait)
     user = client.user(name)
     return UserImport(client, user, name, perfs, floor, full, bool(token), retry_wait,
                       max_retries)
@@ -144,6 +146,7 @@ def import_user(
     max_retries: int = MAX_RETRIES,
     session: requests.Session | None = None,
     sleep: Callable[[float], None] = time.sleep,
+    on_wait: Callable[[str], None] | None = None,
 ) -> ImportSummary:
     """Import a player's games from the Lichess API into ``store``: :func:`connect`, then
     :func:`run_import`.
@@ -155,7 +158,7 @@ def import_user(
     """
     job = connect(username, perf=perf, since=since, full=full, base_url=base_url, token=token,
                   retry_wait_429=retry_wait_429, retry_wait=retry_wait, timeout=timeout,
-                  max_retries=max_retries, session=session, sleep=sleep)
+                  max_retries=max_retries, session=session, sleep=sleep, on_wait=on_wait)
     return run_import(job, store=store, progress=progress)
 
 
@@ -286,6 +289,11 @@ def run_import(job: UserImport, *, store: Store, progress: Progress | None = Non
                 message = _store_rating_history(store, job.client, job.user, feed.warnings)
             if refresh_fide:
                 _refresh_fide(store, job, feed.warnings)
+        waits = job.client.waits
+        if waits:  # the summary says it happened (the bar said it while waiting)
+            feed.warnings.append(
+                f"Lichess asked to wait {len(waits)} time{'s' * (len(waits) != 1)} (HTTP 429, "
+                f"too many requests): {sum(waits):.0f} s waited in all")
         summary = recorder.finish(status, message)
     summary.warnings = feed.warnings
     return summary
