@@ -128,9 +128,12 @@ LINE_GAP: Final = timedelta(days=31)
 #: A performance rating over fewer games than this does not stretch the y-axis (FIDE needs 5
 #: games for an initial rating; one game gives a performance of opponent ± 800).
 MIN_PERFORMANCE_GAMES: Final = 5
-#: Room above and below the rating lines, as a share of their span (at least ``_MIN_PAD``).
-RANGE_PAD: Final = 0.05
-_MIN_PAD: Final = 15
+#: Room above and below the rating lines, as a share of their span (at least ``_MIN_PAD``
+#: points): every plotted point stays inside the axes with room for its marker.
+RANGE_PAD: Final = 0.08
+_MIN_PAD: Final = 25
+#: Room above the plot (pixels) for plotly's toolbar, so that it never covers the data.
+TOOLBAR_ROOM: Final = 40
 
 
 def month_start(period: str) -> datetime:
@@ -594,7 +597,8 @@ def overview_figure(report: ReplayReport, real: RealLines | None = None) -> go.F
     fig.update_layout(
         barmode="stack", height=PLOT_HEIGHT + LEGEND_ROW_HEIGHT * legend_rows,
         hovermode="closest",
-        margin={"l": 10, "r": 10, "t": 10, "b": 20 + LEGEND_ROW_HEIGHT * legend_rows},
+        margin={"l": 10, "r": 10, "t": TOOLBAR_ROOM,
+                "b": 20 + LEGEND_ROW_HEIGHT * legend_rows},
         legend={"orientation": "h", "x": 0, "y": -0.05, "xanchor": "left", "yanchor": "top",
                 "traceorder": "normal", "entrywidth": 0.5, "entrywidthmode": "fraction"},
     )

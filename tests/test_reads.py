@@ -235,3 +235,117 @@ def test_the_readme_and_the_code_agree_on_the_default_scale() -> None:
     for doc in (Path(__file__).resolve().parent.parent / "docs").glob("*.md"):
         text = " ".join(doc.read_text(encoding="utf-8").split())
         assert "Lichess's numbers (the default)" not in text, doc.name
+
+
+# 7-9. The pages (AppTest; tests/test_reads_browser.py sees them drawn at 1280 and 1920 px).
+
+def test_periods_are_newest_first_in_one_table_with_the_notes_under_it(
+        indexinator_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.test_dashboard import assert_clean, open_app
+
+    at = open_app(indexinator_db, monkeypatch, "views/periods.py",
+                  {"player": "indexinator", "perf": "blitz"})
+    assert_clean(at)
+    report = api.replay("indexinator", "blitz", db=indexinator_db)
+    table = at.dataframe[0].value
+    assert list(table["period"]) == [p.period for p in reversed(report.periods)]
+    assert table["period"].iloc[0] == "2025-10"
+    notes = at.expander[0]
+    assert "newest first" in notes.label
+    listed = notes.markdown[0].value
+    assert listed.index("**2025-10**") < listed.index("**2023-04**")
+    assert report.periods[0].note.split(" (")[0] in listed
+
+
+def test_games_say_expected_not_pd(indexinator_db: Path,
+                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.test_dashboard import assert_clean, open_app
+
+    at = open_app(indexinator_db, monkeypatch, "views/games.py",
+                  {"player": "indexinator", "perf": "blitz"})
+    assert_clean(at)
+    grid = at.dataframe[0]
+    labels = {c: json.loads(grid.proto.columns)[c].get("label") for c in ("expected", "delta")}
+    assert labels == {"expected": "Expected", "delta": "ΔR"}
+    order = list(grid.proto.column_order)
+    assert order.index("expected") < order.index("reason")  # shown before the reasons
+    assert "PD and" not in " ".join(c.value for c in at.caption)
+
+
+def test_settings_grey_out_the_start_rating_while_unrated(
+        indexinator_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    from tests.test_dashboard import assert_clean, open_app
+
+    db = Path(shutil.copy(indexinator_db, tmp_path / "settings.db"))
+    at = open_app(db, monkeypatch, "views/settings.py", {"player": "indexinator"})
+    assert_clean(at)
+    assert at.radio(key="set_start_indexinator").value == "unrated"
+    assert at.number_input(key="set_rating_indexinator").disabled
+    assert at.radio(key="set_start_scale_indexinator").disabled
+    at.radio(key="set_start_indexinator").set_value("rating").run()
+    assert not at.number_input(key="set_rating_indexinator").disabled
+    assert not at.radio(key="set_start_scale_indexinator").disabled
+
+
+# 20. Export: replay --csv, a month's games as CSV, download buttons on Periods and Games.
+
+def test_replay_csv_is_the_periods_csv(indexinator_db: Path) -> None:
+    import csv
+    import io
+
+    done = run("--db", str(indexinator_db), "replay", "indexinator", "--perf", "blitz", "--csv")
+    assert done.returncode == DONE, done.stderr
+    report = api.replay("indexinator", "blitz", db=indexinator_db)
+    assert done.stdout == api.periods_csv(report)
+    rows = list(csv.DictReader(io.StringIO(done.stdout)))
+    assert len(rows) == len(report.periods) == 31
+    may = next(r for r in rows if r["period"] == "2023-05")
+    assert (may["rating_after"], may["change"]) == ("1605.5", "-34.50")  # exact, as --json
+
+
+def test_a_months_games_as_csv_and_json(indexinator_db: Path) -> None:
+    import csv
+    import io
+
+    db = str(indexinator_db)
+    done = run("--db", db, "replay", "indexinator", "--perf", "blitz", "--period", "2025-10",
+               "--csv")
+    assert done.returncode == DONE, done.stderr
+    rows = list(csv.DictReader(io.StringIO(done.stdout)))
+    assert tuple(rows[0]) == api.GAME_CSV_KEYS
+    assert len(rows) == 14  # indexinator's 14 blitz games of 2025-10, all counted
+    first = rows[0]
+    assert first["date"] == "2025-10-02T06:14:12.139000Z"
+    assert (first["opponent"], first["opponent_rating"], first["result"]) == (
+        "samthegambler", "1483", "0")
+    assert (first["expected"], first["delta"], first["opponent_on_scale"]) == (
+        "0.41", "-0.41", "1563")
+    assert first["url"] == "https://lichess.org/2pNfPdUg"
+    data = json.loads(run("--db", db, "replay", "indexinator", "--perf", "blitz", "--period",
+                          "2025-10", "--json").stdout)
+    assert [g["opponent"] for g in data] == [r["opponent"] for r in rows]
+    missing = run("--db", db, "replay", "indexinator", "--perf", "blitz", "--period", "2019-10",
+                  "--csv")
+    assert missing.returncode == USAGE
+    assert missing.stderr == ("error: no blitz games of indexinator in '2019-10': months with "
+                              "games 2023-04 to 2025-10\n")
+    alone = run("--db", db, "replay", "indexinator", "--perf", "blitz", "--period", "2025-10")
+    assert alone.returncode == USAGE and "--csv or --json" in alone.stderr
+    both = run("--db", db, "replay", "indexinator", "--perf", "blitz", "--csv", "--json")
+    assert both.returncode == USAGE
+
+
+def test_the_games_page_has_a_csv_download(indexinator_db: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.test_dashboard import assert_clean, open_app
+
+    at = open_app(indexinator_db, monkeypatch, "views/games.py",
+                  {"player": "indexinator", "perf": "blitz"})
+    assert_clean(at)
+    buttons = at.get("download_button")
+    assert [b.proto.label for b in buttons] == ["Download the month's games (CSV)"]
+    periods = open_app(indexinator_db, monkeypatch, "views/periods.py",
+                       {"player": "indexinator", "perf": "blitz"})
+    assert "Download CSV" in [b.proto.label for b in periods.get("download_button")]

@@ -85,6 +85,7 @@ if TYPE_CHECKING:
     from tracker.importing.group_sync import PlayerSync as PlayerSync
     from tracker.lichess_line import LichessPoint as LichessPoint
     from tracker.perfs import PerfError as PerfError
+    from tracker.presentation import GAME_CSV_KEYS as GAME_CSV_KEYS
     from tracker.presentation import GAME_KEYS as GAME_KEYS
     from tracker.presentation import HALF_NOTE as HALF_NOTE
     from tracker.presentation import PERIOD_KEYS as PERIOD_KEYS
@@ -96,6 +97,8 @@ if TYPE_CHECKING:
     from tracker.presentation import excluded_text as excluded_text
     from tracker.presentation import floor_note as floor_note
     from tracker.presentation import game_row as game_row
+    from tracker.presentation import games_csv as games_csv
+    from tracker.presentation import games_json as games_json
     from tracker.presentation import gap_text as gap_text
     from tracker.presentation import has_half as has_half
     from tracker.presentation import k_text as k_text
@@ -157,7 +160,8 @@ _LAZY: Final[dict[str, str]] = {
     **dict.fromkeys(("GAME_KEYS", "PERIOD_KEYS", "SCALE_CSV_KEYS", "band_json",
                      "conversion_json", "excluded_text", "game_row", "period_json",
                      "periods_csv", "answer_text", "conversion_text", "gap_text", "k_text",
-                     "rating_text", "real_now", "start_text", "HALF_NOTE", "has_half", "floor_note",
+                     "rating_text", "real_now", "start_text", "HALF_NOTE", "has_half",
+                     "floor_note", "GAME_CSV_KEYS", "games_csv", "games_json",
                      "whole_rating"), "tracker.presentation"),
     **dict.fromkeys(("dumps", "shown", "plural"), "tracker.exact"),
     "SPEEDS": "tracker.records",

@@ -395,6 +395,31 @@ def _fmt(x: object, width: int = 0) -> str:
     return ("-" if x is None else str(x)).rjust(width)
 
 
+def _check_export(as_json: bool, as_csv: bool, period: str | None) -> None:
+    """Raise ArgumentError (exit 2) for ``--json`` with ``--csv``, or ``--period`` alone."""
+    if as_json and as_csv:
+        raise ArgumentError("--json and --csv: give one")
+    if period is not None and not (as_json or as_csv):
+        raise ArgumentError("--period prints one month's games: give --csv or --json too")
+
+
+def _print_export(report: api.ReplayReport, period: str | None, as_csv: bool) -> None:
+    """``replay --json`` / ``--csv``, or with ``period`` that month's games as JSON or CSV
+    (ArgumentError for a month without games)."""
+    if period is not None:
+        months = [p.period for p in report.periods]
+        if period not in months:
+            raise ArgumentError(f"no {report.perf} games of {report.player} in {period!r}: "
+                                f"months with games {months[0]} to {months[-1]}")
+        details = report.period_games(period)
+        print(api.games_csv(details) if as_csv else api.dumps(api.games_json(details)),
+              end="" if as_csv else "\n")
+    elif as_csv:
+        print(api.periods_csv(report), end="")
+    else:
+        print(api.dumps(report.to_json()))
+
+
 def _print_now(report: api.ReplayReport) -> None:
     """The replay's last lines: the answer (the FIDE-style rating now, on its scale; with
     several models their median and band), the real FIDE rating and the gap when linked, the
@@ -418,7 +443,9 @@ def _print_now(report: api.ReplayReport) -> None:
 @app.command("replay", short_help="Replay a player's games as monthly FIDE rating periods.",
              epilog=examples(
                  "tracker replay me --perf blitz",
-                 "tracker replay me --perf rapid --start-rating 1850 --json"))
+                 "tracker replay me --perf rapid --start-rating 1850 --json",
+                 "tracker replay me --perf blitz --csv > periods.csv",
+                 "tracker replay me --perf blitz --period 2025-10 --csv > 2025-10.csv"))
 def replay_cmd(
     username: Annotated[str, typer.Argument(help="Lichess username (any case).",
                                             show_default=False, metavar="USERNAME")],
@@ -443,6 +470,13 @@ def replay_cmd(
         help="With a FIDE id linked: the real list to compare with, standard (what the scale "
         "models estimate), rapid, blitz, or none.", metavar="LIST")] = "standard",
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    as_csv: Annotated[bool, typer.Option(
+        "--csv", help="Print CSV for a spreadsheet: one row per period (the keys of --json), "
+        "or with --period one row per game.")] = False,
+    period: Annotated[str | None, typer.Option(
+        "--period", help="One month's games (YYYY-MM) instead of the periods, with --csv or "
+        "--json: date, colour, opponent, result, counted or why not, expected, ΔR.",
+        metavar="YYYY-MM")] = None,
 ) -> None:
     """Replay a player's games of one perf as monthly FIDE rating periods.
 
@@ -451,13 +485,14 @@ def replay_cmd(
     all models on the FIDE scale (lichess where no model covers the perf), FIDE's chapter by
     perf.
     """
+    _check_export(as_json, as_csv, period)
     report = api.replay(
         username, perf, db=state.db, start_rating=start_rating, birth_year=birth_year,
         rules=rules, expected=expected, count_provisional=count_provisional, scale=scale,
         start_scale=start_scale, chapter=chapter, fide_list=fide_list,
     )
-    if as_json:
-        print(api.dumps(report.to_json()))
+    if period is not None or as_json or as_csv:
+        _print_export(report, period, as_csv)
         return
     s = report.settings
     chapter_name = "rapid & blitz" if s.chapter == "rapid-blitz" else "standard"

@@ -115,6 +115,37 @@ def game_row(detail: GameDetail) -> dict[str, Any]:
     }
 
 
+#: The columns of a period's games as CSV (:func:`games_csv`): :data:`GAME_KEYS` and the
+#: opponent's rating on the replay's scale (``opponent_on_scale``, empty where the model
+#: cannot place it).
+GAME_CSV_KEYS: Final = (*GAME_KEYS, "opponent_on_scale")
+
+
+def games_json(details: list[GameDetail]) -> list[dict[str, Any]]:
+    """A period's games as ``tracker replay --period M --json`` gives them: each
+    :func:`game_row` with its ``date`` as ISO 8601 UTC text and ``opponent_on_scale``."""
+    out = []
+    for d in details:
+        row = game_row(d)
+        row["date"] = row["date"].isoformat().replace("+00:00", "Z")
+        row["opponent_on_scale"] = d.opponent_rating
+        out.append(row)
+    return out
+
+
+def games_csv(details: list[GameDetail]) -> str:
+    """A period's games as CSV, for a player's own spreadsheet: a header of
+    :data:`GAME_CSV_KEYS`, then one row per game as :func:`games_json` gives it (``result``
+    1, 0.5 or 0; expected and ΔR exact as shown; an empty cell for none; ``counted``
+    ``True``/``False``)."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(GAME_CSV_KEYS)
+    for row in games_json(details):
+        writer.writerow("" if row[k] is None else row[k] for k in GAME_CSV_KEYS)
+    return buf.getvalue()
+
+
 # The answer in words: what the CLI's last lines and the dashboard's headline say.
 
 #: How a half is shown, said once where one can appear (a median of two models, a gap from
