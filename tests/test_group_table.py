@@ -230,6 +230,9 @@ def test_the_group_page_shows_the_table_and_overlays_the_picked_players(
     assert by_player.loc["indexinator", "band"] == "1453–1545"
     assert by_player.loc["cmrade", "lichess"] == 1543
     assert by_player.loc["sebastian44", "note"] == "sebastian44 has no blitz games"
+    # A missing figure reads "—", as `tracker group show` prints it, never "None" (issue 30)
+    assert at.dataframe[0].proto.placeholder == "—"
+    assert pd.isna(by_player.loc["cmrade", "real_fide"])
     # cmrade's last game is of 2020: no change figure, and the note says no games
     assert pd.isna(by_player.loc["cmrade", "change_3m"])
     assert by_player.loc["cmrade", "note"] == "no games in the last 3 months"

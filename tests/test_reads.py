@@ -349,3 +349,18 @@ def test_the_games_page_has_a_csv_download(indexinator_db: Path,
     periods = open_app(indexinator_db, monkeypatch, "views/periods.py",
                        {"player": "indexinator", "perf": "blitz"})
     assert "Download CSV" in [b.proto.label for b in periods.get("download_button")]
+
+
+def test_the_calculator_page_says_a_rating_under_1400_is_not_published(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.test_dashboard import assert_clean, open_app
+
+    at = open_app(tmp_path / "calc.db", monkeypatch, "views/calculator.py")
+    assert_clean(at)
+    at.number_input(key="calc_rating").set_value(1000)
+    at.number_input(key="calc_opp_0").set_value(3000).run()
+    assert_clean(at)
+    assert {m.label: m.value for m in at.metric}["New rating"] == "1018"
+    assert any("Below 1400, FIDE's floor: not published" in c.value for c in at.caption)
+    at.number_input(key="calc_rating").set_value(1500).run()
+    assert not any("FIDE's floor" in c.value for c in at.caption)
