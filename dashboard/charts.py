@@ -393,6 +393,12 @@ def rating_range(report: ReplayReport, real: RealLines | None = None
         start, end = report.periods[0].period, chart_end(report.periods)
         for months in real.values():
             values += real_steps(months, start, end)[1]
+    return padded_range(values)
+
+
+def padded_range(values: Sequence[float]) -> tuple[float, float] | None:
+    """A y-axis range holding ``values`` with :data:`RANGE_PAD` of room (at least
+    ``_MIN_PAD`` points) above and below; ``None`` for no value."""
     if not values:
         return None
     low, high = min(values), max(values)

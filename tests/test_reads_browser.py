@@ -108,10 +108,19 @@ def test_every_trace_ends_inside_the_axes_below_the_toolbar(
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_the_group_table_shows_no_none(url: str, width: int) -> None:
-    _, grid = visit(url, "/group?group=club&perf=blitz", "group", width, probe=GRID)
+    _, found = visit(url, "/group?group=club&perf=blitz", "group", width,
+                     PAGE_READY + " && !!document.querySelector('.js-plotly-plot .legendtext')",
+                     f"[{GRID}, {CHART}]")
+    grid, chart = found
     cells = [c for row in grid["rows"] for c in row]
     assert "indexinator" in cells and "cmrade" in cells
     assert "None" not in cells and "nan" not in cells
+    # The group's chart too: every line inside the axes, the toolbar above the plot.
+    low, high = chart["range"]
+    for trace in chart["traces"]:
+        assert low + 0.01 * (high - low) <= min(trace["ys"]), trace["name"]
+        assert max(trace["ys"]) <= high - 0.01 * (high - low), trace["name"]
+    assert chart["barBottom"] is not None and chart["barBottom"] <= chart["plotTop"] + 1
 
 
 # 7. Periods: newest first, every month in view (the page scrolls, not a box), every column

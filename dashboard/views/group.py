@@ -71,6 +71,7 @@ def group_figure(rows: Sequence[GroupRow]) -> go.Figure:
     force from the month after its period (a step line, broken while unrated), the band on
     hover."""
     fig = go.Figure()
+    values: list[float] = []
     for i, r in enumerate(rows):
         xs: list[datetime] = []
         ys: list[float | None] = []
@@ -78,15 +79,20 @@ def group_figure(rows: Sequence[GroupRow]) -> go.Figure:
         for period, median, low, high in r.line:
             xs.append(charts.month_start(charts.next_period(period)))
             ys.append(_float(median))
+            values += [] if median is None else [float(median)]
             hover.append(f"{period}: {_float(median)} (band {low}–{high})" if median is not None
                          else f"{period}: unrated")
         fig.add_trace(go.Scatter(
             x=xs, y=ys, name=r.username, mode="lines", line_shape="hv",
             line={"color": PALETTE[i % len(PALETTE)], "width": 2.5}, connectgaps=False,
             hovertext=hover, hoverinfo="text+name"))
+    # Every line inside the axes with room, and plotly's toolbar above the plot, not on it.
+    y_range = charts.padded_range(values)
     fig.update_layout(
-        height=460, margin={"l": 10, "r": 10, "t": 30, "b": 10}, hovermode="closest",
-        yaxis_title="FIDE-style rating (models' median)", legend={"orientation": "h"})
+        height=460, margin={"l": 10, "r": 10, "t": charts.TOOLBAR_ROOM, "b": 10},
+        hovermode="closest", yaxis_title="FIDE-style rating (models' median)",
+        legend={"orientation": "h"},
+        **({"yaxis_range": list(y_range)} if y_range is not None else {}))
     return fig
 
 

@@ -138,7 +138,7 @@ def close_player(db: Database, name: str) -> str | None:
     import difflib
 
     with db.session() as s:
-        players = dict(s.execute(select(Player.id, Player.username)).tuples().all())
+        players = {pid: name for pid, name in s.execute(select(Player.id, Player.username))}
     near = difflib.get_close_matches(name.strip().lower(), list(players), n=1, cutoff=0.75)
     return (players[near[0]] or near[0]) if near else None
 
