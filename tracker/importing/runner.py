@@ -335,8 +335,8 @@ class ImportRecorder:
                 lost = len(self._buffer)
                 self._buffer = []  # the store refuses them: the run ends without them
                 self.skipped[SKIP_NOT_STORED] += lost  # read, so counted: the sums add up
-                message = (f"{message}; {plural(lost, 'game')} read last not stored "
-                           f"({exc})")
+                last = "the last game was" if lost == 1 else f"the last {lost} games were"
+                message = f"{message}; {last} not stored ({exc})"
         games = self.counts.new + self.counts.updated + self.counts.unchanged
         many = 0
         most: str | None = None  # the player in most games of a many-player file: not tracked
