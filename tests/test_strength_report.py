@@ -115,7 +115,8 @@ def test_cli_errors_are_one_line(db: Path) -> None:
     neither = _cli(db, "strength")
     assert neither.returncode == 2 and "USERNAME or --game" in neither.stderr
     missing = _cli(db, "strength", "--game", "zzzzzzzz")
-    assert missing.returncode == 1 and "no evals stored" in missing.stderr
+    # No such game: said so, not "no evals stored … analyse" (issue 30, item 15)
+    assert missing.returncode == 1 and "no game 'zzzzzzzz' in the database" in missing.stderr
     assert "Traceback" not in missing.stderr
     blitz = _cli(db, "strength", "reda46", "--perf", "blitz")
     assert blitz.returncode == 1 and "no analysed blitz games" in blitz.stderr
