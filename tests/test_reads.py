@@ -11,6 +11,7 @@ import sys
 from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -364,3 +365,17 @@ def test_the_calculator_page_says_a_rating_under_1400_is_not_published(
     assert any("Below 1400, FIDE's floor: not published" in c.value for c in at.caption)
     at.number_input(key="calc_rating").set_value(1500).run()
     assert not any("FIDE's floor" in c.value for c in at.caption)
+
+
+def test_did_you_mean_on_sqlite_and_postgresql(any_store: Any) -> None:
+    from tracker.store import queries
+
+    any_store.ensure_player("indexinator", "Indexinator")
+    any_store.ensure_player("cmrade", "cmrade")
+    from tracker.store.players import close_player
+
+    assert close_player(any_store, "indexinatr") == "Indexinator"
+    assert close_player(any_store, "CMRAD") == "cmrade"
+    assert close_player(any_store, "magnuscarlsen") is None
+    with pytest.raises(api.TrackerError, match="did you mean Indexinator\\?"):
+        queries.resolve_player(any_store, "indexinater")
