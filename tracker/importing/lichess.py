@@ -51,6 +51,7 @@ from tracker.sources.lichess.sync import (
     beyond,
     plan_sync,
 )
+from tracker.sources.ndjson import EVALS_DROPPED
 from tracker.store.db import Store
 from tracker.store.players import player_perfs
 from tracker.store.runs import RunStatus
@@ -208,6 +209,8 @@ class _Feed:
 
     def game(self, record: GameRecord) -> None:
         self.recorder.add(record)
+        if record.analysis is not None and record.analysis.dropped:
+            self.recorder.repair(EVALS_DROPPED)
         self.report()
 
     def skip(self, reason: str, message: str | None) -> None:
