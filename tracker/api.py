@@ -65,6 +65,7 @@ if TYPE_CHECKING:
     from tracker.calibration import ModelGap as ModelGap
     from tracker.config import ENV_READ_ONLY as ENV_READ_ONLY
     from tracker.exact import dumps as dumps
+    from tracker.exact import figure as figure
     from tracker.exact import shown as shown
     from tracker.fide import CHAPTERS as CHAPTERS
     from tracker.fide import DEFAULT_CHAPTER as DEFAULT_CHAPTER
@@ -153,7 +154,7 @@ _LAZY: Final[dict[str, str]] = {
                      "conversion_json", "excluded_text", "game_row", "period_json",
                      "periods_csv", "answer_text", "conversion_text", "gap_text", "k_text",
                      "rating_text", "real_now", "start_text"), "tracker.presentation"),
-    **dict.fromkeys(("dumps", "shown"), "tracker.exact"),
+    **dict.fromkeys(("dumps", "figure", "shown"), "tracker.exact"),
     "SPEEDS": "tracker.records",
     **dict.fromkeys(("GameDetail", "NoGamesError", "PeriodRow", "RealLine", "ReplayReport",
                      "ScaleError", "saved_scale_note"), "tracker.report"),
@@ -369,6 +370,7 @@ def drop_passes(username: str | None = None, *, db: Db = None) -> int:
     dropped. Raises UnknownPlayerError for a player with no games."""
     from tracker.store import queries, snapshots
 
+    check_writable(db, "dropping saved passes")
     store = open_store(db)
     uid = None if username is None else queries.resolve_player(store, username)
     return snapshots.drop_passes(store, uid)
@@ -415,6 +417,7 @@ def import_uploads(
     are imported as one run; the folder is removed after."""
     import tempfile
 
+    check_writable(db, "importing games")
     with tempfile.TemporaryDirectory(prefix="tracker-upload-") as tmp:
         paths = []
         for i, (name, content) in enumerate(uploads):

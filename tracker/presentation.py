@@ -16,6 +16,7 @@ from typing import Any, Final
 # The ``--json`` object itself (exact numbers, the contract scripts read) is the report's own:
 # built in tracker.report and re-exported here beside the text formats made from it.
 from tracker.exact import dumps as dumps
+from tracker.exact import figure as figure
 from tracker.exact import points as points
 from tracker.exact import shown as shown
 from tracker.fide.rules import round_half_away
@@ -116,15 +117,14 @@ def game_row(detail: GameDetail) -> dict[str, Any]:
 
 # The answer in words: what the CLI's last lines and the dashboard's headline say.
 
-def rating_text(x: int | Fraction | Decimal | None, empty: str = "-") -> str:
-    """A rating as people read it: ``1499``, ``1605.5`` (a median of two), never ``1640.0``."""
+def rating_text(x: int | Fraction | Decimal | None, empty: str = "-", *,
+                signed: bool = False) -> str:
+    """A rating as people read it: ``1499``, ``1605.5`` (a median of two), never ``1640.0``
+    nor ``3211/2``; ``empty`` for none. ``signed``: a change or a gap, ``+`` before a positive
+    one (``+2.5``, ``-3``, ``0``). See :func:`tracker.exact.figure`."""
     if x is None:
         return empty
-    if isinstance(x, Decimal):
-        x = Fraction(x)
-    if isinstance(x, Fraction):
-        return str(x.numerator) if x.denominator == 1 else str(points(x))
-    return str(x)
+    return figure(Fraction(x) if isinstance(x, Decimal) else x, signed=signed)
 
 
 def k_text(row: PeriodRow) -> str:
