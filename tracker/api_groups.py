@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tracker.api import open_store
+from tracker.api import check_writable, open_store
 from tracker.errors import ArgumentError
 
 if TYPE_CHECKING:
@@ -54,6 +54,7 @@ def group_create(name: str, *, db: Db = None) -> GroupInfo:
     (exit 1)."""
     from tracker.store import groups
 
+    check_writable(db, "changing groups")
     return groups.create_group(open_store(db, create=True), name)
 
 
@@ -134,6 +135,7 @@ def group_add(name: str, users: Sequence[str] = (), *, fide: Mapping[str, int] |
     """
     from tracker.store import groups
 
+    check_writable(db, "changing groups")
     store = open_store(db)
     gname = groups.check_name(name)
     fide_by_id = {u.strip().lower(): f for u, f in (fide or {}).items()}
@@ -157,6 +159,7 @@ def group_remove(name: str, users: Sequence[str], *, db: Db = None) -> GroupRemo
     FIDE links stay). Raises UnknownGroupError."""
     from tracker.store import groups
 
+    check_writable(db, "changing groups")
     gname = groups.check_name(name)
     removed, missing = groups.remove_members(open_store(db), gname, users)
     return GroupRemoveResult(gname, removed, missing)
@@ -234,6 +237,7 @@ def sync(
     from tracker.sources.lichess import make_session
     from tracker.store import groups, queries
 
+    check_writable(db, "syncing players")
     key = resolve_token(token, token_file)
     store = open_store(db, create=True)
     if group is not None:
@@ -279,6 +283,8 @@ def group_calibrate(name: str, perf: str, *, db: Db = None, save: bool = True) -
     (``tracker sync --group NAME`` first). Raises UnknownGroupError, PerfError."""
     from tracker.calibration import calibrate
 
+    if save:
+        check_writable(db, "saving a club model")
     return calibrate(open_store(db), name, perf, save=save)
 
 
