@@ -55,12 +55,15 @@ def test_add_usernames_and_fide_ids_then_remove(store: Store) -> None:
     assert api.group_list(db=store)[0].members == 2
 
 
+NOT_A_USERNAME = ("is not a Lichess username (2-30 letters, digits, _ or -, starting with a "
+                  "letter or digit)")
+
+
 def test_a_bad_username_is_one_line_and_the_rest_is_added(store: Store) -> None:
     api.group_create("club", db=store)
     r = api.group_add("club", ["ok_1", "no way", "x"], db=store)
     assert r.added == ["ok_1"]
-    assert r.bad == ["'no way': 'no way' is not a Lichess username (2-30 letters, digits, _ "
-                     "or -)", "'x': 'x' is not a Lichess username (2-30 letters, digits, _ or -)"]
+    assert r.bad == [f"'no way': 'no way' {NOT_A_USERNAME}", f"'x': 'x' {NOT_A_USERNAME}"]
 
 
 def test_unknown_group(store: Store) -> None:
@@ -77,8 +80,7 @@ def test_roster_csv_of_12_with_one_malformed_row(store: Store, tmp_path: Path) -
     api.group_create("club", db=store)
     r = api.group_add("club", from_csv=roster, db=store)
     assert len(r.added) == 11 and r.already == []
-    assert r.bad == ["row 12: 'bad row!' is not a Lichess username (2-30 letters, digits, _ "
-                     "or -)"]
+    assert r.bad == [f"row 12: 'bad row!' {NOT_A_USERNAME}"]
     members = dict(api.group_members("club", db=store))
     assert members["player03"] == 1003 and members["player10"] is None
     assert members["player11"] is None and len(members) == 11
@@ -87,7 +89,9 @@ def test_roster_csv_of_12_with_one_malformed_row(store: Store, tmp_path: Path) -
 @pytest.mark.parametrize(("line", "reason"), [
     ("alice,12,extra", "row 2: 3 columns, expected username[,fide_id]"),
     ("alice,twelve", "row 2: 'twelve' is not a FIDE id (a positive number, up to 10 digits)"),
-    (",12", "row 2: '' is not a Lichess username (2-30 letters, digits, _ or -)"),
+    (",12", f"row 2: '' {NOT_A_USERNAME}"),
+    ("-2-3,12", f"row 2: '-2-3' {NOT_A_USERNAME}"),
+    ("_x,12", f"row 2: '_x' {NOT_A_USERNAME}"),
 ])
 def test_each_kind_of_bad_row(store: Store, tmp_path: Path, line: str, reason: str) -> None:
     api.group_create("club", db=store)
@@ -128,8 +132,7 @@ def test_cli_group_commands(tmp_path: Path) -> None:
     added = _tracker("group", "add", "club", "bob", "--fide", "carol=3", "--from", str(roster),
                      "--db", db)
     assert added.returncode == 1
-    assert added.stderr == ("skipped row 3: 'bad!' is not a Lichess username (2-30 letters, "
-                            "digits, _ or -)\n")
+    assert added.stderr == f"skipped row 3: 'bad!' {NOT_A_USERNAME}\n"
     assert added.stdout == "group club: 3 added, 0 already there, 1 bad\n"
     listed = _tracker("--db", db, "group", "list")
     assert "club" in listed.stdout and " 3 " in listed.stdout

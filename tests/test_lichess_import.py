@@ -563,6 +563,9 @@ def test_bad_arguments_are_refused_before_any_request(lichess: LichessServer) ->
         api.import_user("indexinator", perf="blits", base_url=lichess.url)
     with pytest.raises(ImportArgumentError, match="not a Lichess username"):
         api.import_user("../etc/passwd", base_url=lichess.url)
+    for name in ("-2-3", "_x", "-indexinator"):  # Lichess names start with a letter or digit
+        with pytest.raises(ImportArgumentError, match="starting with a letter or digit"):
+            api.import_user(name, base_url=lichess.url)
     with pytest.raises(ImportArgumentError, match="YYYY-MM-DD"):
         api.import_user("indexinator", since="yesterday", base_url=lichess.url)
     assert lichess.requests == []

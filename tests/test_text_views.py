@@ -4,6 +4,8 @@ is ``1549.5``, never ``3099/2``; a change is signed; nothing crashes."""
 
 from __future__ import annotations
 
+import csv
+import io
 import re
 import sys
 from decimal import Decimal
@@ -134,3 +136,41 @@ def test_the_dashboard_signs_a_fraction_on_python_3_11() -> None:
     assert ui.signed(Decimal("15.20")) == "+15.20"
     assert ui.signed(Decimal("0.00")) == "0.00"
     assert ui.signed(None) == "—"
+
+
+# --- CSV exports: no cell a spreadsheet would compute ----------------------------------------
+
+def test_every_csv_cell_a_spreadsheet_would_compute_is_escaped() -> None:
+    table = GroupTable("club", "blitz", 1761955199000, ("lebowitz",), [
+        _row("-2-3", fide=Fraction(3099, 2), gap=Fraction(-7, 2), change=Fraction(-5, 2),
+             note="=HYPERLINK(\"http://x\")"),
+        _row("@sum", level="+1", note="\tTAB"),
+        _row("plain", note="-"),
+    ])
+    text = api.group_table_csv(table, sort="name", descending=False)
+    rows = list(csv.reader(io.StringIO(text, newline="")))
+    by_name = {r[0]: dict(zip(api.GROUP_KEYS, r, strict=True)) for r in rows[1:]}
+    assert set(by_name) == {"'-2-3", "'@sum", "plain"}
+    first = by_name["'-2-3"]
+    assert first["note"] == "'=HYPERLINK(\"http://x\")"
+    # numbers stay numbers: a negative gap or change is not a formula
+    assert (first["fide"], first["gap"], first["change_3m"]) == ("1549.5", "-3.5", "-2.5")
+    assert (by_name["'@sum"]["level"], by_name["'@sum"]["note"]) == ("'+1", "'\tTAB")
+    assert by_name["plain"]["note"] == "'-"
+
+
+@pytest.mark.parametrize(("value", "cell"), [
+    ("=1+1", "'=1+1"), ("+1", "'+1"), ("-2-3", "'-2-3"), ("@A1", "'@A1"), ("\tx", "'\tx"),
+    ("\rx", "'\rx"), ("alice", "alice"), ("a=b", "a=b"), (None, ""), (-3, -3),
+    (Decimal("-4.80"), Decimal("-4.80")),
+])
+def test_csv_cell(value: Any, cell: Any) -> None:
+    assert api.csv_cell(value) == cell
+
+
+def test_the_periods_csv_keeps_negative_numbers_as_numbers(indexinator_db: Path) -> None:
+    report = api.replay("indexinator", "blitz", db=indexinator_db)
+    rows = list(csv.DictReader(io.StringIO(api.periods_csv(report))))
+    changes = [r["change"] for r in rows if r["change"]]
+    assert any(c.startswith("-") for c in changes)
+    assert not any(v.startswith("'") for r in rows for v in r.values())

@@ -92,6 +92,7 @@ if TYPE_CHECKING:
     from tracker.presentation import band_json as band_json
     from tracker.presentation import conversion_json as conversion_json
     from tracker.presentation import conversion_text as conversion_text
+    from tracker.presentation import csv_cell as csv_cell
     from tracker.presentation import excluded_text as excluded_text
     from tracker.presentation import game_row as game_row
     from tracker.presentation import gap_text as gap_text
@@ -152,8 +153,8 @@ _LAZY: Final[dict[str, str]] = {
     "PerfError": "tracker.perfs",
     **dict.fromkeys(("GAME_KEYS", "PERIOD_KEYS", "SCALE_CSV_KEYS", "band_json",
                      "conversion_json", "excluded_text", "game_row", "period_json",
-                     "periods_csv", "answer_text", "conversion_text", "gap_text", "k_text",
-                     "rating_text", "real_now", "start_text"), "tracker.presentation"),
+                     "periods_csv", "answer_text", "conversion_text", "csv_cell", "gap_text",
+                     "k_text", "rating_text", "real_now", "start_text"), "tracker.presentation"),
     **dict.fromkeys(("dumps", "figure", "shown"), "tracker.exact"),
     "SPEEDS": "tracker.records",
     **dict.fromkeys(("GameDetail", "NoGamesError", "PeriodRow", "RealLine", "ReplayReport",
