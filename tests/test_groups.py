@@ -12,6 +12,7 @@ from alembic import command
 from sqlalchemy import create_engine, inspect
 
 from tracker import api
+from tracker.api_groups import read_roster
 from tracker.store.db import Store
 from tracker.store.engine import alembic_config
 
@@ -180,3 +181,36 @@ def test_groups_and_migration_0009_on_postgres(pg_url: str) -> None:
         with store.engine.begin() as conn:
             conn.execute(text("DROP SCHEMA public CASCADE; CREATE SCHEMA public"))
         store.close()
+
+
+def test_a_user_given_with_two_fide_ids_is_a_reported_conflict(any_store: Store,
+                                                              tmp_path: Path) -> None:
+    roster = _roster(tmp_path, "username,fide_id\nalice,12345\nbob,777\nAlice,67890\n"
+                               "bob,777\ncarol,1\ncarol\ndave,5\ndave,6\nDAVE,7\n")
+    api.group_create("club", db=any_store)
+    r = api.group_add("club", from_csv=roster, db=any_store)
+    assert r.added == ["bob", "carol"]  # same id twice, or an id and none: no conflict
+    assert r.bad == [
+        "rows 2 and 4: 'alice' is given with different FIDE ids (12345, 67890): not added",
+        "rows 8, 9 and 10: 'dave' is given with different FIDE ids (5, 6, 7): not added"]
+    assert dict(api.group_members("club", db=any_store)) == {"bob": 777, "carol": 1}
+    # the roster against --fide on the same command
+    again = api.group_add("club", fide={"bob": 778}, from_csv=roster, db=any_store)
+    assert again.bad[1] == ("row 3, row 5 and --fide: 'bob' is given with different FIDE ids "
+                            "(777, 778): not added")
+    assert dict(api.group_members("club", db=any_store))["bob"] == 777  # unchanged
+    # read on its own, the roster says the same
+    members, bad = read_roster(roster)
+    assert [m.user_id for m in members] == ["bob", "bob", "carol", "carol"]
+    assert bad == r.bad
+
+
+def test_the_cli_names_the_conflicting_rows(tmp_path: Path) -> None:
+    db = str(tmp_path / "t.db")
+    roster = _roster(tmp_path, "alice,12345\nalice,67890\n")
+    assert _tracker("--db", db, "group", "create", "club").returncode == 0
+    added = _tracker("--db", db, "group", "add", "club", "--from", str(roster))
+    assert added.returncode == 1
+    assert added.stderr == ("skipped rows 1 and 2: 'alice' is given with different FIDE ids "
+                            "(12345, 67890): not added\n")
+    assert added.stdout == "group club: 0 added, 0 already there, 1 bad\n"
