@@ -71,7 +71,10 @@ def show_game(game_id: str, color: str) -> None:
         return
     st.markdown("#### Strength in the moves")
     source = game.engine or "Lichess's server analysis"
-    st.caption(f"Evals: {ui.md(source)}. {RAPID_NOTE}")
+    st.caption(f"Evals: {ui.md(source)}, {game.coverage_text}. {RAPID_NOTE}")
+    if not game.covered:
+        st.warning(f"Partial analysis: {game.coverage_text}. No accuracy, ACPL or level is "
+                   "shown for it, and it counts in no month's level.")
     cols = st.columns(2)
     for col, side_color in zip(cols, ("white", "black"), strict=True):
         s = game.side(side_color)  # type: ignore[arg-type]
