@@ -14,12 +14,9 @@ from tracker.errors import ArgumentError
 
 
 def _n(x: Any, signed: bool = False) -> str:
-    """A figure for the terminal: ``—`` when missing, whole (a half rounded up, as FIDE rounds),
-    ``+`` on changes."""
-    if x is None:
-        return "—"
-    x = api.whole_rating(x)  # whole, as FIDE publishes it (said once under the table)
-    return f"{x:+}" if signed and x else f"{x}"
+    """A figure for the terminal: ``—`` when missing, whole as FIDE publishes it (a median's
+    half rounded up, said once under the table), ``+`` on positive changes."""
+    return api.rating_text(x, "—", signed=signed)
 
 
 @group_app.command("show", short_help="The group's table: each member's FIDE rating now.",
