@@ -4,8 +4,8 @@
     python scripts/gen_reference.py --check   # exit 1 when it is not what the CLI says
 
 Every command and option, with its help, its default and at least one example, is read from
-the typer/click command tree (:data:`tracker.cli.app`), so the reference cannot drift from
-the CLI: tests/test_reference.py runs the check. Only the text between :data:`BEGIN` and
+the typer/click command tree (:data:`tracker.cli.commands.app`), so the reference cannot
+drift from the CLI: tests/test_reference.py runs the check. Only the text between :data:`BEGIN` and
 :data:`END` is generated; the rest of the file is written by hand.
 """
 
@@ -29,7 +29,7 @@ def _tree() -> Any:
     names)."""
     import typer
 
-    from tracker import cli
+    from tracker.cli import commands as cli
 
     return cli.plain_help(typer.main.get_command(cli.app))
 

@@ -23,8 +23,8 @@ DONE, NOTHING, USAGE = 0, 1, 2
 
 def run(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None
         ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tracker.cli", *args], capture_output=True,
-                          text=True, timeout=120, cwd=cwd,
+    return subprocess.run([sys.executable, "-m", "tracker.cli.commands", *args],
+                          capture_output=True, text=True, timeout=120, cwd=cwd,
                           env={**os.environ, "NO_COLOR": "1", "COLUMNS": "200", **(env or {})})
 
 
@@ -158,7 +158,8 @@ def test_the_into_line_comes_before_the_summary_when_piped(tmp_path: Path) -> No
 
     db = tmp_path / "piped.db"
     merged = subprocess.run(
-        [sys.executable, "-m", "tracker.cli", "--db", str(db), "import-file", str(SINGLE)],
+        [sys.executable, "-m", "tracker.cli.commands", "--db", str(db), "import-file",
+         str(SINGLE)],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120,
         env={**os.environ, "NO_COLOR": "1"})
     assert merged.returncode == DONE
@@ -213,7 +214,7 @@ def test_a_429_is_said_before_the_wait_and_in_the_summary(tmp_path: Path) -> Non
 
 def test_without_a_bar_the_wait_is_one_line_on_stderr(capsys: pytest.CaptureFixture[str]
                                                       ) -> None:
-    from tracker import cli
+    from tracker.cli import commands as cli
 
     _, bar = cli._progress_bar("importing x", unit="games")  # stderr is no terminal here
     bar(10, 10, 100)  # no bar: nothing drawn
