@@ -142,7 +142,7 @@ NDJSON_CONTENDERS: Final = ("tracker", "naive", "lean")
 
 def _ndjson_command(who: str, path: Path, db: Path) -> list[str]:
     if who == "tracker":
-        return [sys.executable, "-m", "tracker.cli", "--db", str(db), "import-file", str(path),
+        return [sys.executable, "-m", "tracker.cli.main", "--db", str(db), "import-file", str(path),
                 "--json"]
     return [sys.executable, "-m", "benchmarks.naive", "ndjson" if who == "naive" else "lean",
             str(path), str(db)]
@@ -323,9 +323,9 @@ def dump_rows(sizes_mb: Sequence[tuple[int, bool, bool]], runs: int) -> list[Row
 def prepare_child(db: str, player: str) -> dict[str, Any]:
     """In a fresh process: what ``tracker import-file`` does after its import, the player's
     replay passes and their default scales' replays computed and saved
-    (:func:`tracker.report_runs.refresh`)."""
+    (:func:`tracker.report.scale_runs.refresh`)."""
     from tracker import api
-    from tracker.report_runs import refresh
+    from tracker.report.scale_runs import refresh
 
     store = api.open_store(db)
     started, cpu = time.perf_counter(), time.process_time()
@@ -342,8 +342,9 @@ def overview_child(db: str, player: str) -> dict[str, Any]:
     without a saved pass)."""
     from sqlalchemy import text
 
-    from tracker import api, report_pass
-    from tracker.report_runs import refresh
+    from tracker import api
+    from tracker.report import saved_pass as report_pass
+    from tracker.report.scale_runs import refresh
     from tracker.store import queries
 
     # The modules imported as in the dashboard, which has shown a page before: a first report
@@ -392,7 +393,7 @@ def default_all_child(db: str, player: str) -> dict[str, Any]:
     """The player's saved scale set to ``all`` (the models' median: the product's default
     once it is ``all``), then what an import computes for it (:func:`refresh`), timed."""
     from tracker import api
-    from tracker.report_runs import refresh
+    from tracker.report.scale_runs import refresh
 
     store = api.open_store(db)
     api.settings(player, db=store, scale="all")

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from tracker import forked
-from tracker.forked import ForkedProcessError
+from tracker.core import forked
+from tracker.core.forked import ForkedProcessError
 from tracker.importing import files, import_file, reader_process
 from tracker.importing.runner import ImportRecorder, ImportSummary
 from tracker.sources.files import open_inputs

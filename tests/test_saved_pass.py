@@ -1,4 +1,4 @@
-"""The replay's saved pass (tracker.report_pass, tracker.store.snapshots): a report read from
+"""The replay's saved pass (tracker.report.saved_pass, tracker.store.snapshots): a report read from
 it is the report computed from the games, and it is never read once a game was written after
 it was saved."""
 
@@ -11,9 +11,11 @@ import pytest
 from sqlalchemy import text
 
 from tests.conftest import CMRADE, INDEXINATOR, INDEXINATOR_LATER
-from tracker import api, report_pass, report_runs
+from tracker import api
 from tracker.importing import import_file
-from tracker.replaying import build_report
+from tracker.report import saved_pass as report_pass
+from tracker.report import scale_runs as report_runs
+from tracker.report.replay import build_report
 from tracker.store import queries, snapshots
 from tracker.store.db import Store
 

@@ -1,4 +1,4 @@
-"""Each scale's replay of the saved pass (tracker.report_runs): the report read from what is
+"""Each scale's replay of the saved pass (tracker.report.scale_runs): the report read from what is
 saved equals the one computed from the games, for ``--scale all`` (the median of the models)
 and for each model and the Lichess scale; it is never read once a game was written after it;
 the import saves the default scales' replays, so the first report under them replays nothing;
@@ -16,11 +16,13 @@ import pytest
 from sqlalchemy import text
 
 from tests.conftest import INDEXINATOR, INDEXINATOR_LATER
-from tracker import api, report_pass, report_runs
+from tracker import api
 from tracker.fide.scale import MODELS
 from tracker.importing import import_file
-from tracker.report import build_report
-from tracker.settings import PlayerSettings
+from tracker.report import saved_pass as report_pass
+from tracker.report import scale_runs as report_runs
+from tracker.report.replay import build_report
+from tracker.report.settings import PlayerSettings
 from tracker.store import snapshots
 from tracker.store.db import Store
 

@@ -16,7 +16,7 @@ import pytest
 from tests.conftest import ANALYSED
 from tracker import api
 from tracker.importing import import_file
-from tracker.report_strength import GAME_KEYS
+from tracker.report.strength import GAME_KEYS
 from tracker.store.db import Store
 
 LINES = [json.loads(line) for line in ANALYSED.read_text().splitlines()]
@@ -94,7 +94,7 @@ def test_one_game_gives_both_sides_in_the_same_keys(db: Path) -> None:
 
 
 def _cli(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tracker.cli", "--db", str(db), *args],
+    return subprocess.run([sys.executable, "-m", "tracker.cli.main", "--db", str(db), *args],
                           capture_output=True, text=True, timeout=120,
                           env={**os.environ, "NO_COLOR": "1"})
 

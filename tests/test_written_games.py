@@ -11,7 +11,7 @@ from sqlalchemy import select
 
 from tracker import api
 from tracker.importing import import_inputs
-from tracker.report_runs import refresh
+from tracker.report.scale_runs import refresh
 from tracker.sources.files import open_inputs
 from tracker.store import games as store_games
 from tracker.store import queries, snapshots

@@ -25,9 +25,10 @@ from typing import Final
 
 from sqlalchemy.exc import SQLAlchemyError
 
-from tracker.errors import DiskFullError, Terminated, TrackerError
-from tracker.records import GameRecord
-from tracker.run_liveness import mark_interrupted, running_message
+from tracker.core.errors import DiskFullError, Terminated, TrackerError
+from tracker.core.records import GameRecord
+from tracker.core.utc import now_ms
+from tracker.importing.run_liveness import mark_interrupted, running_message
 from tracker.store.db import Store
 from tracker.store.engine import DatabaseError
 from tracker.store.games import (
@@ -41,7 +42,6 @@ from tracker.store.games import (
     prepare,
 )
 from tracker.store.runs import RunStatus
-from tracker.utc import now_ms
 
 LOG = logging.getLogger(__name__)
 
@@ -146,7 +146,7 @@ DEFERRED_SIGNALS: Final = (signal.SIGINT, signal.SIGTERM)
 def interrupts_deferred() -> Iterator[None]:
     """Hold Ctrl+C (SIGINT) and SIGTERM until the block ends, then act on the first one as
     its handler outside the block would (KeyboardInterrupt; ``tracker``'s SIGTERM handler
-    raises :class:`~tracker.errors.Terminated`; the default SIGTERM action ends the process).
+    raises :class:`~tracker.core.errors.Terminated`; the default SIGTERM action ends the process).
 
     A batch is written in one transaction; an interrupt in the middle of the driver's work can
     leave the connection holding SQLite's write lock, so the run could not be recorded. Held

@@ -9,7 +9,7 @@ from collections.abc import Collection
 
 from sqlalchemy import and_, bindparam, select
 
-from tracker.fide_records import ListEntry
+from tracker.core.fide_records import ListEntry
 from tracker.store.engine import Database
 from tracker.store.models import (
     FideLinkRow,

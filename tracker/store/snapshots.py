@@ -2,7 +2,7 @@
 
 The replay report's pass over a player's games of a perf (which games count, why the others do
 not, the Lichess line) costs a read of every game: about 0.5-0.8 s at 100k games. It is saved
-here as an opaque ``payload`` (what :mod:`tracker.replay_pass` encodes; the store does not
+here as an opaque ``payload`` (what :mod:`tracker.report.replay_pass` encodes; the store does not
 look inside) beside the ``write_seq`` of the database when it was computed. Every batch of
 games written bumps ``write_seq`` in its own transaction (:func:`bump_write_seq`), so a saved
 pass is current exactly while the counter has not moved since: no game can change without the
@@ -165,7 +165,7 @@ class SavedPassInfo:
     size: int
 
 
-#: The start of the ``options`` of a scale's replay of a pass (:mod:`tracker.report_runs`),
+#: The start of the ``options`` of a scale's replay of a pass (:mod:`tracker.report.scale_runs`),
 #: saved beside the pass: listed and counted with it, not as a pass of its own.
 REPLAY_PREFIX = "r-"
 

@@ -10,7 +10,7 @@ summaries alone: the rating now, the change over the last three months, the rate
 the last 30 days, the real FIDE rating in force and the gap.
 
 The level shown in play is :func:`analysed_level`: the level the member's last analysed games
-show (:mod:`tracker.report_strength`), ``None`` ("not analysed") without analysed games.
+show (:mod:`tracker.report.strength`), ``None`` ("not analysed") without analysed games.
 """
 
 from __future__ import annotations
@@ -26,17 +26,18 @@ from typing import Final
 
 import msgspec
 
-from tracker import report, report_pass
-from tracker.errors import TrackerError
-from tracker.fide_records import ListEntry
-from tracker.perfs import perf_key
-from tracker.records import month_of
-from tracker.report_pass import array_bytes, bytes_array
+from tracker.core.errors import TrackerError
+from tracker.core.fide_records import ListEntry
+from tracker.core.perfs import perf_key
+from tracker.core.records import month_of
+from tracker.core.utc import utc_from_ms
+from tracker.report import replay as report
+from tracker.report import saved_pass as report_pass
+from tracker.report.saved_pass import array_bytes, bytes_array
 from tracker.store import group_reads, queries, snapshots
 from tracker.store.analysis import analysed_players
 from tracker.store.db import Store
 from tracker.store.players import SettingsRow, get_settings_row
-from tracker.utc import utc_from_ms
 
 DAY_MS: Final = 86_400_000
 #: "Games in the last 30 days": rated games of the perf that ended in the 30 days up to now.
@@ -50,9 +51,10 @@ NOT_ANALYSED: Final = "not analysed"
 def _code_print() -> str:
     """A fingerprint of what decides a summary: this module, the report, the engine and the
     scale models (their code and data), and the saved pass's own print."""
-    here = Path(__file__).resolve().parent
+    here = Path(__file__).resolve().parent.parent
     digest = hashlib.sha256(report_pass.CODE_PRINT.encode())
-    files = [Path(__file__), here / "report.py", *sorted((here / "fide").rglob("*.py")),
+    files = [Path(__file__), here / "report" / "replay.py",
+             *sorted((here / "fide").rglob("*.py")),
              *sorted((here / "data").glob("*.json"))]
     for path in files:
         try:
@@ -210,8 +212,8 @@ class ClubScale:
 def club_scale(store: Store, group: str, perf: str) -> ClubScale | None:
     """Group ``group``'s club model for ``perf`` (``tracker group calibrate``), ``None``
     when none is fitted."""
-    from tracker.calibration import ClubModelError, club_scale_model
-    from tracker.settings import CLUB_PREFIX
+    from tracker.report.calibration import ClubModelError, club_scale_model
+    from tracker.report.settings import CLUB_PREFIX
 
     scale = f"{CLUB_PREFIX}{group}"
     try:
@@ -301,11 +303,11 @@ def refresh(store: Store, usernames: Sequence[str], perfs: Sequence[str],
 
 def analysed_level(store: Store, username: str, perf: str) -> str | None:
     """The level the player's last analysed games of ``perf`` show together (the last
-    :data:`~tracker.report_strength.RECENT_GAMES`), on the perf's Lichess scale as text,
+    :data:`~tracker.report.strength.RECENT_GAMES`), on the perf's Lichess scale as text,
     ``"1650 (1540–1760)"`` (estimate and its 10–90 % range); ``None`` when no game is analysed
     or no level model serves the perf: the one place the move analysis is wired into the
     table."""
-    from tracker.report_strength import NoAnalysisError, player_strength
+    from tracker.report.strength import NoAnalysisError, player_strength
 
     try:
         level = player_strength(store, username, perf).recent.level

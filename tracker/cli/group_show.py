@@ -8,9 +8,9 @@ from typing import Annotated, Any
 import typer
 
 from tracker import api
-from tracker.cli_groups import _db, group_app
-from tracker.cli_text import cell, examples, out, say
-from tracker.errors import ArgumentError
+from tracker.api import ArgumentError
+from tracker.cli.groups import _db, group_app
+from tracker.cli.text import cell, examples, out, say
 
 
 def _n(x: Any, signed: bool = False) -> str:

@@ -1,6 +1,6 @@
 """The perfs a replay accepts: Lichess perf keys, spelled in any case.
 
-The vocabulary itself (:data:`~tracker.records.PERFS`: the speeds, then the variants) is the
+The vocabulary itself (:data:`~tracker.core.records.PERFS`: the speeds, then the variants) is the
 records'; this module only says which of those keys a FIDE replay takes and turns a
 user's spelling into the key.
 """
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from tracker.errors import TrackerError
-from tracker.records import PERFS, SPEEDS
+from tracker.core.errors import TrackerError
+from tracker.core.records import PERFS, SPEEDS
 
 
 class PerfError(TrackerError, ValueError):

@@ -21,51 +21,51 @@ from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, NotRequired, TypedDict
 
-from tracker.errors import ArgumentError as ArgumentError
-from tracker.errors import DashboardError as DashboardError
-from tracker.errors import ReadOnlyError as ReadOnlyError
-from tracker.errors import TrackerError as TrackerError
+from tracker.core.errors import ArgumentError as ArgumentError
+from tracker.core.errors import DashboardError as DashboardError
+from tracker.core.errors import PortError as PortError
+from tracker.core.errors import ReadOnlyError as ReadOnlyError
+from tracker.core.errors import Terminated as Terminated
+from tracker.core.errors import TrackerError as TrackerError
 
 if TYPE_CHECKING:
-    from tracker.api_group_table import GROUP_KEYS as GROUP_KEYS
-    from tracker.api_group_table import SORT_KEYS as SORT_KEYS
-    from tracker.api_group_table import GroupTable as GroupTable
-    from tracker.api_group_table import group_refresh as group_refresh
-    from tracker.api_group_table import group_table as group_table
-    from tracker.api_group_table import group_table_csv as group_table_csv
-    from tracker.api_group_table import group_table_json as group_table_json
-    from tracker.api_group_table import row_json as row_json
-    from tracker.api_group_table import sort_rows as sort_rows
-    from tracker.api_groups import GroupAddResult as GroupAddResult
-    from tracker.api_groups import GroupRemoveResult as GroupRemoveResult
-    from tracker.api_groups import SyncResult as SyncResult
-    from tracker.api_groups import calibration_json as calibration_json
-    from tracker.api_groups import club_scales as club_scales
-    from tracker.api_groups import group_add as group_add
-    from tracker.api_groups import group_calibrate as group_calibrate
-    from tracker.api_groups import group_create as group_create
-    from tracker.api_groups import group_list as group_list
-    from tracker.api_groups import group_members as group_members
-    from tracker.api_groups import group_remove as group_remove
-    from tracker.api_groups import parse_fide_pairs as parse_fide_pairs
-    from tracker.api_groups import sync as sync
-    from tracker.api_groups import sync_row as sync_row
-    from tracker.api_strength import NoAnalysisError as NoAnalysisError
-    from tracker.api_strength import analyse as analyse
-    from tracker.api_strength import analysed_perfs as analysed_perfs
-    from tracker.api_strength import check_analyse_args as check_analyse_args
-    from tracker.api_strength import default_nodes as default_nodes
-    from tracker.api_strength import strength as strength
-    from tracker.api_strength import strength_game as strength_game
-    from tracker.api_strength import strength_game_json as strength_game_json
-    from tracker.api_strength import strength_json as strength_json
-    from tracker.calibration import Calibration as Calibration
-    from tracker.calibration import ClubFit as ClubFit
-    from tracker.calibration import ClubModelError as ClubModelError
-    from tracker.calibration import ModelGap as ModelGap
-    from tracker.config import ENV_READ_ONLY as ENV_READ_ONLY
-    from tracker.exact import dumps as dumps
-    from tracker.exact import shown as shown
+    from tracker.api.analysis import NoAnalysisError as NoAnalysisError
+    from tracker.api.analysis import analyse as analyse
+    from tracker.api.analysis import analysed_perfs as analysed_perfs
+    from tracker.api.analysis import check_analyse_args as check_analyse_args
+    from tracker.api.analysis import default_nodes as default_nodes
+    from tracker.api.analysis import strength as strength
+    from tracker.api.analysis import strength_game as strength_game
+    from tracker.api.analysis import strength_game_json as strength_game_json
+    from tracker.api.analysis import strength_json as strength_json
+    from tracker.api.group_tables import GROUP_KEYS as GROUP_KEYS
+    from tracker.api.group_tables import SORT_KEYS as SORT_KEYS
+    from tracker.api.group_tables import GroupTable as GroupTable
+    from tracker.api.group_tables import group_refresh as group_refresh
+    from tracker.api.group_tables import group_table as group_table
+    from tracker.api.group_tables import group_table_csv as group_table_csv
+    from tracker.api.group_tables import group_table_json as group_table_json
+    from tracker.api.group_tables import row_json as row_json
+    from tracker.api.group_tables import sort_rows as sort_rows
+    from tracker.api.groups import GroupAddResult as GroupAddResult
+    from tracker.api.groups import GroupRemoveResult as GroupRemoveResult
+    from tracker.api.groups import SyncResult as SyncResult
+    from tracker.api.groups import calibration_json as calibration_json
+    from tracker.api.groups import club_scales as club_scales
+    from tracker.api.groups import group_add as group_add
+    from tracker.api.groups import group_calibrate as group_calibrate
+    from tracker.api.groups import group_create as group_create
+    from tracker.api.groups import group_list as group_list
+    from tracker.api.groups import group_members as group_members
+    from tracker.api.groups import group_remove as group_remove
+    from tracker.api.groups import parse_fide_pairs as parse_fide_pairs
+    from tracker.api.groups import sync as sync
+    from tracker.api.groups import sync_row as sync_row
+    from tracker.core.config import ENV_READ_ONLY as ENV_READ_ONLY
+    from tracker.core.exact import dumps as dumps
+    from tracker.core.exact import shown as shown
+    from tracker.core.perfs import PerfError as PerfError
+    from tracker.core.records import SPEEDS as SPEEDS
     from tracker.fide import CHAPTERS as CHAPTERS
     from tracker.fide import DEFAULT_CHAPTER as DEFAULT_CHAPTER
     from tracker.fide import DEFAULT_EXPECTED as DEFAULT_EXPECTED
@@ -77,54 +77,56 @@ if TYPE_CHECKING:
     from tracker.fide.rules import MAX_K_TIMES_GAMES as MAX_K_TIMES_GAMES
     from tracker.fide.scale import Conversion as Conversion
     from tracker.fide.scale import ScaleModel as ScaleModel
-    from tracker.game_view import GameMoves as GameMoves
     from tracker.importing import ImportSummary as ImportSummary
     from tracker.importing import Progress as Progress
     from tracker.importing.analyse import AnalyseSummary as AnalyseSummary
     from tracker.importing.group_sync import PlayerSync as PlayerSync
-    from tracker.lichess_line import LichessPoint as LichessPoint
-    from tracker.perfs import PerfError as PerfError
-    from tracker.presentation import GAME_KEYS as GAME_KEYS
-    from tracker.presentation import PERIOD_KEYS as PERIOD_KEYS
-    from tracker.presentation import SCALE_CSV_KEYS as SCALE_CSV_KEYS
-    from tracker.presentation import answer_text as answer_text
-    from tracker.presentation import band_json as band_json
-    from tracker.presentation import conversion_json as conversion_json
-    from tracker.presentation import conversion_text as conversion_text
-    from tracker.presentation import excluded_text as excluded_text
-    from tracker.presentation import game_row as game_row
-    from tracker.presentation import gap_text as gap_text
-    from tracker.presentation import k_text as k_text
-    from tracker.presentation import period_json as period_json
-    from tracker.presentation import periods_csv as periods_csv
-    from tracker.presentation import rating_text as rating_text
-    from tracker.presentation import real_now as real_now
-    from tracker.presentation import start_text as start_text
-    from tracker.real_fide import FideRefresh as FideRefresh
-    from tracker.real_fide import NotLinkedError as NotLinkedError
-    from tracker.records import SPEEDS as SPEEDS
-    from tracker.report import GameDetail as GameDetail
-    from tracker.report import NoGamesError as NoGamesError
-    from tracker.report import PeriodRow as PeriodRow
-    from tracker.report import RealLine as RealLine
-    from tracker.report import ReplayReport as ReplayReport
-    from tracker.report import ScaleError as ScaleError
-    from tracker.report import saved_scale_note as saved_scale_note
-    from tracker.report_group import NOT_ANALYSED as NOT_ANALYSED
-    from tracker.report_group import GroupRow as GroupRow
-    from tracker.report_strength import RECENT_GAMES as RECENT_GAMES
-    from tracker.report_strength import GameStrength as GameStrength
-    from tracker.report_strength import PlayerStrength as PlayerStrength
-    from tracker.report_strength import SetLevel as SetLevel
-    from tracker.report_strength import SideStrength as SideStrength
-    from tracker.report_strength import with_judgments as with_judgments
-    from tracker.settings import MAX_START_RATING as MAX_START_RATING
-    from tracker.settings import MIN_START_RATING as MIN_START_RATING
-    from tracker.settings import SCALES as SCALES
-    from tracker.settings import START_SCALES as START_SCALES
-    from tracker.settings import PlayerSettings as PlayerSettings
-    from tracker.settings import SettingsError as SettingsError
-    from tracker.settings import default_scale as default_scale
+    from tracker.importing.real_fide import FideRefresh as FideRefresh
+    from tracker.importing.real_fide import NotLinkedError as NotLinkedError
+    from tracker.report.calibration import Calibration as Calibration
+    from tracker.report.calibration import ClubFit as ClubFit
+    from tracker.report.calibration import ClubModelError as ClubModelError
+    from tracker.report.calibration import ModelGap as ModelGap
+    from tracker.report.game_view import GameMoves as GameMoves
+    from tracker.report.group import NOT_ANALYSED as NOT_ANALYSED
+    from tracker.report.group import GroupRow as GroupRow
+    from tracker.report.lichess_line import LichessPoint as LichessPoint
+    from tracker.report.presentation import GAME_KEYS as GAME_KEYS
+    from tracker.report.presentation import PERIOD_KEYS as PERIOD_KEYS
+    from tracker.report.presentation import SCALE_CSV_KEYS as SCALE_CSV_KEYS
+    from tracker.report.presentation import answer_text as answer_text
+    from tracker.report.presentation import band_json as band_json
+    from tracker.report.presentation import conversion_json as conversion_json
+    from tracker.report.presentation import conversion_text as conversion_text
+    from tracker.report.presentation import excluded_text as excluded_text
+    from tracker.report.presentation import game_row as game_row
+    from tracker.report.presentation import gap_text as gap_text
+    from tracker.report.presentation import k_text as k_text
+    from tracker.report.presentation import period_json as period_json
+    from tracker.report.presentation import periods_csv as periods_csv
+    from tracker.report.presentation import rating_text as rating_text
+    from tracker.report.presentation import real_now as real_now
+    from tracker.report.presentation import start_text as start_text
+    from tracker.report.replay import GameDetail as GameDetail
+    from tracker.report.replay import NoGamesError as NoGamesError
+    from tracker.report.replay import PeriodRow as PeriodRow
+    from tracker.report.replay import RealLine as RealLine
+    from tracker.report.replay import ReplayReport as ReplayReport
+    from tracker.report.replay import ScaleError as ScaleError
+    from tracker.report.replay import saved_scale_note as saved_scale_note
+    from tracker.report.settings import MAX_START_RATING as MAX_START_RATING
+    from tracker.report.settings import MIN_START_RATING as MIN_START_RATING
+    from tracker.report.settings import SCALES as SCALES
+    from tracker.report.settings import START_SCALES as START_SCALES
+    from tracker.report.settings import PlayerSettings as PlayerSettings
+    from tracker.report.settings import SettingsError as SettingsError
+    from tracker.report.settings import default_scale as default_scale
+    from tracker.report.strength import RECENT_GAMES as RECENT_GAMES
+    from tracker.report.strength import GameStrength as GameStrength
+    from tracker.report.strength import PlayerStrength as PlayerStrength
+    from tracker.report.strength import SetLevel as SetLevel
+    from tracker.report.strength import SideStrength as SideStrength
+    from tracker.report.strength import with_judgments as with_judgments
     from tracker.sources.engine import EngineMissingError as EngineMissingError
     from tracker.sources.fide import FideError as FideError
     from tracker.sources.fide import UnknownFideIdError as UnknownFideIdError
@@ -146,20 +148,20 @@ _LAZY: Final[dict[str, str]] = {
     **dict.fromkeys(("Conversion", "ScaleModel"), "tracker.fide.scale"),
     **dict.fromkeys(("CAP_EXEMPT_FROM", "MAX_K_TIMES_GAMES"), "tracker.fide.rules"),
     **dict.fromkeys(("ImportSummary", "Progress"), "tracker.importing"),
-    "LichessPoint": "tracker.lichess_line",
-    "GameMoves": "tracker.game_view",
-    "PerfError": "tracker.perfs",
+    "LichessPoint": "tracker.report.lichess_line",
+    "GameMoves": "tracker.report.game_view",
+    "PerfError": "tracker.core.perfs",
     **dict.fromkeys(("GAME_KEYS", "PERIOD_KEYS", "SCALE_CSV_KEYS", "band_json",
                      "conversion_json", "excluded_text", "game_row", "period_json",
                      "periods_csv", "answer_text", "conversion_text", "gap_text", "k_text",
-                     "rating_text", "real_now", "start_text"), "tracker.presentation"),
-    **dict.fromkeys(("dumps", "shown"), "tracker.exact"),
-    "SPEEDS": "tracker.records",
+                     "rating_text", "real_now", "start_text"), "tracker.report.presentation"),
+    **dict.fromkeys(("dumps", "shown"), "tracker.core.exact"),
+    "SPEEDS": "tracker.core.records",
     **dict.fromkeys(("GameDetail", "NoGamesError", "PeriodRow", "RealLine", "ReplayReport",
-                     "ScaleError", "saved_scale_note"), "tracker.report"),
+                     "ScaleError", "saved_scale_note"), "tracker.report.replay"),
     **dict.fromkeys(("MAX_START_RATING", "MIN_START_RATING", "PlayerSettings", "SCALES",
-                     "START_SCALES", "SettingsError", "default_scale"), "tracker.settings"),
-    **dict.fromkeys(("FideRefresh", "NotLinkedError"), "tracker.real_fide"),
+                     "START_SCALES", "SettingsError", "default_scale"), "tracker.report.settings"),
+    **dict.fromkeys(("FideRefresh", "NotLinkedError"), "tracker.importing.real_fide"),
     **dict.fromkeys(("FideError", "UnknownFideIdError"), "tracker.sources.fide"),
     "FIDE_LIST_KINDS": "tracker.sources.fide:LIST_KINDS",  # FIDE's lists: standard, rapid, blitz
     **dict.fromkeys(("FideLink", "RatingInForce"), "tracker.store.fide"),
@@ -167,34 +169,34 @@ _LAZY: Final[dict[str, str]] = {
     # The driver's own error for a locked or unreachable database, raised mid-query.
     "DatabaseOperationalError": "tracker.store.engine:OperationalError",
     **dict.fromkeys(("PlayerSummary", "RunInfo"), "tracker.store.queries"),
-    # Groups (tracker group …, tracker sync): their own module, tracker/api_groups.py.
+    # Groups (tracker group …, tracker sync): their own module, tracker/api/groups.py.
     **dict.fromkeys(("GroupAddResult", "GroupRemoveResult", "SyncResult", "group_add",
                      "group_create", "group_list", "group_members", "group_remove",
                      "parse_fide_pairs", "sync", "sync_row", "group_calibrate",
-                     "club_scales", "calibration_json"), "tracker.api_groups"),
+                     "club_scales", "calibration_json"), "tracker.api.groups"),
     **dict.fromkeys(("Calibration", "ClubFit", "ClubModelError", "ModelGap"),
-                    "tracker.calibration"),
+                    "tracker.report.calibration"),
     "PlayerSync": "tracker.importing.group_sync",
     **dict.fromkeys(("GroupExistsError", "GroupInfo", "UnknownGroupError"),
                     "tracker.store.groups"),
     "SavedPassInfo": "tracker.store.snapshots",
-    # The group table (tracker group show, the Group page): tracker/api_group_table.py.
+    # The group table (tracker group show, the Group page): tracker/api/group_tables.py.
     **dict.fromkeys(("GroupTable", "GROUP_KEYS", "SORT_KEYS", "group_table", "group_refresh",
                      "group_table_csv", "group_table_json", "row_json", "sort_rows"),
-                    "tracker.api_group_table"),
-    **dict.fromkeys(("GroupRow", "NOT_ANALYSED"), "tracker.report_group"),
-    # The strength in the moves: tracker analyse and tracker strength (tracker/api_strength.py).
+                    "tracker.api.group_tables"),
+    **dict.fromkeys(("GroupRow", "NOT_ANALYSED"), "tracker.report.group"),
+    # The strength in the moves: tracker analyse and tracker strength (tracker/api/analysis.py).
     **dict.fromkeys(("NoAnalysisError", "analyse", "analysed_perfs", "check_analyse_args",
                      "default_nodes", "strength", "strength_game", "strength_game_json",
-                     "strength_json"), "tracker.api_strength"),
+                     "strength_json"), "tracker.api.analysis"),
     "AnalyseSummary": "tracker.importing.analyse",
     **dict.fromkeys(("RECENT_GAMES", "GameStrength", "PlayerStrength", "SetLevel",
-                     "SideStrength", "with_judgments"), "tracker.report_strength"),
+                     "SideStrength", "with_judgments"), "tracker.report.strength"),
     "EngineMissingError": "tracker.sources.engine",
-    # ``api.dashboard``: the process launcher now lives on the CLI side (tracker.launcher);
+    # ``api.dashboard``: the process launcher now lives on the CLI side (tracker.cli.launcher);
     # resolved by name on first use for callers of the old path, never imported by the api.
-    "dashboard": "tracker.launcher",
-    "ENV_READ_ONLY": "tracker.config",  # the variable that makes every database read-only
+    "dashboard": "tracker.cli.launcher",
+    "ENV_READ_ONLY": "tracker.core.config",  # the variable that makes every database read-only
 }
 
 
@@ -234,7 +236,7 @@ def version() -> str:
 def database_label(db: Db = None) -> str:
     """The database ``db`` designates (``$TRACKER_DB``, the default file), password hidden:
     what the CLI and the dashboard show."""
-    from tracker import config
+    from tracker.core import config
 
     return config.shown_url(database_url(db))
 
@@ -242,7 +244,7 @@ def database_label(db: Db = None) -> str:
 def _sqlite_file(db: Db) -> tuple[Path, bool] | None:
     """The SQLite file ``db`` designates and whether it was named (``db`` or ``$TRACKER_DB``,
     not the default location); ``None`` for an open store, another backend or memory."""
-    from tracker import config
+    from tracker.core import config
 
     if db is not None and not isinstance(db, str | os.PathLike):
         return None  # an open Store
@@ -278,7 +280,7 @@ def open_store(db: Db = None, *, create: bool = False, read_only: bool | None = 
 def read_only_mode(db: Db = None) -> bool:
     """Whether ``db`` is read-only: an open store opened so, else ``$TRACKER_READ_ONLY``
     (what ``tracker dashboard --read-only`` sets for the app it serves)."""
-    from tracker import config
+    from tracker.core import config
     from tracker.store.db import Store
 
     if isinstance(db, Store):
@@ -322,7 +324,7 @@ def database_url(db: Db = None) -> str:
     the user data folder), without opening it."""
     if db is not None and not isinstance(db, str | os.PathLike):
         return db.url
-    from tracker import config
+    from tracker.core import config
 
     return config.database_url(db)
 
@@ -440,12 +442,12 @@ def _prepared(store: Store, summary: ImportSummary, written: WrittenGames | None
               ) -> ImportSummary:
     """After an import that changed a tracked player's games: their replay passes and each
     default scale's replay of them computed and saved now
-    (:func:`tracker.report_runs.refresh`), so the first report after the import reads a few
+    (:func:`tracker.report.scale_runs.refresh`), so the first report after the import reads a few
     rows per perf instead of every game; from the games the import kept in ``written``
     where they are all there is."""
     if summary.player is None or not (summary.new or summary.updated) or summary.players:
         return summary
-    from tracker.report_runs import refresh
+    from tracker.report.scale_runs import refresh
     from tracker.store import queries
 
     if queries.is_tracked(store, summary.player):
@@ -513,8 +515,8 @@ def fide_link(
     monthly lists) from Lichess (``base_url`` > ``$LICHESS_BASE_URL`` > lichess.org), through
     the session the game import uses. Linking again refreshes (no duplicate rows); linking
     another id replaces the link. ``tracker import USER`` refreshes a link after each
-    complete import. Returns :class:`~tracker.real_fide.FideRefresh` (the stored link, rows
-    new/updated/unchanged, entries and profile values left out: every value is checked, a
+    complete import. Returns :class:`~tracker.importing.real_fide.FideRefresh` (the stored
+    link, rows new/updated/unchanged, entries and profile values left out: every value is checked, a
     rating must be 0–3500, a birth year 1900 to next year). Each answer may take at most 60 s
     and hold 1 MB; an HTTP 429 is waited out once (a minute), ``on_wait`` told first (one
     line; else it is logged as a warning).
@@ -523,7 +525,8 @@ def fide_link(
     player with no games, UnknownFideIdError (exit 1: Lichess answered 404; nothing stored),
     FideError for any other fetch failure. One-line messages, never the token.
     """
-    from tracker import config, real_fide
+    from tracker.core import config
+    from tracker.importing import real_fide
     from tracker.sources import lichess
 
     check_writable(db, "linking a FIDE id")
@@ -537,7 +540,7 @@ def fide_show(username: str, *, db: Db = None) -> FideLink:
     rating points), when linked and last fetched (ms UTC), and the lists ``{kind: [ListEntry
     (month "YYYY-MM", rating)]}`` oldest first. No network. Raises UnknownPlayerError,
     NotLinkedError."""
-    from tracker import real_fide
+    from tracker.importing import real_fide
 
     return real_fide.show_player(open_store(db), username)
 
@@ -553,7 +556,7 @@ def fide_ratings(username: str, list_kind: str = "standard", *, db: Db = None,
     a list of its own carries the previous list's rating. ``[]`` when no FIDE id is linked.
     No network. Raises UnknownPlayerError, ArgumentError (unknown list or bad month).
     """
-    from tracker import real_fide
+    from tracker.importing import real_fide
 
     return real_fide.ratings_in_force(open_store(db), username, list_kind, through=through)
 
@@ -562,7 +565,7 @@ def fide_json(link: FideLink) -> dict[str, Any]:
     """The ``tracker fide show --json`` object: profile fields, ``ratings`` (current, rating
     points, ``null`` = none), ``linked_at``/``fetched_at`` (ISO 8601 UTC) and ``lists``
     ``{kind: [{"month": "YYYY-MM", "rating": int}, …]}`` oldest first."""
-    from tracker.records import ms_to_datetime
+    from tracker.core.records import ms_to_datetime
     from tracker.sources.fide import LIST_KINDS as FIDE_LIST_KINDS
 
     p = link.profile
@@ -589,7 +592,7 @@ def resolve_token(token: str | None = None,
     """The API token to use: ``token`` > ``token_file`` > ``$LICHESS_TOKEN`` (``None``: none),
     checked by :func:`check_token`. Raises TokenError (exit code 2: an unreadable file, a
     malformed token), never with the token in the message."""
-    from tracker import config
+    from tracker.core import config
     from tracker.sources.lichess import TokenError
 
     where = "the token given"
@@ -632,11 +635,11 @@ def runs(*, db: Db = None, limit: int = 20) -> list[RunInfo]:
     """``tracker runs``: the last ``limit`` import runs, newest first.
 
     A run whose process is gone (killed, the machine stopped) is marked ``interrupted`` first
-    (see :mod:`tracker.run_liveness`); its counts are what it stored. Statuses: ``running``,
-    ``complete``, ``partial``, ``failed``, ``interrupted``. Raises ArgumentError (exit 2) for a
-    ``limit`` below 1 or above :data:`MAX_RUNS_LIMIT`.
+    (see :mod:`tracker.importing.run_liveness`); its counts are what it stored. Statuses:
+    ``running``, ``complete``, ``partial``, ``failed``, ``interrupted``. Raises ArgumentError
+    (exit 2) for a ``limit`` below 1 or above :data:`MAX_RUNS_LIMIT`.
     """
-    from tracker.run_liveness import mark_interrupted
+    from tracker.importing.run_liveness import mark_interrupted
     from tracker.store import queries
 
     if not 1 <= limit <= MAX_RUNS_LIMIT:
@@ -649,7 +652,7 @@ def runs(*, db: Db = None, limit: int = 20) -> list[RunInfo]:
 
 def run_dict(run: RunInfo) -> dict[str, Any]:
     """An import run as JSON-able data (times as ISO 8601 UTC, ``None`` when unknown)."""
-    from tracker.records import ms_to_datetime
+    from tracker.core.records import ms_to_datetime
 
     data = asdict(run)
     for key in ("started_at_ms", "finished_at_ms"):
@@ -715,8 +718,8 @@ def replay(
     ``report.to_json()`` is the ``--json`` contract. Raises UnknownPlayerError, NoGamesError,
     SettingsError, ScaleError (exit 2: a model that does not cover the perf), one line each.
     """
-    from tracker import real_fide
-    from tracker.report import build_report
+    from tracker.importing import real_fide
+    from tracker.report.replay import build_report
 
     store = open_store(db)
     real_list = None
@@ -745,13 +748,13 @@ def convert(lichess: int, perf: str, scale: str = "all") -> dict[str, Conversion
     rating on today's scale, ``None`` = unrated). ``lichess`` must lie in
     :data:`MIN_CALC_RATING`–:data:`MAX_CALC_RATING` (the calculator's range). Raises PerfError,
     ScaleError, ArgumentError (exit 2), one line each."""
+    from tracker.core.perfs import perf_key
+    from tracker.core.records import SPEEDS
     from tracker.fide.scale import MODELS, models_for
     from tracker.fide.scale import convert as convert_rating
-    from tracker.perfs import perf_key
-    from tracker.records import SPEEDS
-    from tracker.report import ScaleError
-    from tracker.report import scale_models as scale_models_for
-    from tracker.settings import SCALES
+    from tracker.report.replay import ScaleError
+    from tracker.report.replay import scale_models as scale_models_for
+    from tracker.report.settings import SCALES
 
     key = perf_key(perf)
     scale = scale.strip().lower()
@@ -771,8 +774,8 @@ def conversion_note(scale: str, perf: str, lichess: int) -> str | None:
     """Where a conversion is not a plain estimate, in words (``"below the model's range
     (1665)"``, ``"beyond the model's fitted range (FIDE 1000–2900)"``), else ``None``:
     ``scale`` a model key covering ``perf``."""
+    from tracker.core.perfs import perf_key
     from tracker.fide.scale import model, range_note
-    from tracker.perfs import perf_key
 
     return range_note(model(scale.strip().lower()), perf_key(perf), lichess)
 
@@ -866,7 +869,7 @@ def settings(username: str, *, db: Db = None, **changes: object) -> PlayerSettin
     value of ``None`` resets that setting to the default. Raises SettingsError,
     UnknownPlayerError.
     """
-    from tracker.settings import get_settings, save_settings
+    from tracker.report.settings import get_settings, save_settings
     from tracker.store import queries
 
     if changes:
@@ -904,7 +907,7 @@ def calc_json(result: CalcResult) -> CalcJson:
     the unrounded total change and the new rating rounded once. Under the rapid & blitz
     chapter, ``chapter`` is given and each game says whether it is ``rated`` (a game the
     600-point rule leaves out: expected ``null``, change 0)."""
-    from tracker.exact import points, shown
+    from tracker.core.exact import points, shown
 
     rapid_blitz = result.chapter == "rapid-blitz"
     games: list[CalcGameJson] = []
@@ -933,7 +936,7 @@ def summary_dict(summary: ImportSummary) -> dict[str, Any]:
 
 def player_dict(p: PlayerSummary) -> dict[str, Any]:
     """A player summary as JSON-able data (dates as ``YYYY-MM-DD``, UTC)."""
-    from tracker.records import ms_to_datetime
+    from tracker.core.records import ms_to_datetime
 
     def day(ms: int) -> str:
         return ms_to_datetime(ms).date().isoformat()
@@ -965,9 +968,9 @@ def game_moves(game_id: str, *, db: Db = None, orientation: str = "white") -> Ga
     ``orientation``'s side (``"white"``/``"black"``), with its lichess.org link. Read from the
     game's stored source text; a text that cannot be read (damaged in the database) gives no
     moves and the reason in ``problem``. Raises ArgumentError for an unknown game id."""
-    from tracker.codec import RawTextError
-    from tracker.game_view import game_moves as _game_moves
-    from tracker.game_view import unreadable
+    from tracker.core.codec import RawTextError
+    from tracker.report.game_view import game_moves as _game_moves
+    from tracker.report.game_view import unreadable
     from tracker.store import queries
 
     try:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from tracker.errors import ArgumentError, TrackerError
+from tracker.core.errors import ArgumentError, TrackerError
 from tracker.sources.fide import LIST_KINDS, ListKind, parse_fide_id, parse_month
 from tracker.store.db import Store
 from tracker.store.fide import (

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Final, Protocol
 
-from tracker.records import BLACK_WINS, DRAW, WHITE_WINS, Color, GameRecord, Side, month_of
-from tracker.utc import now_ms, utc_from_ms
+from tracker.core.records import BLACK_WINS, DRAW, WHITE_WINS, Color, GameRecord, Side, month_of
+from tracker.core.utc import now_ms, utc_from_ms
 
 # Reasons a game of the perf is left out, in the order they are checked. Who the opponent was
 # comes before how the game was played: a game against the AI or an anonymous player is always
@@ -51,8 +51,8 @@ REASONS: Final = (
 class SideLike(Protocol):
     """What the selection and the Lichess line read of one side of a game (rating points).
 
-    :class:`~tracker.records.Side` satisfies it, and so does the replay's reused row view
-    (:class:`tracker.replay_pass.SideView`).
+    :class:`~tracker.core.records.Side` satisfies it, and so does the replay's reused row view
+    (:class:`tracker.report.replay_pass.SideView`).
     """
 
     @property
@@ -71,8 +71,8 @@ class SideLike(Protocol):
 
 class GameLike(Protocol):
     """What the selection and the Lichess line read of a game: a
-    :class:`~tracker.records.GameRecord`, or a stored row seen as one
-    (:class:`tracker.replay_pass.RowView`). Times are aware UTC datetimes."""
+    :class:`~tracker.core.records.GameRecord`, or a stored row seen as one
+    (:class:`tracker.report.replay_pass.RowView`). Times are aware UTC datetimes."""
 
     @property
     def id(self) -> str: ...

@@ -1,6 +1,6 @@
 """``tracker group …`` and ``tracker sync``: thin wrappers over :mod:`tracker.api` (its groups
-functions live in ``tracker/api_groups.py``). The ``--db`` option is read from the root
-command's parameters, so this module needs nothing of :mod:`tracker.cli`.
+functions live in ``tracker/api/groups.py``). The ``--db`` option is read from the root
+command's parameters, so this module needs nothing of :mod:`tracker.cli.main`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 
 from tracker import api
-from tracker.cli_text import cell, err, examples, out, say
+from tracker.cli.text import cell, err, examples, out, say
 
 group_app = typer.Typer(
     help="Groups of players (a club, a coach's students): create, add, remove, list.",

@@ -12,7 +12,7 @@ from dataclasses import dataclass, fields
 from datetime import date
 from typing import Any, Final, Literal, TypeGuard, get_args
 
-from tracker.errors import TrackerError
+from tracker.core.errors import TrackerError
 from tracker.fide import (
     DEFAULT_EXPECTED,
     DEFAULT_RULES,
@@ -43,7 +43,7 @@ LICHESS_SCALE: Final = "lichess"
 ALL_MODELS: Final = "all"
 #: ``--scale`` values: ``lichess``, a model key of :data:`tracker.fide.scale.MODELS`, ``all``.
 SCALES: Final = (LICHESS_SCALE, *MODELS, ALL_MODELS)
-#: ``--scale club:NAME``: the club model of group NAME (:mod:`tracker.calibration`).
+#: ``--scale club:NAME``: the club model of group NAME (:mod:`tracker.report.calibration`).
 CLUB_PREFIX: Final = "club:"
 #: [choice] The default scale: every model covering the perf, their median the answer
 #: (docs/rules.md §11 says why); the raw Lichess numbers where no model covers the perf

@@ -1,7 +1,7 @@
 """The ``tracker`` command: thin wrappers over the public Python API (:mod:`tracker.api`).
 
 Every command calls one API function and prints its result; no command holds logic of its own.
-Errors meant for the user (:class:`tracker.errors.TrackerError`) print as one line on stderr
+Errors meant for the user (:class:`tracker.core.errors.TrackerError`) print as one line on stderr
 with a non-zero exit, never a traceback.
 
 Exit codes, one rule for every command: 0 done; 1 nothing done or only part of it (no games
@@ -29,15 +29,12 @@ from typing import TYPE_CHECKING, Annotated, Any, get_args, get_origin
 import typer
 from rich.markup import escape
 
-from tracker import (
-    api,
-    cli_group_show,  # noqa: F401  (registers tracker group show)
-    cli_strength,
-)
-from tracker.api import ArgumentError, TrackerError
-from tracker.cli_groups import group_app, sync_cmd
-from tracker.cli_text import cell, err, examples, out, say, visible
-from tracker.errors import Terminated
+from tracker import api
+from tracker.api import ArgumentError, Terminated, TrackerError
+from tracker.cli import group_show as cli_group_show  # noqa: F401  (registers tracker group show)
+from tracker.cli import strength as cli_strength
+from tracker.cli.groups import group_app, sync_cmd
+from tracker.cli.text import cell, err, examples, out, say, visible
 
 if TYPE_CHECKING:
     from tracker.api import ImportSummary
@@ -655,7 +652,7 @@ def dashboard_cmd(
     Runs the Streamlit app on the database until Ctrl+C; open the URL it prints. It listens
     on 127.0.0.1 only unless --host says otherwise; an address beyond this machine needs
     --read-only (the club looks, nobody writes) or --allow-writes (with a warning)."""
-    from tracker import launcher
+    from tracker.cli import launcher
 
     # The process becomes the server: a SIGTERM or Ctrl+C sent to it stops the server itself.
     raise typer.Exit(launcher.dashboard(db=state.db, port=port, host=host,
@@ -718,10 +715,10 @@ fide_app = typer.Typer(
     rich_markup_mode=None,
 )
 app.add_typer(fide_app, name="fide")
-app.add_typer(group_app, name="group")  # tracker/cli_groups.py
+app.add_typer(group_app, name="group")  # tracker/cli/groups.py
 app.command("sync", short_help="Bring every tracked player (or a group) up to date.",
             epilog=examples("tracker sync", "tracker sync --group club"))(sync_cmd)
-# tracker analyse and tracker strength (tracker/cli_strength.py)
+# tracker analyse and tracker strength (tracker/cli/strength.py)
 cli_strength.register(app, cli_strength.Tools(out, err, say, examples, lambda: state.db))
 
 

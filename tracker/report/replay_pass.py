@@ -1,13 +1,13 @@
 """One pass over a player's games of a perf, from plain rows, for the replay report.
 
-:func:`tracker.report.build_report` over 100k games spent most of its time building 100k
-:class:`~tracker.records.GameRecord` objects (frozen dataclasses, two sides and two datetimes
+:func:`tracker.report.replay.build_report` over 100k games spent most of its time building 100k
+:class:`~tracker.core.records.GameRecord` objects (frozen dataclasses, two sides and two datetimes
 each) that the periods and the Lichess line do not need. Here the rows of
 :func:`tracker.store.queries.replay_rows` go through the *same* rules —
-:func:`tracker.selection.exclusion_reason` via one reused, mutable stand-in for a record
-(:class:`RowView`), and :func:`tracker.lichess_line.post_game_rating` on the stored
-milliseconds (:class:`~tracker.lichess_line.MsLine`) — so nothing is decided twice and nothing
-is allocated per game but the results. The full records (``report.games``) and the Lichess
+:func:`tracker.report.selection.exclusion_reason` via one reused, mutable stand-in for a record
+(:class:`RowView`), and :func:`tracker.report.lichess_line.post_game_rating` on the stored
+milliseconds (:class:`~tracker.report.lichess_line.MsLine`) — so nothing is decided twice and
+nothing is allocated per game but the results. The full records (``report.games``) and the Lichess
 line's points (``report.lichess``) are built on first use, by :class:`LazyList`.
 """
 
@@ -17,8 +17,8 @@ from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any, TypeVar, overload
 
-from tracker.records import GameSides, SideChecks
-from tracker.utc import datetime_to_ms, utc_from_ms
+from tracker.core.records import GameSides, SideChecks
+from tracker.core.utc import datetime_to_ms, utc_from_ms
 
 T = TypeVar("T")
 
@@ -27,7 +27,8 @@ utc = utc_from_ms
 
 
 class SideView(SideChecks):
-    """The :class:`~tracker.records.Side` attributes the selection and the Lichess line read."""
+    """The :class:`~tracker.core.records.Side` attributes the selection and the Lichess line
+    read."""
 
     __slots__ = ("ai_level", "name", "provisional", "rating", "rating_diff", "user_id")
 
@@ -42,7 +43,7 @@ class SideView(SideChecks):
 
 class RowView(GameSides):
     """One row of :func:`~tracker.store.queries.replay_rows` seen as a game record (it
-    satisfies :class:`tracker.selection.GameLike`); the same object is refilled for every row
+    satisfies :class:`tracker.report.selection.GameLike`); the same object is refilled for every row
     (:meth:`load`), so keep nothing of it but values. ``created_ms``/``ended_ms``: the game's
     start and end (its start where the end is unknown), ms since the epoch, UTC."""
 

@@ -1,6 +1,6 @@
 """The replay of a pass on each scale, saved beside the pass: the answer under every model.
 
-A report is the pass over the player's games (:mod:`tracker.report_pass`: which games count,
+A report is the pass over the player's games (:mod:`tracker.report.saved_pass`: which games count,
 the Lichess line) replayed by the engine on one or more scales: the raw Lichess numbers, or
 each model of ``--scale all`` with every opponent mapped through it. At 100k games a scale's
 replay costs ~0.1-0.2 s, so the default (every model covering the perf, their median) would
@@ -30,19 +30,12 @@ from typing import Final
 import msgspec
 
 from tracker import fide
+from tracker.core.perfs import PerfError, perf_key
 from tracker.fide import CountedGame, PeriodResult, replay
 from tracker.fide.scale import MODELS, ScaleModel, convert, models_for
 from tracker.fide.scale import model as scale_model
-from tracker.perfs import PerfError, perf_key
-from tracker.report_pass import (
-    CODE_PRINT,
-    Pass,
-    decode,
-    gc_paused,
-    options,
-    save_walk,
-)
-from tracker.settings import (
+from tracker.report.saved_pass import CODE_PRINT, Pass, decode, gc_paused, options, save_walk
+from tracker.report.settings import (
     ALL_MODELS,
     LICHESS_SCALE,
     ResolvedSettings,
@@ -69,7 +62,7 @@ def replay_on(model: ScaleModel | None, perf: str, seen: Pass, months: list[str]
               settings: ResolvedSettings, labels: list[str] | None = None) -> OnScale:
     """Map every opponent through ``model`` (per ``perf``), then run the engine. An opponent
     the model cannot place is left out, counted per period. ``labels``: the pass's
-    :meth:`~tracker.report_pass.Pass.counted_periods`, shared between the scales of a report
+    :meth:`~tracker.report.saved_pass.Pass.counted_periods`, shared between the scales of a report
     (computed here when not given). Each distinct rating is converted once, and nothing is
     built per game but the engine's :class:`CountedGame`."""
     if labels is None:

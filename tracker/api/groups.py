@@ -16,12 +16,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tracker.api import open_store
-from tracker.errors import ArgumentError
+from tracker.core.errors import ArgumentError
 
 if TYPE_CHECKING:
     from tracker.api import Db
-    from tracker.calibration import Calibration, ModelGap
     from tracker.importing.group_sync import PlayerSync
+    from tracker.report.calibration import Calibration, ModelGap
     from tracker.store.groups import GroupInfo, Member
 
 
@@ -228,8 +228,8 @@ def sync(
     saved rows of the group (every group, without one) are computed again at the end
     (:func:`tracker.api.group_refresh`). Raises UnknownGroupError, TokenError (exit 2).
     """
-    from tracker import config
     from tracker.api import resolve_token
+    from tracker.core import config
     from tracker.importing.group_sync import SyncTarget, sync_players
     from tracker.sources.lichess import make_session
     from tracker.store import groups, queries
@@ -253,7 +253,7 @@ def sync(
     if any(p.new or p.updated for p in rows):
         # Games were written: every saved table row is stale (the write counter moved), so
         # the members' summaries are computed now, not on the first Group page after.
-        from tracker.api_group_table import group_refresh
+        from tracker.api.group_tables import group_refresh
 
         for g in [name] if name is not None else [g.name for g in groups.list_groups(store)]:
             group_refresh(g, db=store)
@@ -271,20 +271,20 @@ def sync_row(p: PlayerSync) -> dict[str, object]:
 def group_calibrate(name: str, perf: str, *, db: Db = None, save: bool = True) -> Calibration:
     """``tracker group calibrate NAME --perf P``: the published scale models measured on the
     group's members with a linked FIDE id, and a club model fitted on them (see
-    :mod:`tracker.calibration`): each model's signed and absolute mean gap (model − real FIDE
+    :mod:`tracker.report.calibration`): each model's signed and absolute mean gap (model − real FIDE
     standard, rating points, mean over members), the club line ``FIDE = a + b × Lichess``
     (least absolute deviations) with its leave-one-out error, n and range, stored with its
     data and date (``save``) so that ``--scale club:NAME`` replays with it. Below 8 usable
     members the fit is refused: ``club`` is ``None`` and ``refused`` says why. No network
     (``tracker sync --group NAME`` first). Raises UnknownGroupError, PerfError."""
-    from tracker.calibration import calibrate
+    from tracker.report.calibration import calibrate
 
     return calibrate(open_store(db), name, perf, save=save)
 
 
 def club_scales(*, db: Db = None) -> list[tuple[str, tuple[str, ...]]]:
     """The club models stored, for a scale picker: ``[("club:NAME", perfs fitted), …]``."""
-    from tracker.calibration import club_scales as stored
+    from tracker.report.calibration import club_scales as stored
 
     return stored(open_store(db))
 
@@ -298,7 +298,7 @@ def calibration_json(c: Calibration) -> dict[str, Any]:
     lichess, fide)."""
     from dataclasses import asdict
 
-    from tracker.records import ms_to_datetime
+    from tracker.core.records import ms_to_datetime
 
     def gap(g: ModelGap) -> dict[str, Any]:
         return {"key": g.key, "name": g.name, "signed_gap": _r(g.signed),

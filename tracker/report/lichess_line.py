@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TypeVar
 
-from tracker.records import Color, month_of
-from tracker.replay_pass import MonthOf
-from tracker.selection import GameLike
-from tracker.utc import utc_from_ms
+from tracker.core.records import Color, month_of
+from tracker.core.utc import utc_from_ms
+from tracker.report.replay_pass import MonthOf
+from tracker.report.selection import GameLike
 
 T = TypeVar("T", datetime, int)
 

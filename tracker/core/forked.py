@@ -41,7 +41,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Final
 
-from tracker.errors import TrackerError
+from tracker.core.errors import TrackerError
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection

@@ -2,7 +2,7 @@
 re-exported by :mod:`tracker.api`: each member's hypothetical FIDE rating now (the scale
 models' median and band), their real FIDE rating and the gap, their Lichess rating, their
 games of the last 30 days and the change over the last three months. Computed by
-:mod:`tracker.report_group` from each member's replay report, saved per member as the
+:mod:`tracker.report.group` from each member's replay report, saved per member as the
 Overview's pass is.
 """
 
@@ -18,11 +18,11 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Final
 
 from tracker.api import check_writable, open_store
-from tracker.errors import ArgumentError
+from tracker.core.errors import ArgumentError
 
 if TYPE_CHECKING:
     from tracker.api import Db
-    from tracker.report_group import GroupRow
+    from tracker.report.group import GroupRow
 
 #: The perf a group table shows when none is given.
 DEFAULT_PERF: Final = "blitz"
@@ -45,7 +45,7 @@ SORT_KEYS: Final[dict[str, str]] = {
 class GroupTable:
     """``tracker group show``: the group's name, the perf, the moment it is ``as_of``
     (``now_ms``, ms since the epoch, UTC), the scale models whose median and band the table
-    gives, one :class:`~tracker.report_group.GroupRow` per member, and the group's club
+    gives, one :class:`~tracker.report.group.GroupRow` per member, and the group's club
     model (``club``: its name with n; ``None`` when the group has none for the perf)."""
 
     group: str
@@ -84,14 +84,14 @@ def group_table(name: str, perf: str = DEFAULT_PERF, *, db: Db = None,
     PerfError (exit 2: not a standard perf).
     """
     from tracker.api import group_members
+    from tracker.core.perfs import perf_key
+    from tracker.core.records import SPEEDS
     from tracker.fide.scale import models_for
-    from tracker.perfs import perf_key
-    from tracker.records import SPEEDS
-    from tracker.report_group import club_scale, table_rows
+    from tracker.report.group import club_scale, table_rows
 
     key = perf_key(perf)
     if key not in SPEEDS:
-        from tracker.perfs import PerfError
+        from tracker.core.perfs import PerfError
 
         raise PerfError(f"{perf!r} is not a standard perf: use one of {', '.join(SPEEDS)}")
     store = open_store(db)
@@ -109,8 +109,8 @@ def group_refresh(name: str, perfs: Sequence[str] | None = None, *, db: Db = Non
     and Group page read saved rows. Returns how many were computed. Raises ReadOnlyError on a
     read-only database, UnknownGroupError."""
     from tracker.api import group_members
-    from tracker.records import SPEEDS
-    from tracker.report_group import refresh
+    from tracker.core.records import SPEEDS
+    from tracker.report.group import refresh
 
     check_writable(db, "saving the group table")
     store = open_store(db)
@@ -137,7 +137,7 @@ def _exact(x: Fraction | int | None) -> int | Decimal | None:
     """A rating as JSON shows it: an integer, or a half (a median of two) as ``1499.5``."""
     if x is None or isinstance(x, int):
         return x
-    from tracker.exact import points
+    from tracker.core.exact import points
 
     return points(x)
 
@@ -145,7 +145,7 @@ def _exact(x: Fraction | int | None) -> int | Decimal | None:
 def row_json(row: GroupRow) -> dict[str, Any]:
     """One member with exactly :data:`GROUP_KEYS` (numbers exact, ``null`` when missing;
     ``level`` ``"not analysed"`` without analysed games)."""
-    from tracker.report_group import NOT_ANALYSED
+    from tracker.report.group import NOT_ANALYSED
 
     return {
         "username": row.username, "fide": _exact(row.fide), "fide_min": row.fide_low,

@@ -12,7 +12,7 @@ a player is one profile in the published fits.
   and the mean absolute gap are the means over the members. ``lichess`` (the Lichess rating
   taken as the FIDE rating) is the simple baseline beside them.
 - **club model**: one line per perf, ``FIDE = a + b × Lichess``, by least absolute
-  deviations (:mod:`tracker.lad`, exact) on the weighted member-months; its leave-one-out
+  deviations (:mod:`tracker.report.lad`, exact) on the weighted member-months; its leave-one-out
   error: each member's mean absolute error under the line fitted on the other members, the
   mean over members. Refused below :data:`MIN_MEMBERS` members. Stored with its data and
   date (:func:`tracker.store.groups.save_club_model`); ``club:NAME`` is then a scale like
@@ -28,12 +28,12 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any, Final
 
-from tracker.errors import TrackerError
+from tracker.core.errors import TrackerError
+from tracker.core.perfs import perf_key
 from tracker.fide.scale import Linear, ScaleModel, convert, models_for
-from tracker.lad import FitError, lad_line
-from tracker.perfs import perf_key
-from tracker.report_pass import player_pass
-from tracker.settings import CLUB_PREFIX
+from tracker.report.lad import FitError, lad_line
+from tracker.report.saved_pass import player_pass
+from tracker.report.settings import CLUB_PREFIX
 from tracker.store import groups, queries
 from tracker.store.db import Store
 from tracker.store.fide import load_fide_link, months_in_force
@@ -204,7 +204,7 @@ def _line(data: Sequence[MemberMonth]) -> tuple[str, str]:
 
 def fit_club(perf: str, data: Sequence[MemberMonth]) -> ClubFit:
     """The club line on ``data`` with its figures (see the module docstring). Raises
-    tracker.lad.FitError when every point has the same Lichess rating."""
+    tracker.report.lad.FitError when every point has the same Lichess rating."""
     intercept, slope = _line(data)
     by = _by_member(data)
     loo: list[float] = []

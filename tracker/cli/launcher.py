@@ -18,7 +18,7 @@ import threading
 from pathlib import Path
 
 from tracker import api
-from tracker.errors import ArgumentError, DashboardError, PortError
+from tracker.api import ArgumentError, DashboardError, PortError
 
 
 def app_path() -> Path:

@@ -1,8 +1,8 @@
 """How a replay report is shown: the periods CSV, one game's row, a game's URL, and
 :func:`dumps`, the one place an exact number becomes text (the ``--json`` object it writes is
-built by :mod:`tracker.report` and re-exported here).
+built by :mod:`tracker.report.replay` and re-exported here).
 
-Nothing here computes a rating: it formats what :mod:`tracker.report` built.
+Nothing here computes a rating: it formats what :mod:`tracker.report.replay` built.
 """
 
 from __future__ import annotations
@@ -14,19 +14,19 @@ from fractions import Fraction
 from typing import Any, Final
 
 # The ``--json`` object itself (exact numbers, the contract scripts read) is the report's own:
-# built in tracker.report and re-exported here beside the text formats made from it.
-from tracker.exact import dumps as dumps
-from tracker.exact import points as points
-from tracker.exact import shown as shown
+# built in tracker.report.replay and re-exported here beside the text formats made from it.
+from tracker.core.exact import dumps as dumps
+from tracker.core.exact import points as points
+from tracker.core.exact import shown as shown
 from tracker.fide.rules import round_half_away
 from tracker.fide.scale import range_note
-from tracker.report import PERIOD_KEYS as PERIOD_KEYS
-from tracker.report import GameDetail, PeriodRow, ReplayReport, rating_json
-from tracker.report import band_json as band_json
-from tracker.report import conversion_json as conversion_json
-from tracker.report import period_json as period_json
-from tracker.report import report_json as report_json
-from tracker.selection import other
+from tracker.report.replay import PERIOD_KEYS as PERIOD_KEYS
+from tracker.report.replay import GameDetail, PeriodRow, ReplayReport, rating_json
+from tracker.report.replay import band_json as band_json
+from tracker.report.replay import conversion_json as conversion_json
+from tracker.report.replay import period_json as period_json
+from tracker.report.replay import report_json as report_json
+from tracker.report.selection import other
 
 
 def excluded_text(excluded: dict[str, int]) -> str:

@@ -1,10 +1,10 @@
 """The replay report's pass over a player's games of a perf, computed once and saved.
 
-:func:`walk` goes over the stored rows once (see :mod:`tracker.replay_pass`): which games count
-(the selection's reasons for the others), the counted games, the real Lichess line. That read
+:func:`walk` goes over the stored rows once (see :mod:`tracker.report.replay_pass`): which games
+count (the selection's reasons for the others), the counted games, the real Lichess line. That read
 and walk cost about 0.5-0.8 s at 100k games, most of a first report. :func:`save_walk` saves
 the result in the database (:mod:`tracker.store.snapshots`) with the database's write counter,
-so the next report reads one row, until a game is written; :mod:`tracker.report_runs` reads it
+so the next report reads one row, until a game is written; :mod:`tracker.report.scale_runs` reads it
 for a report, with each scale's replay of it, and computes both ahead right after an import
 (the first Overview after an import is then as fast as the next). A saved pass is keyed on
 what it depends on: the player, the perf, the selection's
@@ -27,16 +27,17 @@ from typing import Any, Final
 
 import msgspec
 
-from tracker import lichess_line, records, replay_pass, selection
 from tracker._version import __version__
+from tracker.core import records
+from tracker.core.utc import now_ms
 from tracker.fide import CountedGame
-from tracker.lichess_line import MsLine
-from tracker.replay_pass import MonthOf, RowView
-from tracker.selection import FUTURE, exclusion_reason, score_halves
+from tracker.report import lichess_line, replay_pass, selection
+from tracker.report.lichess_line import MsLine
+from tracker.report.replay_pass import MonthOf, RowView
+from tracker.report.selection import FUTURE, exclusion_reason, score_halves
 from tracker.store import queries, snapshots
 from tracker.store.db import Store
 from tracker.store.games import REPLAY_COLUMNS
-from tracker.utc import now_ms
 
 
 @contextmanager
@@ -124,8 +125,8 @@ class Pass:
 
 def walk(rows: Iterable[Sequence[Any]], uid: str, *, count_provisional: bool,
          now: int | None = None) -> Pass:
-    """One pass over plain rows (see :mod:`tracker.replay_pass`): the selection's reasons, the
-    counted games and the Lichess line, without building a record per game. Rows come in end
+    """One pass over plain rows (see :mod:`tracker.report.replay_pass`): the selection's reasons,
+    the counted games and the Lichess line, without building a record per game. Rows come in end
     order, so the periods come in order too. ``now`` (ms UTC, default now): a game that ends
     after it is left out as dated in the future (see :func:`_left_out_as_future`)."""
     at = now_ms() if now is None else now
@@ -288,7 +289,7 @@ def save_walk(store: Store, seq: int, rows: Iterable[Sequence[Any]], uid: str, p
 
 
 def player_pass(store: Store, uid: str, perf: str, *, count_provisional: bool) -> Pass:
-    """The pass alone (no scale's replay, see :mod:`tracker.report_runs` for a report's): the
+    """The pass alone (no scale's replay, see :mod:`tracker.report.scale_runs` for a report's): the
     saved one while no game was written since, else :func:`compute`. ``uid``: the player's
     lowercase Lichess id."""
     saved = snapshots.saved_pass(store, uid, perf, _options(count_provisional))

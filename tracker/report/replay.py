@@ -17,18 +17,18 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Final
 
-from tracker.calibration import club_scale_model, is_club_scale
-from tracker.errors import TrackerError
-from tracker.exact import points, shown
+from tracker.core.errors import TrackerError
+from tracker.core.exact import points, shown
+from tracker.core.perfs import perf_key
 from tracker.fide import PeriodResult, game_expected, rated_in_chapter
 from tracker.fide.scale import Conversion, ScaleModel, convert, models_for
 from tracker.fide.scale import model as scale_model
-from tracker.lichess_line import LichessPoint
-from tracker.perfs import perf_key
-from tracker.replay_pass import LazyList, LazySelected
-from tracker.report_runs import report_replays
-from tracker.selection import FUTURE, Selected, select_games
-from tracker.settings import (
+from tracker.report.calibration import club_scale_model, is_club_scale
+from tracker.report.lichess_line import LichessPoint
+from tracker.report.replay_pass import LazyList, LazySelected
+from tracker.report.scale_runs import report_replays
+from tracker.report.selection import FUTURE, Selected, select_games
+from tracker.report.settings import (
     ALL_MODELS,
     LICHESS_SCALE,
     ResolvedSettings,
@@ -405,7 +405,7 @@ class ReplayReport:
 
     def to_json(self) -> dict[str, Any]:
         """The ``tracker replay --json`` object (:func:`report_json`; written as text by
-        :func:`tracker.presentation.dumps`)."""
+        :func:`tracker.report.presentation.dumps`)."""
         return report_json(self)
 
 
@@ -563,7 +563,7 @@ def _models_of(settings: ResolvedSettings, perf: str, *, given: bool
 
     One rule for the CLI and the dashboard: a scale given for this replay (``--scale``) that
     cannot replay the perf is a ScaleError (exit 2); a *saved* scale that cannot is replaced
-    by the perf's default (:func:`~tracker.settings.default_scale`) and the note says so. The
+    by the perf's default (:func:`~tracker.report.settings.default_scale`) and the note says so. The
     note also says when the default is the Lichess scale because no model covers the perf.
     """
     try:

@@ -20,7 +20,7 @@ import chess.pgn
 import chess.svg
 import chess.variant
 
-from tracker.presentation import game_url
+from tracker.report.presentation import game_url
 
 #: Board size on screen (pixels); the SVG scales.
 BOARD_SIZE = 360
