@@ -160,7 +160,7 @@ def browser_pages(db: Path) -> dict[str, float] | None:
     idle = " && !document.querySelector('[data-testid=\"stStatusWidget\"]')"
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "tracker.cli.main", "--db", str(db), "dashboard", "--port",
+        [sys.executable, "-m", "tracker.cli.commands", "--db", str(db), "dashboard", "--port",
          str(port)],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
     )

@@ -142,7 +142,8 @@ NDJSON_CONTENDERS: Final = ("tracker", "naive", "lean")
 
 def _ndjson_command(who: str, path: Path, db: Path) -> list[str]:
     if who == "tracker":
-        return [sys.executable, "-m", "tracker.cli.main", "--db", str(db), "import-file", str(path),
+        return [sys.executable, "-m", "tracker.cli.commands",
+                "--db", str(db), "import-file", str(path),
                 "--json"]
     return [sys.executable, "-m", "benchmarks.naive", "ndjson" if who == "naive" else "lean",
             str(path), str(db)]

@@ -8,8 +8,10 @@ views' floor (beside ``tracker/cli``); of the three files at the top of ``tracke
 the top (they hand over to the API and the CLI). Reported, one line each, exit status 1:
 
 - a module importing a folder above its own (every import counts: at the top of the file,
-  inside a function, under ``TYPE_CHECKING``, or ``importlib.import_module("tracker.…")``
-  with a literal name: a dynamic import is declared that way and checked like any other);
+  inside a function, under ``TYPE_CHECKING``; and a string that is a project module's name,
+  ``"tracker.x"`` or ``"tracker.x:attribute"``, outside a docstring: what
+  ``importlib.import_module`` or a lazy re-export loads, so a dynamic import is declared by
+  its literal name and checked like any other);
 - a view (the top floor: ``tracker/cli``, ``dashboard/``) importing anything of tracker but
   the floor right under it, :mod:`tracker.api`;
 - a view importing a library below the API (:data:`VIEW_FORBIDDEN_LIBRARIES`);
@@ -136,9 +138,14 @@ def imports_of(module: str, path: Path, modules: dict[str, Path], root: Path) ->
         for statement in node.body
         for inner in ast.walk(statement)
     }
+    docstrings = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)}
     for node in ast.walk(tree):
         targets: list[str]
-        if isinstance(node, ast.Import):
+        if (isinstance(node, ast.Constant) and isinstance(node.value, str)
+                and id(node) not in docstrings and "." in node.value
+                and node.value.partition(":")[0] in modules):
+            targets = [node.value.partition(":")[0]]  # "tracker.x" or "tracker.x:name": loaded
+        elif isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
@@ -278,6 +285,9 @@ def check(root: Path) -> list[str]:
                  "the views reach it only through tracker.api"
                  for m in views
                  for line, name in library_imports(modules[m], VIEW_FORBIDDEN_LIBRARIES)]
+    problems += [f"{modules[m].relative_to(root)}:{line}: {m} imports {name}: a private "
+                 "module or name of a dependency"
+                 for m in sorted(modules) for line, name in private_imports(modules[m])]
     problems += [f"import cycle: {' ↔ '.join(component)}" for component in _cycles(edges)]
     return problems
 

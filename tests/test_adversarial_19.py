@@ -82,7 +82,7 @@ def test_a_player_name_no_column_holds_is_one_line_and_exit_2(
                          (["settings", name, "--scale", "lichess"], ""),
                          (["fide", "link", name, "35009192"], "")):
         proc = subprocess.run(
-            [sys.executable, "-m", "tracker.cli.main", "--db", url, *args], capture_output=True,
+            [sys.executable, "-m", "tracker.cli.commands", "--db", url, *args], capture_output=True,
             text=True, errors="replace", timeout=120,
             env={**os.environ, "NO_COLOR": "1", "LICHESS_BASE_URL": "http://127.0.0.1:9"})
         # before: a UnicodeEncodeError traceback (SQLite and PostgreSQL) or, for 100

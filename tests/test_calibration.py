@@ -124,7 +124,7 @@ def test_club_scale_errors(club: str) -> None:
 
 
 def _tracker(db: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tracker.cli.main", "--db", db, *args],
+    return subprocess.run([sys.executable, "-m", "tracker.cli.commands", "--db", db, *args],
                           capture_output=True, text=True, check=False)
 
 

@@ -41,7 +41,7 @@ TIMEOUT = 60
 def cli_json(db: Path, *args: str) -> dict[str, Any]:
     """``tracker --db DB ARGS --json``, run as the user runs it (decimals exact)."""
     out = subprocess.run(
-        [sys.executable, "-m", "tracker.cli.main", "--db", str(db), *args, "--json"],
+        [sys.executable, "-m", "tracker.cli.commands", "--db", str(db), *args, "--json"],
         check=True, capture_output=True, text=True,
     )
     return json.loads(out.stdout, parse_float=Decimal)
@@ -559,7 +559,8 @@ def test_wheel_layout_runs_the_same_app(tmp_path: Path, shared_db: Path,
 # --- tracker dashboard: the port ------------------------------------------------------------
 
 def run_dashboard_cli(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tracker.cli.main", "--db", str(db), "dashboard",
+    return subprocess.run([sys.executable, "-m", "tracker.cli.commands",
+                           "--db", str(db), "dashboard",
                            *args], capture_output=True, text=True, timeout=60)
 
 

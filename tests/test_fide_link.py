@@ -232,7 +232,7 @@ def tracked(db_path: Path) -> Path:
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "tracker.cli.main", *args], capture_output=True, text=True,
+        [sys.executable, "-m", "tracker.cli.commands", *args], capture_output=True, text=True,
         env={**os.environ, "NO_COLOR": "1"}, timeout=120,
     )
 

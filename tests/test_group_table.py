@@ -138,7 +138,7 @@ def test_json_and_csv_shapes(club_db: Path) -> None:
 
 
 def _cli(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tracker.cli.main", "--db", str(db), "group",
+    return subprocess.run([sys.executable, "-m", "tracker.cli.commands", "--db", str(db), "group",
                            "show", "club", *args], capture_output=True, text=True, timeout=120)
 
 

@@ -740,7 +740,7 @@ def test_dump_filter_reads_only_the_headers_of_the_games_it_drops(
 def test_dump_with_several_users_and_the_cli(dump: Path, tmp_path: Path) -> None:
     db = tmp_path / "t.db"
     proc = subprocess.run(
-        [sys.executable, "-m", "tracker.cli.main", "--db", str(db), "import-file", str(dump),
+        [sys.executable, "-m", "tracker.cli.commands", "--db", str(db), "import-file", str(dump),
          "--user", "cmrade", "--user", "lance5500"],
         capture_output=True, text=True,
     )

@@ -54,7 +54,7 @@ def test_the_floor_of_a_module_is_its_folder() -> None:
     assert floor("tracker.fide.rules") == 1
     assert floor("tracker.sources.pgn") < floor("tracker.store.db") < floor("tracker.importing")
     assert floor("tracker.report.selection") < floor("tracker.api.groups")
-    assert floor("tracker.cli.main") == floor("dashboard.views.games") == len(floors) - 1
+    assert floor("tracker.cli.commands") == floor("dashboard.views.games") == len(floors) - 1
     assert floor("tracker._version") == -1
     assert floor("tracker") == floor("tracker.__main__") == len(floors)
     assert floor("tracker.nowhere") is None
@@ -72,7 +72,7 @@ def test_a_clean_tree_passes(tmp_path: Path) -> None:
         "tracker/sources/other.py": "from tracker.core import errors\n",
         "tracker/fide/__init__.py": "from tracker.core.errors import E\n",
         "tracker/api/__init__.py": "from tracker.sources import pgn\nimport tracker.fide\n",
-        "tracker/cli/main.py": "from tracker import api\nfrom tracker.api import E\n",
+        "tracker/cli/commands.py": "from tracker import api\nfrom tracker.api import E\n",
         "dashboard/app.py": "import tracker\nfrom tracker.api import replay\n",
     })
     assert check_imports.check(root) == []
@@ -82,30 +82,33 @@ def test_a_folder_above_and_the_views_below_the_api(tmp_path: Path) -> None:
     root = _tree(tmp_path, {
         "tracker/core/records.py": "",
         "tracker/store/__init__.py": "",
-        "tracker/store/db.py": "",
+        "tracker/store/db.py": '"""tracker.api names no import in a docstring."""\n'
+                               '_LAZY = {"x": "tracker.api:x", "y": "nothing.of.ours"}\n',
         "tracker/sources/__init__.py": "",
         "tracker/sources/lichess.py": "def f():\n    from tracker.store.db import Store\n",
         "tracker/fide/__init__.py": "import importlib\nimportlib.import_module('tracker.api')\n",
         "tracker/api/__init__.py": "",
-        "tracker/cli/main.py": "from tracker.core.records import GameRecord\n",
+        "tracker/cli/commands.py": "from tracker.core.records import GameRecord\n",
         "dashboard/ui.py": "from tracker.store import db\n",
     })
     assert check_imports.check(root) == [
         "dashboard/ui.py:1: dashboard.ui imports tracker.store.db: the views import only "
         "tracker.api",
-        "tracker/cli/main.py:1: tracker.cli.main imports tracker.core.records: the views import "
-        "only tracker.api",
+        "tracker/cli/commands.py:1: tracker.cli.commands imports tracker.core.records: the views "
+        "import only tracker.api",
         "tracker/fide/__init__.py:2: tracker.fide imports tracker.api: tracker.api is above "
         "tracker.fide",
         "tracker/sources/lichess.py:2: tracker.sources.lichess imports tracker.store.db: "
         "tracker.store is above tracker.sources",
+        "tracker/store/db.py:2: tracker.store.db imports tracker.api: tracker.api is above "
+        "tracker.store",
     ]
 
 
 def test_views_do_not_import_the_libraries_below_the_api(tmp_path: Path) -> None:
     root = _tree(tmp_path, {
         "tracker/api/__init__.py": "",
-        "tracker/cli/main.py": "import typer\nfrom rich.table import Table\n",
+        "tracker/cli/commands.py": "import typer\nfrom rich.table import Table\n",
         "dashboard/app.py": "from sqlalchemy.exc import OperationalError\nimport streamlit\n",
         "dashboard/views/page.py": "def f():\n    import berserk\n",
     })
@@ -114,6 +117,22 @@ def test_views_do_not_import_the_libraries_below_the_api(tmp_path: Path) -> None
         "only through tracker.api",
         "dashboard/views/page.py:2: dashboard.views.page (a view) imports berserk: the views "
         "reach it only through tracker.api",
+    ]
+
+
+def test_no_private_module_of_a_dependency(tmp_path: Path) -> None:
+    root = _tree(tmp_path, {
+        "tracker/cli/commands.py": "def f():\n    from typer._coercion import RuntimeParam\n",
+        "tracker/core/x.py": "from click import _compat\nfrom tracker.core import _mine\n",
+        "tracker/core/_mine.py": "import os\nos.__file__\n",
+    })
+    assert check_imports.check(root) == [
+        "tracker/cli/commands.py:2: tracker.cli.commands imports typer._coercion: a private "
+        "module or name of a dependency",
+        "tracker/cli/commands.py:2: tracker.cli.commands imports typer._coercion.RuntimeParam: "
+        "a private module or name of a dependency",
+        "tracker/core/x.py:1: tracker.core.x imports click._compat: a private module or name of "
+        "a dependency",
     ]
 
 
@@ -142,11 +161,11 @@ def test_cycle_and_a_module_in_no_folder(tmp_path: Path) -> None:
 
 
 def test_exit_status_is_1_with_one_line_per_problem(tmp_path: Path) -> None:
-    root = _tree(tmp_path, {"tracker/core/records.py": "import tracker.cli.main\n",
-                            "tracker/cli/main.py": ""})
+    root = _tree(tmp_path, {"tracker/core/records.py": "import tracker.cli.commands\n",
+                            "tracker/cli/commands.py": ""})
     args = [sys.executable, str(SCRIPT), str(root)]
     done = subprocess.run(args, capture_output=True, text=True, check=False)
     assert done.returncode == 1
     assert done.stdout.splitlines() == [
-        "tracker/core/records.py:1: tracker.core.records imports tracker.cli.main: tracker.cli "
+        "tracker/core/records.py:1: tracker.core.records imports tracker.cli.commands: tracker.cli "
         "is above tracker.core"]

@@ -24,7 +24,7 @@ from tests.conftest import CASES, INDEXINATOR, INDEXINATOR_LATER
 from tests.lichess_server import LichessServer, ndjson_lines
 from tests.test_lichess_server import C08_THIRD
 from tracker import api
-from tracker.cli import main as cli_module
+from tracker.cli import commands as cli_module
 from tracker.core.config import USER_AGENT
 from tracker.importing import import_file
 from tracker.importing import lichess as lichess_source
@@ -73,7 +73,7 @@ def run(server: LichessServer, store: Store, username: str = "indexinator",
 
 def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "tracker.cli.main", *args], capture_output=True, text=True,
+        [sys.executable, "-m", "tracker.cli.commands", *args], capture_output=True, text=True,
         env={**os.environ, "NO_COLOR": "1", **(env or {})}, timeout=120,
     )
 

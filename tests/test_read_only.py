@@ -17,7 +17,7 @@ from sqlalchemy import text
 from tests.browser import free_port
 from tests.conftest import CMRADE, INDEXINATOR
 from tracker import api
-from tracker.cli import launcher
+from tracker.api import launcher
 from tracker.core.errors import ArgumentError, ReadOnlyError
 from tracker.core.records import GameRecord
 from tracker.store.db import DatabaseError, Store
@@ -83,7 +83,7 @@ def test_every_write_of_the_api_is_refused_and_nothing_changes(
 def test_the_cli_under_tracker_read_only_refuses_in_one_line(copy_db: Path) -> None:
     before = _state(copy_db)
     env = {"TRACKER_READ_ONLY": "yes", "PATH": "/usr/bin:/bin"}
-    done = subprocess.run([sys.executable, "-m", "tracker.cli.main", "--db", str(copy_db),
+    done = subprocess.run([sys.executable, "-m", "tracker.cli.commands", "--db", str(copy_db),
                            "settings", "indexinator", "--start-rating", "1800"],
                           capture_output=True, text=True, env=env, timeout=60)
     assert done.returncode == 1
@@ -181,7 +181,7 @@ def test_beyond_this_machine_needs_read_only_or_allow_writes(host: str) -> None:
 
 
 def test_cli_host_without_a_flag_is_a_usage_error(copy_db: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "tracker.cli.main", "--db", str(copy_db),
+    done = subprocess.run([sys.executable, "-m", "tracker.cli.commands", "--db", str(copy_db),
                            "dashboard", "--host", "0.0.0.0", "--port", "8999"],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2

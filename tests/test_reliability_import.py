@@ -254,7 +254,7 @@ def _fill_disk_after(monkeypatch: pytest.MonkeyPatch, batches: int) -> None:
 def test_a_full_disk_is_one_line_exit_1_and_a_partial_run(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
         ) -> None:
-    from tracker.cli import main as cli
+    from tracker.cli import commands as cli
 
     db = tmp_path / "t.db"
     _fill_disk_after(monkeypatch, batches=2)

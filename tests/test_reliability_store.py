@@ -381,7 +381,7 @@ def test_a_since_in_the_future_is_refused_with_one_line_and_exit_2(
     ahead = (datetime.now(UTC) + timedelta(days=30)).date().isoformat()
     db = tmp_path / "t.db"
     proc = subprocess.run(
-        [sys.executable, "-m", "tracker.cli.main", "--db", str(db), "import", "indexinator",
+        [sys.executable, "-m", "tracker.cli.commands", "--db", str(db), "import", "indexinator",
          "--since", ahead, "--base-url", lichess.url],
         capture_output=True, text=True, env={**os.environ, "NO_COLOR": "1"}, timeout=120)
     assert proc.returncode == 2  # before: 0, and the cursor at that date

@@ -23,7 +23,7 @@ from tracker.store.queries import UnknownPlayerError
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tracker.cli.main", *args],
+    return subprocess.run([sys.executable, "-m", "tracker.cli.commands", *args],
                           capture_output=True, text=True)
 
 

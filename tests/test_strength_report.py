@@ -94,7 +94,7 @@ def test_one_game_gives_both_sides_in_the_same_keys(db: Path) -> None:
 
 
 def _cli(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tracker.cli.main", "--db", str(db), *args],
+    return subprocess.run([sys.executable, "-m", "tracker.cli.commands", "--db", str(db), *args],
                           capture_output=True, text=True, timeout=120,
                           env={**os.environ, "NO_COLOR": "1"})
 

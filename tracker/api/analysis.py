@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Final
 from tracker.core.errors import ArgumentError, TrackerError
 
 if TYPE_CHECKING:
-    from tracker.api import Db
+    from tracker.api._db import Db
     from tracker.importing.analyse import AnalyseProgress, AnalyseSummary
     from tracker.report.strength import GameStrength, PlayerStrength
 
@@ -27,7 +27,7 @@ class NoAnalysisError(TrackerError, LookupError):
 
 
 def _store(db: Db, *, create: bool = False) -> Any:
-    from tracker.api import open_store
+    from tracker.api._db import open_store
 
     return open_store(db, create=create)
 

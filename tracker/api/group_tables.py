@@ -17,11 +17,12 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Final
 
-from tracker.api import check_writable, open_store
+from tracker.api._db import open_store
+from tracker.api.groups import group_members
 from tracker.core.errors import ArgumentError
 
 if TYPE_CHECKING:
-    from tracker.api import Db
+    from tracker.api._db import Db
     from tracker.report.group import GroupRow
 
 #: The perf a group table shows when none is given.
@@ -83,7 +84,6 @@ def group_table(name: str, perf: str = DEFAULT_PERF, *, db: Db = None,
     a perf no model covers) has a row with ``note`` saying why. Raises UnknownGroupError,
     PerfError (exit 2: not a standard perf).
     """
-    from tracker.api import group_members
     from tracker.core.perfs import perf_key
     from tracker.core.records import SPEEDS
     from tracker.fide.scale import models_for
@@ -101,21 +101,6 @@ def group_table(name: str, perf: str = DEFAULT_PERF, *, db: Db = None,
     return GroupTable(name.strip(), key, now_ms, tuple(m.key for m in models_for(key)),
                       table_rows(store, members, key, now_ms, club),
                       club.label if club else None)
-
-
-def group_refresh(name: str, perfs: Sequence[str] | None = None, *, db: Db = None) -> int:
-    """Compute and save the table's summary of every member whose saved one is stale (after a
-    sync wrote games), in ``perfs`` (default: every standard perf), so that the next table
-    and Group page read saved rows. Returns how many were computed. Raises ReadOnlyError on a
-    read-only database, UnknownGroupError."""
-    from tracker.api import group_members
-    from tracker.core.records import SPEEDS
-    from tracker.report.group import refresh
-
-    check_writable(db, "saving the group table")
-    store = open_store(db)
-    names = [u for u, _ in group_members(name, db=store)]
-    return refresh(store, names, list(perfs or SPEEDS), group=name.strip())
 
 
 def sort_rows(rows: Sequence[GroupRow], key: str = "fide", *, descending: bool = True

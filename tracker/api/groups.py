@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tracker.api import open_store
+from tracker.api._db import check_writable, open_store
 from tracker.core.errors import ArgumentError
 
 if TYPE_CHECKING:
-    from tracker.api import Db
+    from tracker.api._db import Db
     from tracker.importing.group_sync import PlayerSync
     from tracker.report.calibration import Calibration, ModelGap
     from tracker.store.groups import GroupInfo, Member
@@ -179,6 +179,20 @@ def group_members(name: str, *, db: Db = None) -> list[tuple[str, int | None]]:
             groups.members(open_store(db), groups.check_name(name))]
 
 
+def group_refresh(name: str, perfs: Sequence[str] | None = None, *, db: Db = None) -> int:
+    """Compute and save the table's summary of every member whose saved one is stale (after a
+    sync wrote games), in ``perfs`` (default: every standard perf), so that the next table
+    and Group page read saved rows. Returns how many were computed. Raises ReadOnlyError on a
+    read-only database, UnknownGroupError."""
+    from tracker.core.records import SPEEDS
+    from tracker.report.group import refresh
+
+    check_writable(db, "saving the group table")
+    store = open_store(db)
+    names = [u for u, _ in group_members(name, db=store)]
+    return refresh(store, names, list(perfs or SPEEDS), group=name.strip())
+
+
 @dataclass(frozen=True, slots=True)
 class SyncResult:
     """What ``tracker sync`` did: ``group`` (``None``: every tracked player and every group's
@@ -228,7 +242,7 @@ def sync(
     saved rows of the group (every group, without one) are computed again at the end
     (:func:`tracker.api.group_refresh`). Raises UnknownGroupError, TokenError (exit 2).
     """
-    from tracker.api import resolve_token
+    from tracker.api.importing import resolve_token
     from tracker.core import config
     from tracker.importing.group_sync import SyncTarget, sync_players
     from tracker.sources.lichess import make_session
@@ -253,8 +267,6 @@ def sync(
     if any(p.new or p.updated for p in rows):
         # Games were written: every saved table row is stale (the write counter moved), so
         # the members' summaries are computed now, not on the first Group page after.
-        from tracker.api.group_tables import group_refresh
-
         for g in [name] if name is not None else [g.name for g in groups.list_groups(store)]:
             group_refresh(g, db=store)
     return SyncResult(name, rows)

@@ -1,6 +1,6 @@
 """``tracker group …`` and ``tracker sync``: thin wrappers over :mod:`tracker.api` (its groups
 functions live in ``tracker/api/groups.py``). The ``--db`` option is read from the root
-command's parameters, so this module needs nothing of :mod:`tracker.cli.main`.
+command's parameters, so this module needs nothing of :mod:`tracker.cli.commands`.
 """
 
 from __future__ import annotations

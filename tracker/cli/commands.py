@@ -652,12 +652,10 @@ def dashboard_cmd(
     Runs the Streamlit app on the database until Ctrl+C; open the URL it prints. It listens
     on 127.0.0.1 only unless --host says otherwise; an address beyond this machine needs
     --read-only (the club looks, nobody writes) or --allow-writes (with a warning)."""
-    from tracker.cli import launcher
-
     # The process becomes the server: a SIGTERM or Ctrl+C sent to it stops the server itself.
-    raise typer.Exit(launcher.dashboard(db=state.db, port=port, host=host,
-                                        replace_process=True, read_only=read_only,
-                                        allow_writes=allow_writes))
+    raise typer.Exit(api.dashboard(db=state.db, port=port, host=host,
+                                   replace_process=True, read_only=read_only,
+                                   allow_writes=allow_writes))
 
 
 @app.command("demo", short_help="Import, list and replay the bundled sample history.",
@@ -876,44 +874,58 @@ def _converter(annotation: Any) -> Callable[[Any], Any] | None:
     return None
 
 
+class _Direct:
+    """A parameter's values converted directly (see :func:`fast_coercion`): what typer's own
+    coercion does for a plain type (None stays None, or ``()`` for a list; a lone string is no
+    list), without a pydantic TypeAdapter."""
+
+    def __init__(self, convert: Callable[[Any], Any]) -> None:
+        self.convert = convert
+
+    def coerce(self, value: Any, param: Any, ctx: Any) -> Any:
+        many = param.multiple or param.nargs == -1
+        if value is None:
+            return () if many else None
+        if many and isinstance(value, str):
+            raise typer.BadParameter("Value must be an iterable.", ctx=ctx, param=param)
+        return self.convert(value)
+
+
 def fast_coercion(command: Any) -> Any:
     """Convert plain option values directly instead of through pydantic.
 
-    typer (0.2x) builds a pydantic TypeAdapter for each parameter on first use: importing
-    pydantic and building the schemas costs ~0.15 s, half of ``tracker calc``'s start-up. Every
-    parameter here is a plain str, int, bool or Path (or an optional or list of one), which a
-    direct conversion handles the same way. Parameters of any other type, and typer versions
-    without this hook, are left as they are.
+    typer (0.2x) builds a pydantic TypeAdapter for a parameter when it first gets a value
+    (``get_runtime_param``, "lazy to avoid up-front costs"): importing pydantic and building
+    the schemas costs ~0.1 s, a third of ``tracker calc``'s start-up. Every parameter here is a
+    plain str, int, bool or Path (or an optional or list of one), which a direct conversion
+    handles the same way; each such parameter object answers ``get_runtime_param`` with one
+    (an attribute of the instance, through the parameter's public method: no module of typer
+    is imported or changed). Parameters of any other type, and a typer whose parameters have
+    no ``type_descriptor``, are left as they are. A bool flag never gets this far: typer
+    passes a flag's bool through unconverted (so ``--help`` loads nothing either).
     """
-    try:
-        from typer._coercion import RuntimeParam
-    except ImportError:  # another typer: nothing to do
-        return command
-
-    class Direct(RuntimeParam):
-        def __init__(self, base: Any, convert: Callable[[Any], Any]) -> None:
-            super().__init__(parameter_info=base.parameter_info, annotation=base.annotation)
-            object.__setattr__(self, "convert", convert)
-
-        def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
-            return self.convert(value)  # type: ignore[attr-defined]  # set in __init__ (frozen base)
-
-    def direct(param: Any) -> Any:
-        descriptor = getattr(param, "type_descriptor", None)
-        if descriptor is not None and getattr(param, "_runtime_param", 0) is None:
-            convert = _converter(descriptor.annotation)
-            if convert is not None and descriptor.file_annotation is None:
-                param._runtime_param = Direct(descriptor, convert)
-        return param
-
     for sub in getattr(command, "commands", {}).values():
         fast_coercion(sub)
     for param in command.params:
-        direct(param)
-    # --help is made when the command runs, not listed in its params.
+        _direct(param)
+    # --help is made when the command runs (click's get_help_option), not listed in its params;
+    # unset, its value is None, which typer would coerce.
     make_help = command.get_help_option
-    command.get_help_option = lambda ctx: direct(make_help(ctx))
+    command.get_help_option = lambda ctx: _direct(make_help(ctx))
     return command
+
+
+def _direct(param: Any) -> Any:
+    """``param`` answering ``get_runtime_param`` with a :class:`_Direct` conversion, when its
+    annotation is a plain one (see :func:`fast_coercion`)."""
+    descriptor = getattr(param, "type_descriptor", None)
+    if descriptor is None or getattr(descriptor, "file_annotation", None) is not None:
+        return param
+    convert = _converter(getattr(descriptor, "annotation", None))
+    if convert is not None and hasattr(param, "get_runtime_param"):
+        direct = _Direct(convert)
+        param.get_runtime_param = lambda: direct
+    return param
 
 
 def _terminate(_signum: int, _frame: object) -> None:

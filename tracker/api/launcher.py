@@ -1,8 +1,8 @@
 """``tracker dashboard``: start the Streamlit app on a database (a process launcher).
 
-This is the CLI's side of the dashboard: it checks the port, opens the database through
-:mod:`tracker.api` (so a database that cannot be opened is one line, before anything starts),
-then runs ``streamlit run dashboard/app.py`` with ``$TRACKER_DB`` set to that database.
+The Python twin of ``tracker dashboard`` (:func:`dashboard`): it checks the port, opens the
+database (so a database that cannot be opened is one line, before anything starts), then
+runs ``streamlit run dashboard/app.py`` with ``$TRACKER_DB`` set to that database.
 """
 
 from __future__ import annotations
@@ -16,9 +16,14 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from tracker import api
-from tracker.api import ArgumentError, DashboardError, PortError
+from tracker.api._db import open_store, read_only_mode
+from tracker.core.config import ENV_READ_ONLY
+from tracker.core.errors import ArgumentError, DashboardError, PortError
+
+if TYPE_CHECKING:
+    from tracker.api._db import Db
 
 
 def app_path() -> Path:
@@ -98,7 +103,7 @@ def check_exposure(host: str, *, read_only: bool, allow_writes: bool) -> str | N
             "(imports, settings, FIDE links); --read-only serves it read-only")
 
 
-def dashboard(*, db: api.Db = None, port: int = 8501, host: str = "127.0.0.1",
+def dashboard(*, db: Db = None, port: int = 8501, host: str = "127.0.0.1",
               replace_process: bool = False, read_only: bool = False,
               allow_writes: bool = False) -> int:
     """Run the Streamlit app until it stops; returns its exit code.
@@ -120,10 +125,10 @@ def dashboard(*, db: api.Db = None, port: int = 8501, host: str = "127.0.0.1",
     warning): see :func:`check_exposure`.
     """
     check_port_range(port)
-    read_only = read_only or api.read_only_mode()
+    read_only = read_only or read_only_mode()
     warning = check_exposure(host, read_only=read_only, allow_writes=allow_writes)
     # one line here if the database cannot be opened (read-only: missing, or an old schema)
-    store = api.open_store(db, create=not read_only, read_only=read_only)
+    store = open_store(db, create=not read_only, read_only=read_only)
     url = store.url
     check_port(host, port)
     cmd = [
@@ -136,9 +141,9 @@ def dashboard(*, db: api.Db = None, port: int = 8501, host: str = "127.0.0.1",
         "--logger.level", "warning",
     ]
     env = dict(os.environ, TRACKER_DB=url)
-    env.pop(api.ENV_READ_ONLY, None)
+    env.pop(ENV_READ_ONLY, None)
     if read_only:
-        env[api.ENV_READ_ONLY] = "1"
+        env[ENV_READ_ONLY] = "1"
     if warning is not None:
         print(warning, file=sys.stderr)
     mode = "  read-only" if read_only else ""
