@@ -1,5 +1,5 @@
 """``tracker group show NAME [--perf P] [--sort KEY] [--json | --csv]``: the group table, a
-thin wrapper over :func:`tracker.api.group_table` (registered on ``tracker group``)."""
+thin wrapper over :func:`tracker.api.group_table` (merged into ``tracker group``)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,10 @@ import typer
 
 from tracker import api
 from tracker.api import ArgumentError
-from tracker.cli.groups import _db, group_app
-from tracker.cli.text import cell, examples, out, say
+from tracker.cli.text import cell, examples, out, root_db, say
+
+#: ``tracker group show``, merged into ``tracker group`` by :mod:`tracker.cli.groups`.
+app = typer.Typer(rich_markup_mode=None)
 
 
 def _n(x: Any, signed: bool = False) -> str:
@@ -20,7 +22,7 @@ def _n(x: Any, signed: bool = False) -> str:
     return f"{x:+}" if signed and x else f"{x}"
 
 
-@group_app.command("show", short_help="The group's table: each member's FIDE rating now.",
+@app.command("show", short_help="The group's table: each member's FIDE rating now.",
                    epilog=examples("tracker group show club --perf blitz",
                                    "tracker group show club --sort gap --csv > club.csv"))
 def group_show_cmd(
@@ -45,7 +47,7 @@ def group_show_cmd(
         raise ArgumentError("--json and --csv: give one")
     if sort not in api.SORT_KEYS:
         raise ArgumentError(f"unknown sort key {sort!r}: use one of {', '.join(api.SORT_KEYS)}")
-    table = api.group_table(name, perf, db=_db(ctx))
+    table = api.group_table(name, perf, db=root_db(ctx))
     descending = (sort != "name") != reverse  # highest first, names A first
     if as_json:
         print(api.dumps(api.group_table_json(table, sort, descending=descending)))

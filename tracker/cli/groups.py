@@ -5,15 +5,14 @@ command's parameters, so this module needs nothing of :mod:`tracker.cli.commands
 
 from __future__ import annotations
 
-import sys
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from tracker import api
-from tracker.cli.text import cell, err, examples, out, say
+from tracker.cli import group_show
+from tracker.cli.text import cell, err, examples, out, root_db, say
 
 group_app = typer.Typer(
     help="Groups of players (a club, a coach's students): create, add, remove, list.",
@@ -25,11 +24,7 @@ group_app = typer.Typer(
 )
 
 
-def _db(ctx: typer.Context) -> str | None:
-    """The root command's ``--db`` (``None``: ``$TRACKER_DB`` or the default)."""
-    db = ctx.find_root().params.get("db")
-    return db if isinstance(db, str) else None
-
+group_app.add_typer(group_show.app)  # tracker group show
 
 Name = Annotated[str, typer.Argument(help="The group's name.", show_default=False,
                                      metavar="NAME")]
@@ -39,7 +34,7 @@ Name = Annotated[str, typer.Argument(help="The group's name.", show_default=Fals
                    epilog=examples("tracker group create club"))
 def group_create_cmd(ctx: typer.Context, name: Name) -> None:
     """Create an empty group (exit code 1 if the name is taken)."""
-    g = api.group_create(name, db=_db(ctx))
+    g = api.group_create(name, db=root_db(ctx))
     say(out, f"group {g.name} created: add members with tracker group add {g.name} USER…")
 
 
@@ -64,7 +59,7 @@ def group_add_cmd(
     No network: `tracker sync --group NAME` imports the members' games and links their FIDE
     ids. A bad row or username is one line on stderr and the rest is added (exit code 1)."""
     pairs = api.parse_fide_pairs(fide or [])
-    result = api.group_add(name, users or [], fide=pairs, from_csv=from_csv, db=_db(ctx))
+    result = api.group_add(name, users or [], fide=pairs, from_csv=from_csv, db=root_db(ctx))
     for line in result.bad:
         say(err, f"skipped {line}")
     say(out, f"group {result.group}: {len(result.added)} added, {len(result.already)} "
@@ -82,7 +77,7 @@ def group_remove_cmd(
                                                metavar="USER…")],
 ) -> None:
     """Take players out of a group; their games and FIDE links stay."""
-    result = api.group_remove(name, users, db=_db(ctx))
+    result = api.group_remove(name, users, db=root_db(ctx))
     for u in result.not_members:
         say(err, f"{u} is not a member of {result.group}")
     say(out, f"group {result.group}: {len(result.removed)} removed")
@@ -94,7 +89,7 @@ def group_remove_cmd(
                    epilog=examples("tracker group list"))
 def group_list_cmd(ctx: typer.Context) -> None:
     """List the groups, their member counts and creation dates (UTC)."""
-    groups = api.group_list(db=_db(ctx))
+    groups = api.group_list(db=root_db(ctx))
     if not groups:
         out.print("No groups yet: tracker group create NAME")
         return
@@ -105,61 +100,6 @@ def group_list_cmd(ctx: typer.Context) -> None:
         created = datetime.fromtimestamp(g.created_at_ms / 1000, tz=UTC).strftime("%Y-%m-%d")
         table.add_row(cell(g.name), str(g.members), created)
     out.print(table)
-
-
-def sync_cmd(
-    ctx: typer.Context,
-    group: Annotated[str | None, typer.Option(
-        "--group", help="Only this group's members (default: every tracked player and every "
-        "group's members).", metavar="NAME")] = None,
-    base_url: Annotated[str | None, typer.Option(
-        "--base-url", help="Lichess server. Default: $LICHESS_BASE_URL, else "
-        "https://lichess.org.", metavar="URL")] = None,
-    token_file: Annotated[Path | None, typer.Option(
-        "--token-file", help="File holding a Lichess API token (default: $LICHESS_TOKEN); "
-        "never printed or stored.", metavar="PATH")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")
-                       ] = False,
-) -> None:
-    """Bring every tracked player (or a group's members) up to date.
-
-    One player and one Lichess request at a time: new games through the incremental import,
-    linked FIDE ratings refreshed (at most once a UTC day), a member's FIDE id (group add
-    --fide) linked; with a token, the rating history of players with new games. HTTP 429s are
-    waited out; a player that fails (closed account, network) is reported and the others go
-    on. Progress on a terminal only, so it runs quietly from cron. Ends with a table; exit
-    code 0 when every player synced, 1 when some failed."""
-    tty = sys.stderr.isatty() and not as_json
-
-    def on_player(i: int, n: int, username: str) -> None:
-        if tty:
-            say(err, f"[{i}/{n}] {username}…")
-
-    result = api.sync(group, db=_db(ctx), base_url=base_url, token_file=token_file,
-                      on_player=on_player)
-    if as_json:
-        print(api.dumps({"group": result.group,
-                         "players": [api.sync_row(p) for p in result.players]}))
-    elif not result.players:
-        out.print("No players to sync: tracker import USER, or tracker group add NAME USER…")
-    else:
-        _print_sync(result)
-    if result.failed:
-        raise typer.Exit(1)
-
-
-def _print_sync(result: api.SyncResult) -> None:
-    from rich import box
-    from rich.table import Table
-
-    table = Table("player", "status", "new", "updated", "FIDE", "note", box=box.SIMPLE_HEAD,
-                  title=f"Sync of {result.group}" if result.group else "Sync")
-    for p in result.players:
-        table.add_row(cell(p.username), p.status, str(p.new), str(p.updated), cell(p.fide),
-                      cell(p.message))
-    out.print(table)
-    failed = len(result.failed)
-    say(out, f"{len(result.players) - failed} synced, {failed} failed, {result.new} new games")
 
 
 def _gap(x: float | None) -> str:
@@ -189,7 +129,7 @@ def group_calibrate_cmd(
     published model's signed and absolute mean gap (model − real, mean over members); a club
     line FIDE = a + b × Lichess fitted by least absolute deviations, with its leave-one-out
     error, stored for --scale club:NAME. Refused below 8 such members (exit code 1)."""
-    c = api.group_calibrate(name, perf, db=_db(ctx))
+    c = api.group_calibrate(name, perf, db=root_db(ctx))
     if as_json:
         print(api.dumps(api.calibration_json(c)))
     else:

@@ -1,11 +1,12 @@
-"""Text helpers shared by the ``tracker`` command's modules: the consoles, and printing names
-read from data (usernames, file names, messages) literally and safely."""
+"""Helpers shared by the ``tracker`` command's modules: the consoles, printing names read from
+data (usernames, file names, messages) literally and safely, and the root's ``--db``."""
 
 from __future__ import annotations
 
 import re
 import sys
 
+import typer
 from rich.console import Console
 from rich.text import Text
 
@@ -41,3 +42,9 @@ def examples(*lines: str) -> str:
     """A command's help epilog: its examples, kept as written (``\\b`` stops click rewrapping)."""
     title = "Example:" if len(lines) == 1 else "Examples:"
     return "\b\n" + title + "\n" + "\n".join(f"  {line}" for line in lines)
+
+
+def root_db(ctx: typer.Context) -> str | None:
+    """The root command's ``--db`` (``None``: ``$TRACKER_DB`` or the default)."""
+    db = ctx.find_root().params.get("db")
+    return db if isinstance(db, str) else None
