@@ -21,11 +21,14 @@ def saved_passes(username: str | None = None, *, db: Db = None) -> list[SavedPas
     given), each with its player, perf, options, whether it is current (saved since the last
     write of games) and its size in bytes. Raises UnknownPlayerError for a player with no
     games."""
+    from dataclasses import replace
+
+    from tracker.report.saved_pass import describe
     from tracker.store import queries, snapshots
 
     store = open_store(db)
     uid = None if username is None else queries.resolve_player(store, username)
-    return snapshots.list_passes(store, uid)
+    return [replace(p, options=describe(p.options)) for p in snapshots.list_passes(store, uid)]
 
 
 def drop_passes(username: str | None = None, *, db: Db = None) -> int:

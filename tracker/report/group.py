@@ -21,7 +21,6 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from pathlib import Path
 from typing import Final
 
 import msgspec
@@ -48,23 +47,12 @@ CHANGE_MONTHS: Final = 3
 NOT_ANALYSED: Final = "not analysed"
 
 
-def _code_print() -> str:
-    """A fingerprint of what decides a summary: this module, the report, the engine and the
-    scale models (their code and data), and the saved pass's own print."""
-    here = Path(__file__).resolve().parent.parent
-    digest = hashlib.sha256(report_pass.CODE_PRINT.encode())
-    files = [Path(__file__), here / "report" / "replay.py",
-             *sorted((here / "fide").rglob("*.py")),
-             *sorted((here / "data").glob("*.json"))]
-    for path in files:
-        try:
-            digest.update(path.read_bytes())
-        except OSError:  # a frozen install: the pass's print (which holds the version) must do
-            digest.update(str(path).encode())
-    return digest.hexdigest()
+#: The version of a member's saved summary: bump it whenever what a summary holds changes
+#: (this module's figures, the replay report it reads, the engine, the scale models).
+GROUP_VERSION: Final = 1
 
-
-CODE_PRINT: Final = _code_print()
+#: What a saved summary's key holds of the code: its version and the pass's.
+CODE_PRINT: Final = f"{report_pass.CODE_PRINT}-g{GROUP_VERSION}"
 
 
 class _Saved(msgspec.Struct, array_like=True):
@@ -196,7 +184,7 @@ def _summarise(r: report.ReplayReport) -> Summary:
 
 
 #: The ``options`` of every saved summary start with it (the passes' never do).
-OPTIONS_PREFIX: Final = "group-"
+OPTIONS_PREFIX: Final = snapshots.GROUP_PREFIX
 
 
 @dataclass(frozen=True, slots=True)

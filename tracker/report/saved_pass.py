@@ -8,36 +8,30 @@ so the next report reads one row, until a game is written; :mod:`tracker.report.
 for a report, with each scale's replay of it, and computes both ahead right after an import
 (the first Overview after an import is then as fast as the next). A saved pass is keyed on
 what it depends on: the player, the perf, the selection's
-``count_provisional`` and a fingerprint of the code that computes it (:data:`CODE_PRINT`), so
+``count_provisional`` and the version of the code that computes it (:data:`PASS_VERSION`), so
 a changed rule never reads a pass the old rule made.
 """
 
 from __future__ import annotations
 
 import gc
-import hashlib
 import sys
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Final
 
 import msgspec
 
-from tracker._version import __version__
-from tracker.core import records
 from tracker.core.utc import now_ms
 from tracker.fide import CountedGame
-from tracker.report import lichess_line, replay_pass, selection
 from tracker.report.lichess_line import MsLine
 from tracker.report.replay_pass import MonthOf, RowView
 from tracker.report.selection import FUTURE, exclusion_reason, score_halves
 from tracker.store import queries, snapshots
 from tracker.store.db import Store
-from tracker.store.games import REPLAY_COLUMNS
 
 
 @contextmanager
@@ -55,21 +49,16 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _code_print() -> str:
-    """A fingerprint of the modules whose code decides a pass (this one, the selection, the
-    Lichess line, the row view, the records' side checks) and of the replay read's columns."""
-    digest = hashlib.sha256(repr(REPLAY_COLUMNS).encode())
-    for name in (*(m.__file__ for m in (records, selection, lichess_line, replay_pass)),
-                 __file__):
-        try:
-            digest.update(Path(name or "").read_bytes())
-        except OSError:  # no source to read (a frozen install): the version must do
-            digest.update(f"{name}@{__version__}".encode())
-    return digest.hexdigest()[:16]
+#: The version of a saved pass: bump it whenever what :func:`walk` computes or :func:`encode`
+#: writes changes (the selection's rules, the Lichess line, the row view, the replay read's
+#: columns, the encoding). A pass saved under another version is never read; a test pins
+#: the pass computed on a fixture to this version (tests/test_cache_versions.py), so a change
+#: that forgets the bump fails there.
+PASS_VERSION: Final = 1
 
-
-#: Changes whenever the code that computes a pass changes (a saved pass is then recomputed).
-CODE_PRINT: Final = _code_print()
+#: What a saved pass's key holds of the code that computed it (the kinds built on a pass,
+#: the scales' replays and the group summaries, include it in theirs).
+CODE_PRINT: Final = f"v{PASS_VERSION}"
 
 
 def _ints(code: str) -> array[int]:
@@ -261,6 +250,17 @@ def _decoded(saved: _Saved) -> Pass:
 
 def _options(count_provisional: bool) -> str:
     return f"p{int(count_provisional)}-{CODE_PRINT}"
+
+
+def describe(options: str) -> str:
+    """A saved pass's key in words: ``"p0-v1"`` → ``"provisional opponents not counted,
+    version 1"`` (``"…, version 1, outdated"`` when not :data:`PASS_VERSION`)."""
+    counted, _, version = options.partition("-")
+    words = {"p0": "provisional opponents not counted", "p1": "provisional opponents counted"}
+    if counted not in words or not version.startswith("v"):
+        return options  # not a pass's key (an older tracker's): shown as it is
+    old = "" if version == CODE_PRINT else ", outdated"
+    return f"{words[counted]}, version {version[1:]}{old}"
 
 
 #: The key of a saved pass beside the keys of its saved replays (public name).

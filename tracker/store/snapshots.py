@@ -168,17 +168,22 @@ class SavedPassInfo:
 #: The start of the ``options`` of a scale's replay of a pass (:mod:`tracker.report.scale_runs`),
 #: saved beside the pass: listed and counted with it, not as a pass of its own.
 REPLAY_PREFIX = "r-"
+#: The start of the ``options`` of a group member's saved summary (:mod:`tracker.report.group`):
+#: not a pass either.
+GROUP_PREFIX = "group-"
 
 
 def list_passes(db: Database, user_id: str | None = None) -> list[SavedPassInfo]:
     """The saved passes (of ``user_id`` only, when given), by player and perf (not the
-    scales' replays of them, see :data:`REPLAY_PREFIX`)."""
+    scales' replays of them, see :data:`REPLAY_PREFIX`, nor the group summaries,
+    :data:`GROUP_PREFIX`)."""
     snap, state = _table(ReplaySnapshot), _table(StoreState)
     stmt = (
         select(snap.c.user_id, snap.c.perf, snap.c.options, snap.c.write_seq,
                func.length(snap.c.payload), select(state.c.write_seq)
                .where(state.c.id == _STATE_ID).scalar_subquery())
-        .where(snap.c.options.not_like(f"{REPLAY_PREFIX}%"))
+        .where(snap.c.options.not_like(f"{REPLAY_PREFIX}%"),
+               snap.c.options.not_like(f"{GROUP_PREFIX}%"))
         .order_by(snap.c.user_id, snap.c.perf, snap.c.options)
     )
     if user_id is not None:
