@@ -82,3 +82,10 @@ def test_importing_the_api_loads_no_database_library() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_the_launcher_finds_the_dashboard_from_its_folder() -> None:
+    from tracker.api.launcher import app_path
+
+    assert app_path().is_file()
+    assert app_path().parent.name == "dashboard"

@@ -40,14 +40,15 @@ def saved(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[str, str, str]
     db = Path(tmp_path_factory.mktemp("cache")) / "t.db"
     api.import_file(CMRADE, db=db)
     with api.open_store(db).engine.connect() as conn:
-        rows = conn.execute(text("SELECT perf, options, payload FROM replay_snapshots")).all()
-    return [(perf, options, hashlib.sha256(bytes(payload)).hexdigest()[:16])
-            for perf, options, payload in rows]
+        rows = conn.execute(text("SELECT perf, kind, version, payload FROM cache_entries")
+                            ).all()
+    return [(perf, f"{kind}-v{version}", hashlib.sha256(bytes(payload)).hexdigest()[:16])
+            for perf, kind, version, payload in rows]
 
 
 def test_a_pass_computed_now_is_the_one_saved_under_its_version(
         saved: list[tuple[str, str, str]]) -> None:
-    passes = {perf: digest for perf, options, digest in saved if options == f"p0-v{PASS_VERSION}"}
+    passes = {perf: digest for perf, kind, digest in saved if kind == f"pass-v{PASS_VERSION}"}
     assert PASS_VERSION in PASSES, f"pin the digests of PASS_VERSION {PASS_VERSION}: {passes}"
     assert passes == PASSES[PASS_VERSION], (
         "a saved pass changed without a new PASS_VERSION (tracker/report/saved_pass.py): bump "
@@ -57,8 +58,8 @@ def test_a_pass_computed_now_is_the_one_saved_under_its_version(
 def test_a_replay_computed_now_is_the_one_saved_under_its_version(
         saved: list[tuple[str, str, str]]) -> None:
     runs: dict[str, list[str]] = {}
-    for perf, options, digest in saved:
-        if options.startswith("r-"):
+    for perf, kind, digest in saved:
+        if kind == f"run-v{RUN_VERSION}":
             runs.setdefault(perf, []).append(digest)
     runs = {perf: sorted(digests) for perf, digests in runs.items()}
     assert RUN_VERSION in RUNS, f"pin the digests of RUN_VERSION {RUN_VERSION}: {runs}"
@@ -76,11 +77,11 @@ def test_passes_are_listed_with_their_options_in_words(tmp_path: Path) -> None:
     listed = api.saved_passes(db=db)
     assert sorted(p.perf for p in listed) == ["blitz", "bullet", "classical", "correspondence",
                                               "rapid"]
-    assert {p.options for p in listed} == {
-        f"provisional opponents not counted, version {PASS_VERSION}"}
+    assert {(p.options, p.version) for p in listed} == {
+        ("provisional opponents not counted", PASS_VERSION)}
     assert all(p.current for p in listed)
 
 
 def test_describe_says_an_outdated_version() -> None:
-    assert describe("p1-v0") == "provisional opponents counted, version 0, outdated"
-    assert describe("p0-1e18ca3365c59e1f") == "p0-1e18ca3365c59e1f"
+    assert describe("p1", 0) == "provisional opponents counted, version 0, outdated"
+    assert describe("p0", PASS_VERSION) == "provisional opponents not counted"

@@ -61,8 +61,8 @@ def _recent_blitz_games() -> int:
 
 def _snapshots(db: Path) -> int:
     with sqlite3.connect(db) as conn:
-        return int(conn.execute("SELECT count(*) FROM replay_snapshots WHERE options LIKE "
-                                "'group-%'").fetchone()[0])
+        return int(conn.execute("SELECT count(*) FROM cache_entries WHERE kind = 'group'"
+                                ).fetchone()[0])
 
 
 def test_the_table_holds_each_members_real_figures(club_db: Path) -> None:

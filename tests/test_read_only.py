@@ -37,7 +37,7 @@ def _state(db: Path) -> tuple[object, ...]:
     settings, read with plain sqlite3."""
     with sqlite3.connect(db) as conn:
         counts = [conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
-                  for t in ("games", "fide_links", "replay_snapshots")]
+                  for t in ("games", "fide_links", "cache_entries")]
         return (*counts, conn.execute("SELECT * FROM players ORDER BY 1").fetchall())
 
 
@@ -64,7 +64,7 @@ def test_every_write_of_the_api_is_refused_and_nothing_changes(
         api.import_user("indexinator", db=store, base_url="http://127.0.0.1:9")
     # Reading works, and a report computed on it saves no pass.
     with sqlite3.connect(copy_db) as conn:
-        conn.execute("DELETE FROM replay_snapshots")
+        conn.execute("DELETE FROM cache_entries")
     before = (*before[:2], 0, before[3])
     report = api.replay("indexinator", "blitz", db=store, scale="all")
     assert report.current_band is not None and report.current_band.median == 1499

@@ -178,6 +178,7 @@ def _longest_written() -> dict[tuple[str, str], int]:
     from tracker.sources.engine import ENGINE_NAME_MAX, ENGINE_VERSION_MAX
     from tracker.store.groups import MAX_NAME
     from tracker.store.runs import RUN_STATUSES
+    from tracker.store.snapshots import GROUP, PASS, RUN
 
     user_id = SIDE_TEXT_LIMITS["user_id"]  # a game's player; an account's id is 2-30
     perf = max(map(len, PERFS))
@@ -203,10 +204,11 @@ def _longest_written() -> dict[tuple[str, str], int]:
         ("rating_history", "player_id"): user_id, ("rating_history", "perf"): 32,
         ("fide_links", "player_id"): user_id,
         ("fide_ratings", "kind"): longest(LIST_KINDS), ("fide_ratings", "month"): len("2026-12"),
-        ("replay_snapshots", "user_id"): user_id, ("replay_snapshots", "perf"): perf,
-        ("replay_snapshots", "options"): longest((
-            _options(True), _options(False),  # a pass, and a scale's replay of it
-            run_options("chessdojo-2024", PlayerSettings(start_rating=2000).resolved()))),
+        ("cache_entries", "user_id"): user_id, ("cache_entries", "perf"): perf,
+        ("cache_entries", "kind"): longest((PASS, RUN, GROUP)),
+        ("cache_entries", "options"): longest((
+            _options(True).options, _options(False).options,  # a pass, a scale's replay of it
+            run_options("chessdojo-2024", PlayerSettings(start_rating=2000).resolved()).options)),
         ("groups", "name"): MAX_NAME,
         ("group_members", "user_id"): user_id,
         ("group_members", "username"): SIDE_TEXT_LIMITS["name"],

@@ -39,11 +39,11 @@ def _no_replay(*_: Any, **__: Any) -> Any:
     raise AssertionError("a scale was replayed although its replay was saved")
 
 
-def _keys(store: Store, perf: str) -> set[str]:
+def _keys(store: Store, perf: str) -> set[snapshots.Key]:
     """The keys of the pass and replays of ``perf`` saved at the write counter now."""
     with store.engine.connect() as conn:
-        return {o for (o,) in conn.execute(text(
-            "SELECT options FROM replay_snapshots WHERE perf = :p"
+        return {snapshots.Key(k, o, v) for k, o, v in conn.execute(text(
+            "SELECT kind, options, version FROM cache_entries WHERE perf = :p"
             " AND write_seq = (SELECT write_seq FROM store_state)"), {"p": perf})}
 
 
@@ -118,10 +118,10 @@ def test_the_import_saves_the_default_scales_so_the_first_report_replays_nothing
             m.setattr(report_pass, "walk", _no_replay)
             read = {p: _report(store, p) for p in ("blitz", "bullet")}
         with store.engine.begin() as conn:
-            conn.execute(text("DELETE FROM replay_snapshots"))
+            conn.execute(text("DELETE FROM cache_entries"))
         assert {p: _report(store, p) for p in ("blitz", "bullet")} == read
         with store.engine.begin() as conn:
-            conn.execute(text("DELETE FROM replay_snapshots"))
+            conn.execute(text("DELETE FROM cache_entries"))
         assert report_runs.refresh(store, "indexinator") == ["blitz", "bullet"]
         assert report_runs.refresh(store, "indexinator") == []  # all current
 
@@ -155,9 +155,13 @@ def test_a_replay_is_keyed_on_its_scale_settings_and_code() -> None:
                   PlayerSettings(start_rating=1500, start_scale="lichess")):
         assert report_runs.run_options("lebowitz", other.resolved("blitz")) != \
             report_runs.run_options("lebowitz", s)
-    assert all(len(k) <= 32 for k in keys)  # replay_snapshots.options is String(32)
-    # the version of its own and its pass's: a new pass version never reads an old replay
-    assert f"v{report_pass.PASS_VERSION}-r{report_runs.RUN_VERSION}" == report_runs.RUN_PRINT
+    assert all(len(k.options) <= 32 for k in keys)  # cache_entries.options is String(32)
+    assert {(k.kind, k.version) for k in keys} == {("run", report_runs.RUN_VERSION)}
+    # its pass's version is in its options: a new pass version never reads an old replay
+    now = report_runs.run_options("lebowitz", s)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(report_runs, "CODE_PRINT", "v0")
+        assert report_runs.run_options("lebowitz", s).options != now.options
 
 
 def test_a_saved_replay_round_trips_exactly_with_games_below_the_model() -> None:
@@ -190,7 +194,7 @@ def test_bytes_it_did_not_write_are_not_a_replay_and_the_report_is_computed(
         import_file(INDEXINATOR, store=store, user="indexinator")
         computed = _report(store, "blitz", scale="all")
         with store.engine.begin() as conn:
-            conn.execute(text("UPDATE replay_snapshots SET payload = :p WHERE options LIKE 'r-%'"),
+            conn.execute(text("UPDATE cache_entries SET payload = :p WHERE kind = 'run'"),
                          {"p": junk})
         assert _report(store, "blitz", scale="all") == computed
 

@@ -21,256 +21,98 @@ import importlib
 from typing import TYPE_CHECKING, Any, Final
 
 from tracker.api._db import (
-    READ_ONLY_HINT as READ_ONLY_HINT,
+    READ_ONLY_HINT,
+    check_database,
+    check_writable,
+    database_url,
+    open_store,
+    read_only_mode,
 )
-from tracker.api._db import (
-    check_database as check_database,
-)
-from tracker.api._db import (
-    check_writable as check_writable,
-)
-from tracker.api._db import (
-    database_url as database_url,
-)
-from tracker.api._db import (
-    open_store as open_store,
-)
-from tracker.api._db import (
-    read_only_mode as read_only_mode,
-)
-from tracker.api.about import (
-    data_version as data_version,
-)
-from tracker.api.about import (
-    database_label as database_label,
-)
-from tracker.api.about import (
-    database_place as database_place,
-)
-from tracker.api.about import (
-    version as version,
-)
+from tracker.api.about import data_version, database_label, database_place, version
 from tracker.api.analysis import (
-    NoAnalysisError as NoAnalysisError,
-)
-from tracker.api.analysis import (
-    analyse as analyse,
-)
-from tracker.api.analysis import (
-    analysed_perfs as analysed_perfs,
-)
-from tracker.api.analysis import (
-    check_analyse_args as check_analyse_args,
-)
-from tracker.api.analysis import (
-    default_nodes as default_nodes,
-)
-from tracker.api.analysis import (
-    strength as strength,
-)
-from tracker.api.analysis import (
-    strength_game as strength_game,
-)
-from tracker.api.analysis import (
-    strength_game_json as strength_game_json,
-)
-from tracker.api.analysis import (
-    strength_json as strength_json,
+    analyse,
+    analysed_perfs,
+    check_analyse_args,
+    default_nodes,
+    strength,
+    strength_game,
+    strength_game_json,
+    strength_json,
 )
 from tracker.api.calculator import (
-    MAX_CALC_RATING as MAX_CALC_RATING,
+    MAX_CALC_RATING,
+    MIN_CALC_RATING,
+    CalcGameJson,
+    CalcJson,
+    calc,
+    calc_json,
+    conversion_note,
+    convert,
+    default_k,
+    scale_models,
 )
-from tracker.api.calculator import (
-    MIN_CALC_RATING as MIN_CALC_RATING,
-)
-from tracker.api.calculator import (
-    CalcGameJson as CalcGameJson,
-)
-from tracker.api.calculator import (
-    CalcJson as CalcJson,
-)
-from tracker.api.calculator import (
-    calc as calc,
-)
-from tracker.api.calculator import (
-    calc_json as calc_json,
-)
-from tracker.api.calculator import (
-    conversion_note as conversion_note,
-)
-from tracker.api.calculator import (
-    convert as convert,
-)
-from tracker.api.calculator import (
-    default_k as default_k,
-)
-from tracker.api.calculator import (
-    scale_models as scale_models,
-)
-from tracker.api.fide import (
-    fide_json as fide_json,
-)
-from tracker.api.fide import (
-    fide_link as fide_link,
-)
-from tracker.api.fide import (
-    fide_ratings as fide_ratings,
-)
-from tracker.api.fide import (
-    fide_show as fide_show,
-)
+from tracker.api.fide import fide_json, fide_link, fide_ratings, fide_show
 from tracker.api.group_tables import (
-    GROUP_KEYS as GROUP_KEYS,
-)
-from tracker.api.group_tables import (
-    SORT_KEYS as SORT_KEYS,
-)
-from tracker.api.group_tables import (
-    GroupTable as GroupTable,
-)
-from tracker.api.group_tables import (
-    group_table as group_table,
-)
-from tracker.api.group_tables import (
-    group_table_csv as group_table_csv,
-)
-from tracker.api.group_tables import (
-    group_table_json as group_table_json,
-)
-from tracker.api.group_tables import (
-    row_json as row_json,
-)
-from tracker.api.group_tables import (
-    sort_rows as sort_rows,
+    GROUP_KEYS,
+    SORT_KEYS,
+    GroupTable,
+    group_table,
+    group_table_csv,
+    group_table_json,
+    row_json,
+    sort_rows,
 )
 from tracker.api.groups import (
-    GroupAddResult as GroupAddResult,
-)
-from tracker.api.groups import (
-    GroupRemoveResult as GroupRemoveResult,
-)
-from tracker.api.groups import (
-    SyncResult as SyncResult,
-)
-from tracker.api.groups import (
-    calibration_json as calibration_json,
-)
-from tracker.api.groups import (
-    club_scales as club_scales,
-)
-from tracker.api.groups import (
-    group_add as group_add,
-)
-from tracker.api.groups import (
-    group_calibrate as group_calibrate,
-)
-from tracker.api.groups import (
-    group_create as group_create,
-)
-from tracker.api.groups import (
-    group_list as group_list,
-)
-from tracker.api.groups import (
-    group_members as group_members,
-)
-from tracker.api.groups import (
-    group_refresh as group_refresh,
-)
-from tracker.api.groups import (
-    group_remove as group_remove,
-)
-from tracker.api.groups import (
-    parse_fide_pairs as parse_fide_pairs,
-)
-from tracker.api.groups import (
-    sync as sync,
-)
-from tracker.api.groups import (
-    sync_row as sync_row,
+    GroupAddResult,
+    GroupRemoveResult,
+    SyncResult,
+    calibration_json,
+    club_scales,
+    group_add,
+    group_calibrate,
+    group_create,
+    group_list,
+    group_members,
+    group_refresh,
+    group_remove,
+    parse_fide_pairs,
+    sync,
+    sync_row,
 )
 from tracker.api.importing import (
-    DEMO_FILE as DEMO_FILE,
+    DEMO_FILE,
+    DEMO_USER,
+    MAX_RUNS_LIMIT,
+    check_token,
+    demo,
+    demo_file,
+    import_file,
+    import_uploads,
+    import_user,
+    resolve_token,
+    run_dict,
+    runs,
+    summary_dict,
+    upload_name,
 )
-from tracker.api.importing import (
-    DEMO_USER as DEMO_USER,
-)
-from tracker.api.importing import (
-    MAX_RUNS_LIMIT as MAX_RUNS_LIMIT,
-)
-from tracker.api.importing import (
-    check_token as check_token,
-)
-from tracker.api.importing import (
-    demo as demo,
-)
-from tracker.api.importing import (
-    demo_file as demo_file,
-)
-from tracker.api.importing import (
-    import_file as import_file,
-)
-from tracker.api.importing import (
-    import_uploads as import_uploads,
-)
-from tracker.api.importing import (
-    import_user as import_user,
-)
-from tracker.api.importing import (
-    resolve_token as resolve_token,
-)
-from tracker.api.importing import (
-    run_dict as run_dict,
-)
-from tracker.api.importing import (
-    runs as runs,
-)
-from tracker.api.importing import (
-    summary_dict as summary_dict,
-)
-from tracker.api.importing import (
-    upload_name as upload_name,
-)
-from tracker.api.player_settings import (
-    settings as settings,
-)
+from tracker.api.player_settings import settings
 from tracker.api.replays import (
-    drop_passes as drop_passes,
-)
-from tracker.api.replays import (
-    game_moves as game_moves,
-)
-from tracker.api.replays import (
-    player_dict as player_dict,
-)
-from tracker.api.replays import (
-    players as players,
-)
-from tracker.api.replays import (
-    replay as replay,
-)
-from tracker.api.replays import (
-    saved_passes as saved_passes,
-)
-from tracker.api.replays import (
-    unrated_text as unrated_text,
+    drop_passes,
+    game_moves,
+    player_dict,
+    players,
+    replay,
+    saved_passes,
+    unrated_text,
 )
 from tracker.core.errors import (
-    ArgumentError as ArgumentError,
-)
-from tracker.core.errors import (
-    DashboardError as DashboardError,
-)
-from tracker.core.errors import (
-    PortError as PortError,
-)
-from tracker.core.errors import (
-    ReadOnlyError as ReadOnlyError,
-)
-from tracker.core.errors import (
-    Terminated as Terminated,
-)
-from tracker.core.errors import (
-    TrackerError as TrackerError,
+    ArgumentError,
+    DashboardError,
+    NoAnalysisError,
+    PortError,
+    ReadOnlyError,
+    Terminated,
+    TrackerError,
 )
 
 if TYPE_CHECKING:

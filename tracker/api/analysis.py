@@ -14,16 +14,12 @@ import threading
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any, Final
 
-from tracker.core.errors import ArgumentError, TrackerError
+from tracker.core.errors import ArgumentError, NoAnalysisError
 
 if TYPE_CHECKING:
     from tracker.api._db import Db
     from tracker.importing.analyse import AnalyseProgress, AnalyseSummary
     from tracker.report.strength import GameStrength, PlayerStrength
-
-
-class NoAnalysisError(TrackerError, LookupError):
-    """No stored evals for the player (in that perf) or the game (exit code 1)."""
 
 
 def _store(db: Db, *, create: bool = False) -> Any:
@@ -98,7 +94,6 @@ def strength(username: str, *, db: Db = None, perf: str | None = None) -> Player
     ``.to_json()`` is the ``--json`` contract (docs/analysis.md). Raises
     UnknownPlayerError, PerfError, NoAnalysisError (no analysed games there)."""
     from tracker.core.perfs import perf_key
-    from tracker.report.strength import NoAnalysisError as _None
     from tracker.report.strength import player_strength
     from tracker.store import queries
     from tracker.store.analysis import analysed_perfs as _perfs
@@ -111,22 +106,15 @@ def strength(username: str, *, db: Db = None, perf: str | None = None) -> Player
             raise NoAnalysisError(f"no analysed games of {username}: run tracker analyse "
                                   f"{username}, or import with Lichess's evals")
         perf = next(iter(have))
-    try:
-        return player_strength(store, uid, perf_key(perf))
-    except _None as exc:
-        raise NoAnalysisError(str(exc)) from None
+    return player_strength(store, uid, perf_key(perf))
 
 
 def strength_game(game_id: str, *, db: Db = None) -> GameStrength:
     """``tracker strength --game ID``: both sides of one analysed game (see
     :class:`~tracker.report.strength.GameStrength`). Raises NoAnalysisError."""
-    from tracker.report.strength import NoAnalysisError as _None
     from tracker.report.strength import one_game
 
-    try:
-        return one_game(_store(db), game_id.strip())
-    except _None as exc:
-        raise NoAnalysisError(str(exc)) from None
+    return one_game(_store(db), game_id.strip())
 
 
 def strength_json(report: PlayerStrength) -> dict[str, Any]:

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 def app_path() -> Path:
     """The dashboard's ``app.py``: ``dashboard/`` in a source checkout, ``tracker/_dashboard/``
     in an installed wheel."""
-    here = Path(__file__).resolve().parent
+    here = Path(__file__).resolve().parent.parent  # the tracker package
     app = here.parent / "dashboard" / "app.py"
     return app if app.is_file() else here / "_dashboard" / "app.py"
 

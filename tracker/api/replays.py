@@ -28,7 +28,8 @@ def saved_passes(username: str | None = None, *, db: Db = None) -> list[SavedPas
 
     store = open_store(db)
     uid = None if username is None else queries.resolve_player(store, username)
-    return [replace(p, options=describe(p.options)) for p in snapshots.list_passes(store, uid)]
+    return [replace(p, options=describe(p.options, p.version))
+            for p in snapshots.list_passes(store, uid)]
 
 
 def drop_passes(username: str | None = None, *, db: Db = None) -> int:

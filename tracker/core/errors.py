@@ -42,3 +42,8 @@ class DiskFullError(TrackerError):
 
 class PortError(DashboardError, ArgumentError):
     """A ``--port`` outside 1–65535: a malformed value, so a usage error (exit code 2)."""
+
+
+class NoAnalysisError(TrackerError, LookupError):
+    """No stored evals for the player (in that perf) or the game (exit code 1): raised by
+    the strength report, shown by every view as one line."""

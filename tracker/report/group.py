@@ -51,8 +51,9 @@ NOT_ANALYSED: Final = "not analysed"
 #: (this module's figures, the replay report it reads, the engine, the scale models).
 GROUP_VERSION: Final = 1
 
-#: What a saved summary's key holds of the code: its version and the pass's.
-CODE_PRINT: Final = f"{report_pass.CODE_PRINT}-g{GROUP_VERSION}"
+#: What a saved summary's options hold of the code beside :data:`GROUP_VERSION`: the pass's
+#: version (a new pass version never reads an old summary).
+CODE_PRINT: Final = report_pass.CODE_PRINT
 
 
 class _Saved(msgspec.Struct, array_like=True):
@@ -183,10 +184,6 @@ def _summarise(r: report.ReplayReport) -> Summary:
                    tuple(high), unrated, ends, ratings)
 
 
-#: The ``options`` of every saved summary start with it (the passes' never do).
-OPTIONS_PREFIX: Final = snapshots.GROUP_PREFIX
-
-
 @dataclass(frozen=True, slots=True)
 class ClubScale:
     """A group's club model for a perf, as the table uses it: the ``scale`` to replay with
@@ -212,14 +209,16 @@ def club_scale(store: Store, group: str, perf: str) -> ClubScale | None:
     return ClubScale(scale, key, model.name)
 
 
-def _options(settings: SettingsRow, perf: str, club: ClubScale | None = None) -> str:
-    """The saved summary's key beside the passes (32 characters at most): the player's
-    settings as stored (all but the scale, which is every model here), the club model if
-    any, and :data:`CODE_PRINT`."""
+def _options(settings: SettingsRow, perf: str, club: ClubScale | None = None
+             ) -> snapshots.Key:
+    """The saved summary's key: the player's settings as stored (all but the scale, which is
+    every model here), the club model if any, and the pass's version, hashed (32
+    characters), under :data:`GROUP_VERSION`."""
     s = settings
     key = repr((perf, s.start_rating, s.birth_year, s.rules, s.expected, s.count_provisional,
                 s.start_scale, s.chapter, CODE_PRINT, club.key if club else ""))
-    return OPTIONS_PREFIX + hashlib.sha256(key.encode()).hexdigest()[:26]
+    return snapshots.Key(snapshots.GROUP, hashlib.sha256(key.encode()).hexdigest()[:32],
+                         GROUP_VERSION)
 
 
 def summary(store: Store, username: str, perf: str, club: ClubScale | None = None
@@ -251,7 +250,7 @@ def _with_club(store: Store, uid: str, perf: str, built: Summary, club: ClubScal
     return replace(built, club=after, club_label=club.label)
 
 
-def _computed(store: Store, uid: str, perf: str, options: str, seq: int,
+def _computed(store: Store, uid: str, perf: str, options: snapshots.Key, seq: int,
               club: ClubScale | None = None) -> Summary:
     """The summary from the replay report, saved at ``seq`` (the write counter read before
     anything else: a write in between leaves it stale, never wrong)."""
@@ -295,7 +294,8 @@ def analysed_level(store: Store, username: str, perf: str) -> str | None:
     ``"1650 (1540–1760)"`` (estimate and its 10–90 % range); ``None`` when no game is analysed
     or no level model serves the perf: the one place the move analysis is wired into the
     table."""
-    from tracker.report.strength import NoAnalysisError, player_strength
+    from tracker.core.errors import NoAnalysisError
+    from tracker.report.strength import player_strength
 
     try:
         level = player_strength(store, username, perf).recent.level
@@ -403,7 +403,8 @@ def table_rows(store: Store, members: Sequence[tuple[str, int | None]], perf: st
     ids = [name.strip().lower() for name, _ in members]
     have = group_reads.players_with_games(store, ids)
     settings = group_reads.settings_rows(store, have)
-    seq, payloads = group_reads.current_payloads(store, have, key, OPTIONS_PREFIX)
+    seq, payloads = group_reads.current_payloads(store, have, key, snapshots.GROUP,
+                                                 GROUP_VERSION)
     lists = group_reads.fide_lists(store, have, "standard")
     analysed = analysed_players(store, have, key)  # the few with move analysis, one query
     rows = []
@@ -411,7 +412,7 @@ def table_rows(store: Store, members: Sequence[tuple[str, int | None]], perf: st
         found: Summary | None = None
         if uid in have:
             options = _options(settings.get(uid, SettingsRow()), key, club)
-            payload = payloads.get((uid, options))
+            payload = payloads.get((uid, options.options))
             found = _decode(payload) if payload is not None else None
             if found is None:
                 found = _computed(store, uid, key, options, seq, club)

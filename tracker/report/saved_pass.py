@@ -56,8 +56,8 @@ def gc_paused() -> Iterator[None]:
 #: that forgets the bump fails there.
 PASS_VERSION: Final = 1
 
-#: What a saved pass's key holds of the code that computed it (the kinds built on a pass,
-#: the scales' replays and the group summaries, include it in theirs).
+#: The pass's version as the results built on a pass (the scales' replays, the group
+#: summaries) hold it in their options: a new pass version never reads one of them either.
 CODE_PRINT: Final = f"v{PASS_VERSION}"
 
 
@@ -248,19 +248,17 @@ def _decoded(saved: _Saved) -> Pass:
     return seen
 
 
-def _options(count_provisional: bool) -> str:
-    return f"p{int(count_provisional)}-{CODE_PRINT}"
+def _options(count_provisional: bool) -> snapshots.Key:
+    return snapshots.Key(snapshots.PASS, f"p{int(count_provisional)}", PASS_VERSION)
 
 
-def describe(options: str) -> str:
-    """A saved pass's key in words: ``"p0-v1"`` → ``"provisional opponents not counted,
-    version 1"`` (``"…, version 1, outdated"`` when not :data:`PASS_VERSION`)."""
-    counted, _, version = options.partition("-")
-    words = {"p0": "provisional opponents not counted", "p1": "provisional opponents counted"}
-    if counted not in words or not version.startswith("v"):
-        return options  # not a pass's key (an older tracker's): shown as it is
-    old = "" if version == CODE_PRINT else ", outdated"
-    return f"{words[counted]}, version {version[1:]}{old}"
+def describe(options: str, version: int) -> str:
+    """A saved pass's options in words: ``"p0"`` → ``"provisional opponents not counted"``,
+    with ``", version N, outdated"`` when ``version`` is not :data:`PASS_VERSION` (it is
+    never read)."""
+    words = {"p0": "provisional opponents not counted",
+             "p1": "provisional opponents counted"}.get(options, options)
+    return words if version == PASS_VERSION else f"{words}, version {version}, outdated"
 
 
 #: The key of a saved pass beside the keys of its saved replays (public name).

@@ -91,17 +91,15 @@ def replay_on(model: ScaleModel | None, perf: str, seen: Pass, months: list[str]
 #: encoding). Pinned on a fixture by tests/test_cache_versions.py.
 RUN_VERSION: Final = 1
 
-#: What a saved replay's key holds of the code: its version and its pass's.
-RUN_PRINT: Final = f"{CODE_PRINT}-r{RUN_VERSION}"
-
-
-def run_options(scale: str, settings: ResolvedSettings) -> str:
+def run_options(scale: str, settings: ResolvedSettings) -> snapshots.Key:
     """The key a replay on ``scale`` (a model key, or ``lichess``) is saved under: what it
-    depends on besides the games, hashed (32 characters, like a pass's key)."""
+    depends on besides the games (the settings, and its pass's version), hashed (30
+    characters), under :data:`RUN_VERSION`."""
     key = repr((scale, settings.start_rating, settings.start_scale, settings.birth_year,
                 settings.rules, settings.expected, settings.chapter,
-                settings.count_provisional, RUN_PRINT))
-    return snapshots.REPLAY_PREFIX + hashlib.sha256(key.encode()).hexdigest()[:30]
+                settings.count_provisional, CODE_PRINT))
+    return snapshots.Key(snapshots.RUN, hashlib.sha256(key.encode()).hexdigest()[:30],
+                         RUN_VERSION)
 
 
 # A saved replay: its periods as rows of plain values, exact numbers as text ("F" + a
@@ -172,13 +170,14 @@ def _scale_key(model: ScaleModel | None) -> str:
 
 
 def _replays(store: Store, uid: str, perf: str, seen: Pass, scales: Sequence[ScaleModel | None],
-             settings: ResolvedSettings, saved: dict[str, bytes], seq: int) -> list[OnScale]:
+             settings: ResolvedSettings, saved: dict[snapshots.Key, bytes], seq: int
+             ) -> list[OnScale]:
     """Each scale's replay of ``seen``: the saved one where ``saved`` holds it, else computed
     and saved with ``seq`` (the write counter ``seen`` was computed at)."""
     months = sorted(set(seen.periods))
     labels: list[str] | None = None
     runs: list[OnScale] = []
-    fresh: dict[str, bytes] = {}
+    fresh: dict[snapshots.Key, bytes] = {}
     for m in scales:
         key = run_options(_scale_key(m), settings) if _savable(m) else None
         run = decode_run(saved.get(key), months) if key is not None else None

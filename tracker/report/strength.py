@@ -33,6 +33,7 @@ from tracker.analysis.level import (
     set_level,
 )
 from tracker.analysis.turning import GameTurn, TurningPoint, turning_points, win_curve
+from tracker.core.errors import NoAnalysisError
 from tracker.core.evals import START, Color, PlyEval
 from tracker.core.records import BLACK_WINS, DRAW, WHITE_WINS, Analysis
 from tracker.core.utc import utc_from_ms
@@ -47,10 +48,6 @@ GAME_KEYS: Final = ("id", "played_at", "color", "rating", "accuracy", "acpl", "i
                     "mistake", "blunder", "level", "turning_point")
 #: Board size of the turning point (pixels; the SVG scales).
 BOARD_SIZE: Final = 360
-
-
-class NoAnalysisError(LookupError):
-    """A game or player without stored evals (the api turns it into a one-line error)."""
 
 
 @dataclass(frozen=True, slots=True)
