@@ -1,6 +1,6 @@
-"""What a second adversarial pass over issue 19's fixes still found (items 3, 4, 5), each on
-SQLite and on a throwaway PostgreSQL: a huge PGN tag line whose *name* is huge, and player
-names given on the command line that no column can hold."""
+"""Input fields no column can hold, each on SQLite and on a throwaway PostgreSQL: a PGN tag line
+whose *name* is huge, player names given on the command line that no column can hold, a
+winner that is neither side (found by a second adversarial pass over issue 19's fixes)."""
 
 from __future__ import annotations
 
