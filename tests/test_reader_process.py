@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from tracker.core import forked
+from tracker.core.errors import InterruptedRun
 from tracker.core.forked import ForkedProcessError
 from tracker.importing import files, import_file, reader_process
 from tracker.importing.runner import ImportRecorder, ImportSummary
@@ -193,9 +194,10 @@ def test_ctrl_c_in_the_writer_keeps_its_batches_and_ends_the_reader(
 
     monkeypatch.setattr(ImportRecorder, "add_read", add_read)
     store = Store(str(db_path))
-    with pytest.raises(KeyboardInterrupt) as info:
+    with pytest.raises(InterruptedRun) as info:  # a KeyboardInterrupt, with the run's summary
         import_file(INDEXINATOR, store=store)
-    summary = info.value.summary  # type: ignore[attr-defined]
+    summary = info.value.summary
+    assert isinstance(summary, ImportSummary)
     assert (summary.status, summary.read, summary.new) == ("partial", 2000, 2000)
     assert queries.count_games(store) == 2000
     assert multiprocessing.active_children() == []

@@ -108,6 +108,7 @@ from tracker.api.replays import (
 from tracker.core.errors import (
     ArgumentError,
     DashboardError,
+    InterruptedRun,
     NoAnalysisError,
     PortError,
     ReadOnlyError,
@@ -298,6 +299,7 @@ __all__ = [
     "GroupRow",
     "GroupTable",
     "ImportSummary",
+    "InterruptedRun",
     "LichessPoint",
     "ModelGap",
     "NoAnalysisError",

@@ -26,7 +26,7 @@ def sqlite_file(db: Db) -> tuple[Path, bool] | None:
 
     if db is not None and not isinstance(db, str | os.PathLike):
         return None  # an open Store
-    named = db is not None or bool(os.environ.get(config.ENV_DB))
+    named = db is not None or config.db_from_env() is not None
     url = config.database_url(os.fspath(db) if db is not None else None)
     if not url.startswith("sqlite:///") or url == "sqlite:///:memory:":
         return None

@@ -30,7 +30,7 @@ import typer
 from rich.markup import escape
 
 from tracker import api
-from tracker.api import ArgumentError, Terminated, TrackerError
+from tracker.api import ArgumentError, InterruptedRun, Terminated, TrackerError
 from tracker.cli import fide, groups, strength, sync
 from tracker.cli.text import cell, err, examples, out, say, visible
 
@@ -160,7 +160,7 @@ def _run_import(description: str, unit: str, as_json: bool,
         with progress:
             summary = run(callback)
     except KeyboardInterrupt as exc:
-        kept = getattr(exc, "summary", None)
+        kept = exc.summary if isinstance(exc, InterruptedRun) else None
         stopped = isinstance(exc, Terminated)
         say(err, kept.line() if kept is not None else "interrupted")
         say(err, f"{'terminated' if stopped else 'interrupted'}: every finished batch is kept; "

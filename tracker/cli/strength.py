@@ -13,7 +13,7 @@ import typer
 from rich.console import Console
 
 from tracker import api
-from tracker.api import Terminated
+from tracker.api import InterruptedRun, Terminated
 from tracker.cli.text import err, examples, out, root_db, say
 
 if TYPE_CHECKING:
@@ -172,7 +172,7 @@ def analyse_cmd(
             summary = api.analyse(username, db=root_db(ctx), perf=perf, last=last, since=since,
                                   nodes=nodes, jobs=jobs, engine=engine, progress=callback)
     except KeyboardInterrupt as exc:
-        kept = getattr(exc, "summary", None)
+        kept = exc.summary if isinstance(exc, InterruptedRun) else None
         stopped = isinstance(exc, Terminated)
         if kept is not None:
             say(err, kept.line())

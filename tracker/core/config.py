@@ -22,6 +22,10 @@ ENV_TOKEN: Final = "LICHESS_TOKEN"
 #: Set (``1``, ``true``, ``yes``) to open every database read-only: what ``tracker dashboard
 #: --read-only`` sets for the app it serves.
 ENV_READ_ONLY: Final = "TRACKER_READ_ONLY"
+#: The UCI engine ``tracker analyse`` runs (a path or a name on the PATH).
+ENV_ENGINE: Final = "TRACKER_ENGINE"
+#: ``TRACKER_PROCESSES=1``: every job in one process (:mod:`tracker.core.forked`).
+ENV_PROCESSES: Final = "TRACKER_PROCESSES"
 
 DEFAULT_BASE_URL: Final = "https://lichess.org"
 
@@ -43,7 +47,7 @@ def database_url(db: str | os.PathLike[str] | None = None) -> str:
     ``db`` may be a SQLAlchemy URL (``sqlite:///x.db``, ``postgresql+psycopg://…``) or a file
     path; ``None`` falls back to ``$TRACKER_DB``, then to ``tracker.db`` in :func:`data_dir`.
     """
-    value = os.fspath(db) if db is not None else os.environ.get(ENV_DB) or None
+    value = os.fspath(db) if db is not None else db_from_env()
     if value is None:
         path = data_dir() / "tracker.db"
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -112,3 +116,18 @@ def token(token_file: str | os.PathLike[str] | None = None) -> str | None:
         text = Path(token_file).expanduser().read_text(encoding="utf-8").strip()
         return text or None
     return os.environ.get(ENV_TOKEN) or None
+
+
+def db_from_env() -> str | None:
+    """``$TRACKER_DB`` (``None``: unset or empty)."""
+    return os.environ.get(ENV_DB) or None
+
+
+def engine() -> str | None:
+    """``$TRACKER_ENGINE`` (``None``: unset or empty)."""
+    return os.environ.get(ENV_ENGINE) or None
+
+
+def one_process() -> bool:
+    """Whether ``$TRACKER_PROCESSES`` is ``1``: no job forked beside this process."""
+    return os.environ.get(ENV_PROCESSES, "") == "1"

@@ -7,6 +7,8 @@ derives from :class:`TrackerError`; the CLI prints its message on one line and e
 
 from __future__ import annotations
 
+from typing import Protocol
+
 
 class TrackerError(Exception):
     """Base of the errors meant for the user. ``str(err)`` is one line."""
@@ -47,3 +49,30 @@ class PortError(DashboardError, ArgumentError):
 class NoAnalysisError(TrackerError, LookupError):
     """No stored evals for the player (in that perf) or the game (exit code 1): raised by
     the strength report, shown by every view as one line."""
+
+
+class RunSummary(Protocol):
+    """What a run says it did, in one line (an import's or an analysis's summary)."""
+
+    def line(self) -> str: ...
+
+
+class InterruptedRun(KeyboardInterrupt):
+    """A run stopped by Ctrl+C, raised by the import and analysis runners in place of the
+    KeyboardInterrupt, with what the run kept (``summary``, ended ``partial``) for the
+    caller's last line; still a KeyboardInterrupt for whoever stops on one."""
+
+    def __init__(self, summary: RunSummary) -> None:
+        super().__init__()
+        self.summary = summary
+
+    @staticmethod
+    def of(interrupt: KeyboardInterrupt, summary: RunSummary) -> InterruptedRun:
+        """The run's exception for ``interrupt``: :class:`TerminatedRun` after SIGTERM."""
+        if isinstance(interrupt, Terminated):
+            return TerminatedRun(summary)
+        return InterruptedRun(summary)
+
+
+class TerminatedRun(InterruptedRun, Terminated):
+    """A run stopped by SIGTERM (:class:`Terminated`: exit code 143), with its summary."""

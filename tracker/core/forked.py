@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
-import os
 import pickle
 import queue
 import signal
@@ -41,13 +40,14 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Final
 
+from tracker.core import config
 from tracker.core.errors import TrackerError
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
 
 #: ``TRACKER_PROCESSES=1``: every job in one process (the results are the same).
-ENV_SWITCH: Final = "TRACKER_PROCESSES"
+ENV_SWITCH: Final = config.ENV_PROCESSES
 #: Items the child may have queued for the pipe while this process is busy.
 QUEUED: Final = 8
 
@@ -61,7 +61,7 @@ class ForkedProcessError(TrackerError):
 
 def available() -> bool:
     """Whether :func:`beside` may fork here (see the module's docstring)."""
-    return (os.environ.get(ENV_SWITCH, "") != "1" and sys.platform != "darwin"
+    return (not config.one_process() and sys.platform != "darwin"
             and "fork" in multiprocessing.get_all_start_methods()
             and threading.current_thread() is threading.main_thread())
 

@@ -25,7 +25,7 @@ from typing import Final
 
 from sqlalchemy.exc import SQLAlchemyError
 
-from tracker.core.errors import DiskFullError, Terminated, TrackerError
+from tracker.core.errors import DiskFullError, InterruptedRun, Terminated, TrackerError
 from tracker.core.records import GameRecord
 from tracker.core.utc import now_ms
 from tracker.importing.run_liveness import mark_interrupted, running_message
@@ -398,6 +398,8 @@ class ImportRecorder:
         finally:
             if self._gc_was_enabled:
                 gc.enable()
+        if isinstance(exc, KeyboardInterrupt) and not isinstance(exc, InterruptedRun):
+            raise InterruptedRun.of(exc, self.summary) from exc  # for the caller's last line
 
     def _exit(self, exc_type: type[BaseException] | None, exc: BaseException | None) -> None:
         if exc_type is None:
@@ -407,7 +409,6 @@ class ImportRecorder:
         try:
             if isinstance(exc, KeyboardInterrupt):
                 self.finish("partial", interrupted_message(exc))
-                exc.summary = self.summary  # type: ignore[attr-defined]  # for the CLI's last line
             elif isinstance(exc, DiskFullError):
                 self.finish("partial", f"{exc}; free some space and run the import again")
             else:

@@ -26,6 +26,7 @@ from typing import Final
 import chess
 import chess.engine
 
+from tracker.core import config
 from tracker.core.errors import TrackerError
 from tracker.core.evals import PlyEval
 from tracker.core.records import Analysis
@@ -56,7 +57,7 @@ def find_engine(path: str | os.PathLike[str] | None = None) -> str:
     """The engine's executable: ``path`` if given, else ``$TRACKER_ENGINE``, else ``stockfish``
     on the PATH, else Debian's ``/usr/games/stockfish``. Raises EngineMissingError (one line,
     naming ``apt-get install stockfish``)."""
-    given = path if path is not None else os.environ.get("TRACKER_ENGINE")
+    given = path if path is not None else config.engine()
     if given:
         found = shutil.which(os.fspath(given))
         if found is None:
