@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import text
@@ -15,7 +16,7 @@ from tracker import api
 from tracker.importing import import_file
 from tracker.report import saved_pass as report_pass
 from tracker.report import scale_runs as report_runs
-from tracker.report.replay import build_report
+from tracker.report.replay import ReplayOptions, build_report
 from tracker.store import queries, snapshots
 from tracker.store.db import Store
 
@@ -24,8 +25,8 @@ def _options(count_provisional: bool = False) -> snapshots.Key:
     return report_pass._options(count_provisional)
 
 
-def _json(store: Store, user: str, perf: str, **flags: object) -> object:
-    report = build_report(store, user, perf, **flags)  # type: ignore[arg-type]
+def _json(store: Store, user: str, perf: str, **flags: Any) -> object:
+    report = build_report(store, user, perf, ReplayOptions(**flags))
     return report.to_json(), list(report.lichess), list(report.games), report.player
 
 

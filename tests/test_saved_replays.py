@@ -21,7 +21,7 @@ from tracker.fide.scale import MODELS
 from tracker.importing import import_file
 from tracker.report import saved_pass as report_pass
 from tracker.report import scale_runs as report_runs
-from tracker.report.replay import build_report
+from tracker.report.replay import ReplayOptions, build_report
 from tracker.report.settings import PlayerSettings
 from tracker.store import snapshots
 from tracker.store.db import Store
@@ -30,7 +30,7 @@ SCALES = ("all", "lebowitz", "mathtuition", "lichess")
 
 
 def _report(store: Store, perf: str, **flags: Any) -> tuple[Any, ...]:
-    r = build_report(store, "indexinator", perf, **flags)
+    r = build_report(store, "indexinator", perf, ReplayOptions(**flags))
     return (r.to_json(), [p.result for p in r.periods], [p.band for p in r.periods],
             r.start_ratings, list(r.lichess), r.player)
 
@@ -81,9 +81,9 @@ def test_a_report_read_from_the_saved_replays_is_the_computed_report(
 def test_the_median_is_the_models_median_read_back(tmp_path: Path) -> None:
     with Store(str(tmp_path / "t.db")) as store:
         import_file(INDEXINATOR, store=store, user="indexinator")
-        computed = build_report(store, "indexinator", "blitz", scale="all")
-        read = build_report(store, "indexinator", "blitz", scale="all")
-        alone = {k: build_report(store, "indexinator", "blitz", scale=k)
+        computed = build_report(store, "indexinator", "blitz", ReplayOptions(scale="all"))
+        read = build_report(store, "indexinator", "blitz", ReplayOptions(scale="all"))
+        alone = {k: build_report(store, "indexinator", "blitz", ReplayOptions(scale=k))
                  for k in ("lebowitz", "mathtuition")}
     for i, row in enumerate(read.periods):
         models = {k: r.periods[i].result.rating_after for k, r in alone.items()}

@@ -90,17 +90,17 @@ def replay(
     SettingsError, ScaleError (exit 2: a model that does not cover the perf), one line each.
     """
     from tracker.importing import real_fide
-    from tracker.report.replay import build_report
+    from tracker.report.replay import ReplayOptions, build_report
 
     store = open_store(db)
     real_list = None
     if real is None and fide_list != "none":
         real, real_list = real_fide.ratings_in_force(store, username, fide_list), fide_list
-    return build_report(
-        store, username, perf, start_rating=start_rating, birth_year=birth_year,
-        rules=rules, expected=expected, count_provisional=count_provisional, scale=scale,
-        start_scale=start_scale, chapter=chapter, real=real, real_list=real_list,
-    )
+    return build_report(store, username, perf, ReplayOptions(
+        start_rating=start_rating, birth_year=birth_year, rules=rules, expected=expected,
+        count_provisional=count_provisional, scale=scale, start_scale=start_scale,
+        chapter=chapter, real=real, real_list=real_list,
+    ))
 
 
 def player_dict(p: PlayerSummary) -> dict[str, Any]:

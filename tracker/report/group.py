@@ -243,7 +243,7 @@ def _with_club(store: Store, uid: str, perf: str, built: Summary, club: ClubScal
                ) -> Summary:
     """``built`` with the club model's rating after each period (the same periods: the same
     games, another scale)."""
-    r = report.build_report(store, uid, perf, scale=club.scale)
+    r = report.build_report(store, uid, perf, report.ReplayOptions(scale=club.scale))
     after = tuple(row.result.rating_after for row in r.periods)
     if len(after) != len(built.periods):
         return built
@@ -255,7 +255,7 @@ def _computed(store: Store, uid: str, perf: str, options: snapshots.Key, seq: in
     """The summary from the replay report, saved at ``seq`` (the write counter read before
     anything else: a write in between leaves it stale, never wrong)."""
     try:
-        built = _summarise(report.build_report(store, uid, perf, scale="all"))
+        built = _summarise(report.build_report(store, uid, perf, report.ReplayOptions(scale="all")))
         if club is not None:
             built = _with_club(store, uid, perf, built, club)
     except (report.NoGamesError, report.ScaleError) as exc:

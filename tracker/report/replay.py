@@ -443,23 +443,28 @@ def _in_force_after(real: RealLine, periods: list[str]) -> dict[str, int]:
     return out
 
 
-def build_report(
-    store: Store,
-    username: str,
-    perf: str,
-    *,
-    start_rating: int | None = None,
-    birth_year: int | None = None,
-    rules: str | None = None,
-    expected: str | None = None,
-    count_provisional: bool | None = None,
-    scale: str | None = None,
-    start_scale: str | None = None,
-    chapter: str | None = None,
-    real: RealLine | None = None,
-    real_list: str | None = None,
-) -> ReplayReport:
-    """Replay ``username``'s games of ``perf`` with their saved settings, flags over them.
+@dataclass(frozen=True, slots=True)
+class ReplayOptions:
+    """What one replay asks for over the player's saved settings (each ``None``: the saved
+    setting, else the default; see :func:`build_report`): the flags of ``tracker replay``,
+    and a real FIDE list to compare with."""
+
+    start_rating: int | None = None
+    birth_year: int | None = None
+    rules: str | None = None
+    expected: str | None = None
+    count_provisional: bool | None = None
+    scale: str | None = None
+    start_scale: str | None = None
+    chapter: str | None = None
+    real: RealLine | None = None
+    real_list: str | None = None
+
+
+def build_report(store: Store, username: str, perf: str,
+                 options: ReplayOptions | None = None) -> ReplayReport:
+    """Replay ``username``'s games of ``perf`` with their saved settings, ``options`` over
+    them.
 
     ``scale``: ``lichess`` (the raw numbers), a model key (every opponent's rating mapped to
     the FIDE scale before the engine), or ``all`` (every model covering the perf, as a band).
@@ -470,21 +475,22 @@ def build_report(
     PerfError (an unknown perf or a variant), SettingsError (a flag out of range), ScaleError
     (a model that does not cover the perf).
     """
+    o = options or ReplayOptions()
     perf = perf_key(perf)
     uid = queries.resolve_player(store, username)
     settings = validate_settings(
         get_settings(store, uid).override(
-            start_rating=start_rating, birth_year=birth_year, rules=rules, expected=expected,
-            count_provisional=count_provisional, scale=scale, start_scale=start_scale,
-            chapter=chapter,
+            start_rating=o.start_rating, birth_year=o.birth_year, rules=o.rules,
+            expected=o.expected, count_provisional=o.count_provisional, scale=o.scale,
+            start_scale=o.start_scale, chapter=o.chapter,
         )
     ).resolved(perf)
     if is_club_scale(settings.scale):  # a club model: data from the store, handed on as is
         models: tuple[ScaleModel, ...] = (club_scale_model(store, settings.scale, perf),)
         scale_note: str | None = None
     else:
-        models, settings, scale_note = _models_of(settings, perf, given=scale is not None)
-    real = tuple(real or ())
+        models, settings, scale_note = _models_of(settings, perf, given=o.scale is not None)
+    real = tuple(o.real or ())
     # The pass and its replay on each scale: saved ones while no game was written since.
     seen, runs = report_replays(store, uid, perf, settings, models)
     if seen.rows == 0:
@@ -543,7 +549,7 @@ def build_report(
         start_ratings={m.key: run.start_rating for m, run in zip(models, runs, strict=True)}
         if settings.start_rating is not None and models else {},
         real=real,
-        real_list=real_list if real else None,
+        real_list=o.real_list if real else None,
         scale_note=scale_note,
     )
 
