@@ -375,12 +375,12 @@ def overview_child(db: str, player: str) -> dict[str, Any]:
     for _ in range(3):  # --scale all against one model, nothing saved (the pass neither)
         for scale, times in nothing_saved.items():
             with store.engine.begin() as conn:
-                conn.execute(text("DELETE FROM replay_snapshots"))
+                conn.execute(text("DELETE FROM cache_entries"))
             again = time.perf_counter()
             api.replay(player, PERF, db=store, scale=scale)
             times.append(time.perf_counter() - again)
     with store.engine.begin() as conn:  # back to what the import saved, for the next run
-        conn.execute(text("DELETE FROM replay_snapshots"))
+        conn.execute(text("DELETE FROM cache_entries"))
     refresh(store, player)
     return {"cold": cold, "cold_cpu": cold_cpu, "warm": median(warm), "computed": computed,
             "scale": report.scale, "cpu_report": cold_cpu,

@@ -1,7 +1,7 @@
 """cache kinds: the saved results get a kind and a version of their own
 
 Revision ID: 0014
-Revises: 0009
+Revises: 0010
 Create Date: 2026-12-06
 
 ``replay_snapshots`` held three kinds of saved results told apart by the start of ``options``
@@ -21,7 +21,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0014"
-down_revision: str | None = "0009"
+down_revision: str | None = "0010"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -121,6 +121,7 @@ if TYPE_CHECKING:
     from tracker.api.launcher import dashboard as dashboard
     from tracker.core.config import ENV_READ_ONLY as ENV_READ_ONLY
     from tracker.core.exact import dumps as dumps
+    from tracker.core.exact import figure as figure
     from tracker.core.exact import shown as shown
     from tracker.core.perfs import PerfError as PerfError
     from tracker.core.records import SPEEDS as SPEEDS
@@ -155,6 +156,7 @@ if TYPE_CHECKING:
     from tracker.report.presentation import band_json as band_json
     from tracker.report.presentation import conversion_json as conversion_json
     from tracker.report.presentation import conversion_text as conversion_text
+    from tracker.report.presentation import csv_cell as csv_cell
     from tracker.report.presentation import excluded_text as excluded_text
     from tracker.report.presentation import game_row as game_row
     from tracker.report.presentation import gap_text as gap_text
@@ -212,9 +214,10 @@ _LAZY: Final[dict[str, str]] = {
     "PerfError": "tracker.core.perfs",
     **dict.fromkeys(("GAME_KEYS", "PERIOD_KEYS", "SCALE_CSV_KEYS", "band_json",
                      "conversion_json", "excluded_text", "game_row", "period_json",
-                     "periods_csv", "answer_text", "conversion_text", "gap_text", "k_text",
-                     "rating_text", "real_now", "start_text"), "tracker.report.presentation"),
-    **dict.fromkeys(("dumps", "shown"), "tracker.core.exact"),
+                     "periods_csv", "answer_text", "conversion_text", "csv_cell", "gap_text",
+                     "k_text", "rating_text", "real_now", "start_text"),
+                    "tracker.report.presentation"),
+    **dict.fromkeys(("dumps", "figure", "shown"), "tracker.core.exact"),
     "SPEEDS": "tracker.core.records",
     **dict.fromkeys(("GameDetail", "NoGamesError", "PeriodRow", "RealLine", "ReplayReport",
                      "ScaleError", "saved_scale_note"), "tracker.report.replay"),
@@ -346,6 +349,7 @@ __all__ = [
     "conversion_note",
     "conversion_text",
     "convert",
+    "csv_cell",
     "dashboard",
     "data_version",
     "database_label",
@@ -363,6 +367,7 @@ __all__ = [
     "fide_link",
     "fide_ratings",
     "fide_show",
+    "figure",
     "game_moves",
     "game_row",
     "gap_text",

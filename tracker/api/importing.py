@@ -69,6 +69,7 @@ def import_uploads(
     are imported as one run; the folder is removed after."""
     import tempfile
 
+    check_writable(db, "importing games")
     with tempfile.TemporaryDirectory(prefix="tracker-upload-") as tmp:
         paths = []
         for i, (name, content) in enumerate(uploads):

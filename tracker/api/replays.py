@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from tracker.api._db import open_store
+from tracker.api._db import check_writable, open_store
 from tracker.core.errors import ArgumentError
 
 if TYPE_CHECKING:
@@ -40,6 +40,7 @@ def drop_passes(username: str | None = None, *, db: Db = None) -> int:
     dropped. Raises UnknownPlayerError for a player with no games."""
     from tracker.store import queries, snapshots
 
+    check_writable(db, "dropping saved passes")
     store = open_store(db)
     uid = None if username is None else queries.resolve_player(store, username)
     return snapshots.drop_passes(store, uid)

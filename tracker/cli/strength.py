@@ -88,11 +88,16 @@ def _print_player(report: PlayerStrength, shown: int) -> None:
     for g, color in report.games[:shown]:
         s = g.side(color)
         table.add_row(g.played_at.strftime("%Y-%m-%d"), color, str(s.rating or "-"),
-                      "-" if s.accuracy is None else f"{s.accuracy}%",
+                      (f"- ({g.coverage_text})" if not g.covered else
+                       "-" if s.accuracy is None else f"{s.accuracy}%"),
                       "-" if s.acpl is None else str(s.acpl),
                       f"{s.inaccuracy}/{s.mistake}/{s.blunder}", _level(s.level),
                       _point(s.turning_point))
     out.print(table)
+    if report.partial:
+        say(out, f"{report.partial} game{'s' if report.partial != 1 else ''} with evals "
+                 "for part of the plies only: no accuracy, ACPL or level, and left out of "
+                 "the levels above")
     if games > shown:
         say(out, f"{shown} newest of {games} games shown (--games N for more); the rating "
                      "is the player's Lichess rating, for comparison: the level never reads it")
@@ -107,7 +112,9 @@ def _fide(m: SetLevel) -> str:
 
 def _print_game(g: GameStrength) -> None:
     source = g.engine or "Lichess's server analysis"
-    say(out, f"{g.id} ({g.perf or '?'}, {g.played_at:%Y-%m-%d}), evals: {source}")
+    say(out, f"{g.id} ({g.perf or '?'}, {g.played_at:%Y-%m-%d}), evals: {source}, "
+             f"{g.coverage_text}"
+             + ("" if g.covered else " (partial: no accuracy, ACPL or level)"))
     for color in ("white", "black"):
         s = g.side(color)
         acc = "-" if s.accuracy is None else f"{s.accuracy}%"
