@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from tracker.core.errors import ArgumentError, InterruptedRun
-from tracker.core.records import Analysis
 from tracker.core.exact import plural
+from tracker.core.records import Analysis
 from tracker.importing.runner import interrupts_deferred
 from tracker.sources.engine import (
     DEFAULT_NODES,
