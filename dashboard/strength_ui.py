@@ -68,7 +68,9 @@ def show_game(game_id: str, color: str) -> None:
         return
     st.markdown("#### Strength in the moves")
     source = game.engine or "Lichess's server analysis"
-    st.caption(f"Evals: {ui.md(source)}. {RAPID_NOTE}")
+    st.caption(f"Evals: {ui.md(source)}"
+               + (f"; {ui.md(game.coverage_note)}" if game.coverage_note else "")
+               + f". {RAPID_NOTE}")
     cols = st.columns(2)
     for col, side_color in zip(cols, ("white", "black"), strict=True):
         s = game.side(side_color)  # type: ignore[arg-type]
@@ -84,6 +86,8 @@ def show_game(game_id: str, color: str) -> None:
                        "Lichess scale of the perf. The rating is never an input.")
         col.caption(f"{s.inaccuracy} inaccuracies (?!), {s.mistake} mistakes (?), "
                     f"{s.blunder} blunders (??)"
+                    + (" computed from the evals by Lichess's thresholds (the file carried no "
+                       "judgments: Lichess may count fewer)" if s.counts_computed else "")
                     + (f"; {s.level.note}" if s.level is not None and s.level.note else ""))
     _turning_point(game, color)
     st.plotly_chart(strength_charts.eval_figure(game, _turning_ply(game, color)),

@@ -46,7 +46,7 @@ def test_the_json_object_has_exactly_the_contract_keys(db: Path) -> None:
         assert tuple(g) == GAME_KEYS
         assert list(g["level"]) == ["estimate", "low", "high", "model"]
         assert g["level"]["low"] <= g["level"]["estimate"] <= g["level"]["high"]
-        assert g["level"]["model"] == "level-rapid-1"
+        assert g["level"]["model"] == "level-rapid-2"
         assert list(g["turning_point"]) == ["ply", "san", "win_before", "win_after", "best"]
         assert g["turning_point"]["win_before"] >= g["turning_point"]["win_after"]
     played = [g["played_at"] for g in out["games"]]

@@ -222,6 +222,8 @@ if TYPE_CHECKING:
 #: The bundled demo history (see ``tracker/data/PROVENANCE.md``).
 DEMO_USER = "indexinator"
 DEMO_FILE = "indexinator-2023-04_2025-10.ndjson.zst"
+#: His next 10 games, 9 with Lichess's evals: the demo shows accuracy, levels, turning points.
+DEMO_ANALYSED_FILE = "indexinator-2025-10-later.ndjson.zst"
 
 
 def version() -> str:
@@ -666,16 +668,19 @@ def players(*, db: Db = None) -> list[PlayerSummary]:
     return queries.list_players(open_store(db))
 
 
-def demo_file() -> Path:
-    """Path of the bundled real Lichess export (zstd-compressed NDJSON)."""
+def demo_file(name: str = DEMO_FILE) -> Path:
+    """Path of a bundled real Lichess export (zstd-compressed NDJSON): the history, or
+    :data:`DEMO_ANALYSED_FILE`."""
     from importlib import resources  # here, not at import: ~5 ms of every command's start
 
-    return Path(str(resources.files("tracker") / "data" / DEMO_FILE))
+    return Path(str(resources.files("tracker") / "data" / name))
 
 
 def demo(*, db: Db = None, progress: Progress | None = None) -> ImportSummary:
-    """``tracker demo``: import the bundled history of ``indexinator`` (2,907 games)."""
-    return import_file(demo_file(), db=db, user=DEMO_USER, progress=progress)
+    """``tracker demo``: import the bundled history of ``indexinator`` (2,907 games) and his
+    next 10 games, 9 with Lichess's evals (2,917 games in all)."""
+    return import_file([demo_file(), demo_file(DEMO_ANALYSED_FILE)], db=db, user=DEMO_USER,
+                       progress=progress)
 
 
 def replay(

@@ -25,6 +25,8 @@ EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143
 #: Games listed by ``tracker strength`` without ``--games``.
 SHOWN_GAMES = 20
+#: Said beside counts computed from the evals (the file carried no judgments).
+COMPUTED = " (computed from the evals by Lichess's thresholds: the file carried no judgments)"
 
 
 @dataclass(frozen=True)
@@ -104,9 +106,12 @@ def _print_player(t: Tools, report: PlayerStrength, shown: int) -> None:
         table.add_row(g.played_at.strftime("%Y-%m-%d"), color, str(s.rating or "-"),
                       "-" if s.accuracy is None else f"{s.accuracy}%",
                       "-" if s.acpl is None else str(s.acpl),
-                      f"{s.inaccuracy}/{s.mistake}/{s.blunder}", _level(s.level),
+                      f"{s.inaccuracy}/{s.mistake}/{s.blunder}{'*' if s.counts_computed else ''}",
+                      _level(s.level),
                       _point(s.turning_point))
     t.out.print(table)
+    if any(g.side(c).counts_computed for g, c in report.games[:shown]):
+        t.say(t.out, f"* ?!/?/??{COMPUTED}")
     if games > shown:
         t.say(t.out, f"{shown} newest of {games} games shown (--games N for more); the rating "
                      "is the player's Lichess rating, for comparison: the level never reads it")
@@ -121,15 +126,16 @@ def _fide(m: SetLevel) -> str:
 
 def _print_game(t: Tools, g: GameStrength) -> None:
     source = g.engine or "Lichess's server analysis"
-    t.say(t.out, f"{g.id} ({g.perf or '?'}, {g.played_at:%Y-%m-%d}), evals: {source}")
+    t.say(t.out, f"{g.id} ({g.perf or '?'}, {g.played_at:%Y-%m-%d}), evals: {source}"
+                 + (f"; {g.coverage_note}" if g.coverage_note else ""))
     for color in ("white", "black"):
         s = g.side(color)
         acc = "-" if s.accuracy is None else f"{s.accuracy}%"
         t.say(t.out, f"{color:5} {s.name or s.user_id or '?'} ({s.rating or '?'}): accuracy "
                      f"{acc}, ACPL {s.acpl if s.acpl is not None else '-'}, "
                      f"{s.inaccuracy} inaccuracies, {s.mistake} mistakes, {s.blunder} "
-                     f"blunders; level shown {_level(s.level)}; turning point "
-                     f"{_point(s.turning_point, g)}")
+                     f"blunders{COMPUTED if s.counts_computed else ''}; level shown "
+                     f"{_level(s.level)}; turning point {_point(s.turning_point, g)}")
     turn = g.turn
     t.say(t.out, f"the game: {turn.label}")
 

@@ -44,7 +44,7 @@ from tracker.utc import utc_from_ms
 RECENT_GAMES: Final = 20
 #: The keys of one game's side in the ``--json`` objects, in order.
 GAME_KEYS: Final = ("id", "played_at", "color", "rating", "accuracy", "acpl", "inaccuracy",
-                    "mistake", "blunder", "level", "turning_point")
+                    "mistake", "blunder", "counts_computed", "level", "turning_point")
 #: Board size of the turning point (pixels; the SVG scales).
 BOARD_SIZE: Final = 360
 
@@ -59,7 +59,8 @@ class SideStrength:
     start, for comparison only), Lichess's numbers (``accuracy`` % and ``acpl`` rounded half
     up, the judgment counts), the ``level`` the game shows (``None`` without a scored move)
     with its FIDE-scale readings, and the side's ``turning_point``: their move that lost the
-    most Win%."""
+    most Win%. ``counts_computed``: the evals carried no judgments (a PGN without glyphs), the
+    counts are computed from them by Lichess's thresholds."""
 
     color: Color
     user_id: str | None
@@ -74,6 +75,7 @@ class SideStrength:
     fide: tuple[FideLevel, ...]
     turning_point: TurningPoint | None
     features: GameFeatures = field(repr=False)
+    counts_computed: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +99,28 @@ class GameStrength:
     win: list[float | None]
     sans: tuple[str, ...]
     initial_fen: str | None
+
+    @property
+    def covered(self) -> tuple[int, int]:
+        """(plies with an eval, plies of the game): the checkmating last move, whose position
+        has no eval by rule, counts as covered. Accuracy, ACPL, counts and the level read only
+        the covered plies."""
+        plies = len(self.sans) or len(self.evals)
+        known = sum(1 for e in self.evals[:plies] if e.known)
+        if plies and self.sans and self.sans[-1].endswith("#") and (
+                plies > len(self.evals) or not self.evals[plies - 1].known):
+            known += 1
+        return min(known, plies), plies
+
+    @property
+    def coverage_note(self) -> str | None:
+        """``"evals cover 3 of 125 plies (2 %): …"`` where evals cover part of the game, else
+        ``None``."""
+        known, plies = self.covered
+        if known >= plies:
+            return None
+        return (f"evals cover {known} of {plies} plies ({100 * known // max(plies, 1)} %): "
+                "accuracy, ACPL, counts and the level read only those")
 
     def side(self, color: Color) -> SideStrength:
         return self.white if color == "white" else self.black
@@ -236,7 +260,8 @@ def game_strength(game: AnalysedGame, model: LevelModel | None) -> GameStrength:
         sides[color] = SideStrength(
             color, who[0], who[1], who[2], player.accuracy, player.acpl, player.inaccuracy,
             player.mistake, player.blunder, level,
-            fide_levels(level, game.perf or "") if level is not None else (), point, features)
+            fide_levels(level, game.perf or "") if level is not None else (), point, features,
+            player.computed)
     return GameStrength(
         game.id, game.perf, utc_from_ms(game.created_at_ms), game.analysis.source,
         _engine_label(game.analysis), sides["white"], sides["black"], turns.game,
@@ -270,7 +295,7 @@ class PlayerStrength:
     """A player's analysed games of one perf: ``games`` newest first as (game, the player's
     colour); ``months`` oldest first; ``recent`` the last :data:`RECENT_GAMES` games'
     level; ``model``: the level model's key (``None`` where none serves the perf) and
-    ``note`` what its levels need said (a rapid model applied to blitz)."""
+    ``note`` what its levels need said (what a speed's model borrows from the rapid fit)."""
 
     player: str
     perf: str
@@ -321,6 +346,8 @@ def player_strength(db: Database, user_id: str, perf: str) -> PlayerStrength:
     if model is not None and model.perf != model.fitted_perf:
         note = (f"the {model.fitted_perf} model applied to {model.perf}: no {model.perf} model "
                 "yet")
+    elif model is not None:
+        note = model.borrows
     return PlayerStrength(uid, perf, games, months, recent,
                           model.name if model is not None else None, note)
 
@@ -356,7 +383,8 @@ def side_json(game: GameStrength, color: Color) -> dict[str, Any]:
     s = game.side(color)
     return {"id": game.id, "played_at": game.played_at, "color": color, "rating": s.rating,
             "accuracy": s.accuracy, "acpl": s.acpl, "inaccuracy": s.inaccuracy,
-            "mistake": s.mistake, "blunder": s.blunder, "level": level_json(s.level),
+            "mistake": s.mistake, "blunder": s.blunder, "counts_computed": s.counts_computed,
+            "level": level_json(s.level),
             "turning_point": turning_json(s.turning_point)}
 
 
