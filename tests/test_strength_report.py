@@ -121,3 +121,35 @@ def test_cli_errors_are_one_line(db: Path) -> None:
     assert blitz.returncode == 1 and "no analysed blitz games" in blitz.stderr
     nobody = _cli(db, "strength", "nobody")
     assert nobody.returncode == 1 and "no games of 'nobody'" in nobody.stderr
+
+
+def test_the_bundled_players_analysed_blitz_games_hold_his_rating(tmp_path: Path) -> None:
+    """Issue 33: indexinator's 9 games of 2025-10 analysed by Lichess (blitz 1399–1454 before
+    and after them) give a set range that holds his rating, on the blitz scale; every game's
+    range too holds his rating (each range is honest on its own)."""
+    path = tmp_path / "demo.db"
+    api.import_file(api.demo_file(api.DEMO_ANALYSED_FILE), db=path, user="indexinator")
+    report = api.strength("indexinator", db=path, perf="blitz")
+    assert report.model == "level-blitz-2" and len(report.games) == 9
+    recent = report.recent.level
+    assert recent is not None and recent.games == 9
+    assert recent.low <= 1399 and 1454 <= recent.high
+    for g, color in report.games:
+        level = g.side(color).level
+        rating = g.side(color).rating
+        assert level is not None and rating is not None
+        assert level.low <= level.estimate <= level.high
+    held = sum(1 for g, c in report.games
+               if g.side(c).level.low <= (g.side(c).rating or 0) <= g.side(c).level.high)  # type: ignore[union-attr]
+    assert held >= 7  # a 10–90 % range: about 8 of 9
+
+
+def test_lichess_evals_from_2023_on_are_read_on_the_training_scale() -> None:
+    from tracker.analysis.evals import PlyEval
+    from tracker.analysis.level import NORMALISED_FROM_MS, on_training_scale
+
+    evals = [PlyEval(100, None), PlyEval(None, -3), PlyEval(None, None), PlyEval(-31, None)]
+    assert on_training_scale(evals, NORMALISED_FROM_MS - 1) == evals
+    assert on_training_scale(evals, None) == evals
+    assert on_training_scale(evals, NORMALISED_FROM_MS) == [
+        PlyEval(166, None), PlyEval(None, -3), PlyEval(None, None), PlyEval(-51, None)]

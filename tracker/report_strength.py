@@ -31,6 +31,7 @@ from tracker.analysis.level import (
     game_level,
     level_features,
     load_level_model,
+    on_training_scale,
     set_level,
 )
 from tracker.analysis.turning import GameTurn, TurningPoint, turning_points, win_curve
@@ -251,11 +252,13 @@ def game_strength(game: AnalysedGame, model: LevelModel | None) -> GameStrength:
     sided: tuple[tuple[Color, Any, Any, TurningPoint | None], ...] = (
         ("white", game.white, summary.white, turns.white),
         ("black", game.black, summary.black, turns.black))
+    local = game.analysis.source == "engine"
+    scaled = evals if local else on_training_scale(evals, game.created_at_ms)
     for color, who, player, point in sided:
-        features = level_features(evals, color, white_first=white_first, clock=clock,
+        features = level_features(scaled, color, white_first=white_first, clock=clock,
                                   clocks=clocks, result=_score(game.result, color),
                                   status=game.status,
-                                  local=game.analysis.source == "engine")
+                                  local=local)
         level = game_level(model, features) if model is not None and features.moves else None
         sides[color] = SideStrength(
             color, who[0], who[1], who[2], player.accuracy, player.acpl, player.inaccuracy,
