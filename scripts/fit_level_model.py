@@ -402,10 +402,18 @@ class AcplLine:
         est = self.predict(acpl)
         return est, est + self.r10, est + self.r90
 
+    def figures(self, acpl: Floats, real: Floats) -> dict[str, Any]:
+        return figures(*self.ranges(acpl), real)
+
 
 def median_ranges(train: Floats, n: int) -> tuple[Floats, Floats, Floats]:
     med, p10, p90 = (float(v) for v in np.percentile(train, [50, 10, 90]))
     return np.full(n, med), np.full(n, p10), np.full(n, p90)
+
+
+def median_figures(train: Floats, real: Floats) -> dict[str, Any]:
+    """The training median's :func:`figures` on ``real``."""
+    return figures(*median_ranges(train, len(real)), real)
 
 
 @dataclass
