@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -235,26 +235,24 @@ def summary(game: GameFeatures) -> list[float]:
     losing = [i for i in range(n) if before[i] < 15]
     mean_acc, mean_root = sum(acc) / n, sum(root) / n
     ordered = sorted(root)
-
-    def rate(pred: Callable[[float], bool], idx: Sequence[int] = range(n)) -> float:
-        return sum(1 for i in idx if pred(loss[i])) / len(idx)
-
+    flags = {edge: [x >= edge for x in loss] for edge in (5, 10, 15)}
+    le1 = [x <= 1 for x in loss]
     out = [math.log1p(game.acpl or 0), mean_acc, _mean([acc[i] for i in balanced], mean_acc),
-           rate(lambda x: x >= 5), rate(lambda x: x >= 10), rate(lambda x: x >= 15),
-           rate(lambda x: x <= 1), rate(lambda x: x <= 0), mean_root, math.log(n),
+           sum(flags[5]) / n, sum(flags[10]) / n, sum(flags[15]) / n,
+           sum(le1) / n, sum(1 for x in loss if x <= 0) / n, mean_root, math.log(n),
            len(balanced) / n, len(winning) / n, len(losing) / n,
            _mean([root[i] for i in winning], mean_root),
            _mean([root[i] for i in losing], mean_root),
            _mean([root[i] for i in balanced], mean_root),
            _quantile(ordered, 0.5), _quantile(ordered, 0.75), _quantile(ordered, 0.9)]
-    le1, ge10 = rate(lambda x: x <= 1), rate(lambda x: x >= 10)
     for first, last in _PHASES:
         idx = [i for i in range(n) if first <= moves[i].ply <= last]
         if idx:
-            out += [_mean([root[i] for i in idx], mean_root), rate(lambda x: x <= 1, idx),
-                    rate(lambda x: x >= 10, idx), len(idx) / n]
+            out += [_mean([root[i] for i in idx], mean_root),
+                    sum(1 for i in idx if le1[i]) / len(idx),
+                    sum(1 for i in idx if flags[10][i]) / len(idx), len(idx) / n]
         else:
-            out += [mean_root, le1, ge10, 0.0]
+            out += [mean_root, out[6], out[4], 0.0]
     return out
 
 
