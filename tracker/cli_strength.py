@@ -97,8 +97,12 @@ def _print_player(t: Tools, report: PlayerStrength, shown: int) -> None:
     for m in report.months:
         months.add_row(m.label, str(m.games), _level(m.level), _fide(m))
     t.out.print(months)
+    recent = report.recent.level
+    extra = recent.note if recent is not None and recent.note else None
+    if extra and report.note and extra.startswith(report.note):
+        extra = extra[len(report.note):].lstrip("; ") or None  # said once above
     t.say(t.out, f"last {min(games, api.RECENT_GAMES)} games together: "
-                 f"{_level(report.recent.level)}")
+                 f"{_level(recent)}" + (f" ({extra})" if extra else ""))
     table = Table("date", "colour", "rating", "accuracy", "ACPL", "?!/?/??", "level shown",
                   "turning point", box=box.SIMPLE_HEAD)
     for g, color in report.games[:shown]:
