@@ -13,7 +13,7 @@ from statistics import median
 
 import pytest
 
-from tests.conftest import ANALYSED
+from tests.conftest import ANALYSED, SINGLE
 from tracker import api
 from tracker.importing import import_file
 from tracker.report_strength import GAME_KEYS
@@ -153,3 +153,42 @@ def test_lichess_evals_from_2023_on_are_read_on_the_training_scale() -> None:
     assert on_training_scale(evals, None) == evals
     assert on_training_scale(evals, NORMALISED_FROM_MS) == [
         PlyEval(166, None), PlyEval(None, -3), PlyEval(None, None), PlyEval(-51, None)]
+
+
+def _partial_and_bare(tmp_path: Path, keep: int) -> Path:
+    """The real game q7ZvsdUF (125 plies with Lichess's evals and glyphs) with only its first
+    ``keep`` evals kept and every glyph removed."""
+    import re
+
+    text = SINGLE.read_text()
+    seen = [0]
+
+    def one(m: re.Match[str]) -> str:
+        seen[0] += 1
+        return m.group(0) if seen[0] <= keep else ""
+
+    text = re.sub(r"\[%eval [^\]]*\]", one, text)
+    text = re.sub(r"(?<=[^\s?!])[?!]+(?=\s)", "", text)  # the glyphs ?! ? ?? !? after moves
+    path = tmp_path / f"partial-{keep}.pgn"
+    path.write_text(text)
+    return path
+
+
+def test_a_game_with_evals_on_part_of_it_says_how_much(tmp_path: Path) -> None:
+    """Issue 33 item 5: 3 evals for 125 plies: the game says so, and the level and counts read
+    only the covered plies."""
+    db = tmp_path / "partial.db"
+    api.import_file(_partial_and_bare(tmp_path, 3), db=db)
+    game = api.strength_game("q7ZvsdUF", db=db)
+    assert game.covered == (3, 125)
+    assert game.coverage_note == ("evals cover 3 of 125 plies (2 %): accuracy, ACPL, counts and "
+                                  "the level read only those")
+    white = game.side("white")
+    assert white.level is not None and white.level.moves == 2  # plies 1 and 3
+    assert white.counts_computed  # no glyph left: computed, not a false 0
+    full = tmp_path / "full.db"
+    api.import_file(SINGLE, db=full)
+    whole = api.strength_game("q7ZvsdUF", db=full)
+    assert whole.coverage_note is None and whole.covered == (125, 125)
+    # this real export has [%eval] but no glyph at all (issue 33 item 6): computed counts
+    assert whole.side("white").counts_computed and whole.side("white").inaccuracy > 0
