@@ -252,7 +252,8 @@ def test_an_engine_that_dies_makes_a_partial_run_that_says_so(store: Store, tmp_
     import_file(bare_export(tmp_path), store=store)
     done = run_analyse(store, "reda46", last=3, nodes=NODES, jobs=2, engine_path=str(engine))
     assert (done.status, done.analysed) == ("partial", 0)
-    assert done.message is not None and "engine stopped" in done.message
+    assert done.message is not None and done.message.startswith(
+        f"the engine Dying 1 ({engine}) stopped: engine process died")
     assert stored.count_analysed(store, "reda46") == {}
 
 

@@ -63,9 +63,11 @@ def test_a_game_without_evals_or_with_broken_ones_is_imported_without_them() -> 
     broken = json.dumps(obj)
     (record,) = read_ndjson([broken])
     assert record.analysis is None and record.plies == 91
-    obj["analysis"][3] = {"eval": 10**9}
+    obj["analysis"][3] = {"eval": 10**9}  # out of range: that eval alone dropped, counted
     (record,) = read_ndjson([json.dumps(obj)])
-    assert record.analysis is None
+    assert record.analysis is not None and record.analysis.dropped == 1
+    assert record.analysis.evals[3] == PlyEval(None, None)
+    assert record.analysis.evals[4].cp == obj["analysis"][4]["eval"]
 
 
 def test_pgn_evals_equal_the_ndjson_export_of_the_same_game() -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CMRADE, DB2013, INDEXINATOR, INDEXINATOR_LATER, SINGLE
+from tests.conftest import CMRADE, DB2013, INDEXINATOR, INDEXINATOR_LATER, SINGLE, default_sigint
 from tracker import api
 from tracker.importing import import_file
 from tracker.sources.files import InputError
@@ -188,7 +188,8 @@ def test_cli_ctrl_c_says_what_was_kept_and_a_rerun_finishes(tmp_path: Path) -> N
                 out.write(line.replace('"id":"', f'"id":"{i:02d}', 1) + "\n")
     db = tmp_path / "t.db"
     cmd = [sys.executable, "-m", "tracker.cli", "--db", str(db), "import-file", str(big)]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=default_sigint)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:  # wait until the first batches are in
         time.sleep(0.2)

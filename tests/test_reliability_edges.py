@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CMRADE, DB2013, INDEXINATOR_LATER, SINGLE
+from tests.conftest import CMRADE, DB2013, INDEXINATOR_LATER, SINGLE, default_sigint
 from tests.test_reliability_dashboard import PAGES, open_app, page_text
 from tracker import api
 from tracker.importing import import_file
@@ -94,7 +94,7 @@ def test_a_stopped_fide_link_says_so_with_its_exit_code(tmp_path: Path, sig: int
              "indexinator", "35009192", "--base-url",
              f"http://127.0.0.1:{silent.getsockname()[1]}"],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            env={**os.environ, "NO_COLOR": "1"})
+            env={**os.environ, "NO_COLOR": "1"}, preexec_fn=default_sigint)
         conn, _ = silent.accept()
         time.sleep(0.5)  # the request sent, the answer awaited
         proc.send_signal(sig)

@@ -155,40 +155,72 @@ def test_lichess_evals_from_2023_on_are_read_on_the_training_scale() -> None:
         PlyEval(166, None), PlyEval(None, -3), PlyEval(None, None), PlyEval(-51, None)]
 
 
-def _partial_and_bare(tmp_path: Path, keep: int) -> Path:
-    """The real game q7ZvsdUF (125 plies with Lichess's evals and glyphs) with only its first
-    ``keep`` evals kept and every glyph removed."""
-    import re
-
-    text = SINGLE.read_text()
-    seen = [0]
-
-    def one(m: re.Match[str]) -> str:
-        seen[0] += 1
-        return m.group(0) if seen[0] <= keep else ""
-
-    text = re.sub(r"\[%eval [^\]]*\]", one, text)
-    text = re.sub(r"(?<=[^\s?!])[?!]+(?=\s)", "", text)  # the glyphs ?! ? ?? !? after moves
-    path = tmp_path / f"partial-{keep}.pgn"
-    path.write_text(text)
-    return path
-
-
-def test_a_game_with_evals_on_part_of_it_says_how_much(tmp_path: Path) -> None:
-    """Issue 33 item 5: 3 evals for 125 plies: the game says so, and the level and counts read
-    only the covered plies."""
-    db = tmp_path / "partial.db"
-    api.import_file(_partial_and_bare(tmp_path, 3), db=db)
+def test_a_real_pgn_with_evals_but_no_glyph_gets_computed_counts(tmp_path: Path) -> None:
+    """Issue 33 item 6: the real export q7ZvsdUF has ``[%eval]`` on all 125 plies but no
+    ``?!``/``?``/``??``: its counts are computed from the evals, marked so, never a false 0."""
+    db = tmp_path / "full.db"
+    api.import_file(SINGLE, db=db)
     game = api.strength_game("q7ZvsdUF", db=db)
-    assert game.covered == (3, 125)
-    assert game.coverage_note == ("evals cover 3 of 125 plies (2 %): accuracy, ACPL, counts and "
-                                  "the level read only those")
+    assert game.covered and (game.evaluated, game.plies) == (125, 125)
     white = game.side("white")
-    assert white.level is not None and white.level.moves == 2  # plies 1 and 3
-    assert white.counts_computed  # no glyph left: computed, not a false 0
-    full = tmp_path / "full.db"
-    api.import_file(SINGLE, db=full)
-    whole = api.strength_game("q7ZvsdUF", db=full)
-    assert whole.coverage_note is None and whole.covered == (125, 125)
-    # this real export has [%eval] but no glyph at all (issue 33 item 6): computed counts
-    assert whole.side("white").counts_computed and whole.side("white").inaccuracy > 0
+    assert white.counts_computed and white.inaccuracy > 0
+    (side,) = [g for g in api.strength_game_json(game)["games"] if g["color"] == "white"]
+    assert side["counts_computed"] is True
+
+
+def _partial_export(tmp_path: Path) -> tuple[Path, str, int]:
+    """reda46's export with the longest game's ``analysis[]`` cut to its first 3 entries:
+    ``(file, that game's id, its plies that need an eval)`` (a checkmating ply has none)."""
+    lines = [json.loads(line) for line in ANALYSED.read_text().splitlines()]
+    longest = max(lines, key=lambda g: len(g["moves"].split()))
+    plies = len(longest["moves"].split()) - (longest["status"] == "mate")
+    longest["analysis"] = longest["analysis"][:3]
+    path = tmp_path / "partial.ndjson"
+    path.write_text("".join(json.dumps(g) + "\n" for g in lines))
+    return path, longest["id"], plies
+
+
+def test_a_partial_analysis_shows_its_coverage_and_counts_in_no_level(
+        any_store: Store, tmp_path: Path) -> None:
+    path, game_id, plies = _partial_export(tmp_path)
+    assert plies > 100
+    import_file(path, store=any_store, user="reda46")
+    report = api.strength("reda46", db=any_store, perf="rapid")
+    assert (len(report.games), report.partial) == (41, 1)
+    game = next(g for g, _ in report.games if g.id == game_id)
+    assert (game.evaluated, game.plies, game.covered) == (3, plies, False)
+    assert game.coverage_text == f"evals for 3 of {plies} plies"
+    for side in (game.white, game.black):
+        assert (side.accuracy, side.acpl, side.level) == (None, None, None)
+    # every other game is covered, and the months count 40 games, not 41
+    assert all(g.covered for g, _ in report.games if g.id != game_id)
+    assert sum(m.games for m in report.months) == 40
+    data = report.to_json()
+    partial = next(g for g in data["games"] if g["id"] == game_id)
+    assert partial["coverage"] == {"evals": 3, "plies": plies, "full": False}
+    assert (partial["accuracy"], partial["level"]) == (None, None)
+    full = next(g for g in data["games"] if g["id"] != game_id)
+    assert full["coverage"]["full"] is True and full["accuracy"] is not None
+    one = api.strength_game(game_id, db=any_store)
+    assert one.coverage_text == f"evals for 3 of {plies} plies" and not one.covered
+
+
+def test_the_cli_says_what_a_partial_analysis_covers(tmp_path: Path) -> None:
+    path, game_id, plies = _partial_export(tmp_path)
+    db = tmp_path / "p.db"
+    with Store(str(db)) as store:
+        import_file(path, store=store, user="reda46")
+    env = {**os.environ, "COLUMNS": "200"}
+    done = subprocess.run([sys.executable, "-m", "tracker.cli", "--db", str(db), "strength",
+                           "--game", game_id], capture_output=True, text=True, env=env,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert f"evals for 3 of {plies} plies (partial: no accuracy, ACPL or level)" in done.stdout
+    assert "accuracy -, ACPL -" in done.stdout
+    listed = subprocess.run([sys.executable, "-m", "tracker.cli", "--db", str(db), "strength",
+                             "reda46", "--games", "50"], capture_output=True, text=True,
+                            env=env, timeout=120)
+    assert listed.returncode == 0, listed.stderr
+    assert f"- (evals for 3 of {plies} plies)" in listed.stdout
+    assert ("1 game with evals for part of the plies only: no accuracy, ACPL or level, and "
+            "left out of the levels above") in listed.stdout

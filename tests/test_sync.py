@@ -66,7 +66,7 @@ def test_roster_sync_then_nothing_to_fetch(server: LichessServer, roster: Roster
     added = _club(db, roster, tmp_path)
     assert len(added.added) == 11
     assert added.bad == ["row 13: 'member12!' is not a Lichess username (2-30 letters, "
-                         "digits, _ or -)"]
+                         "digits, _ or -, starting with a letter or digit)"]
     seen: list[tuple[int, int, str]] = []
     first = api.sync("club", db=db, base_url=server.url,
                      on_player=lambda i, n, u: seen.append((i, n, u)))

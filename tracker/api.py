@@ -65,6 +65,7 @@ if TYPE_CHECKING:
     from tracker.calibration import ModelGap as ModelGap
     from tracker.config import ENV_READ_ONLY as ENV_READ_ONLY
     from tracker.exact import dumps as dumps
+    from tracker.exact import figure as figure
     from tracker.exact import shown as shown
     from tracker.fide import CHAPTERS as CHAPTERS
     from tracker.fide import DEFAULT_CHAPTER as DEFAULT_CHAPTER
@@ -91,6 +92,7 @@ if TYPE_CHECKING:
     from tracker.presentation import band_json as band_json
     from tracker.presentation import conversion_json as conversion_json
     from tracker.presentation import conversion_text as conversion_text
+    from tracker.presentation import csv_cell as csv_cell
     from tracker.presentation import excluded_text as excluded_text
     from tracker.presentation import game_row as game_row
     from tracker.presentation import gap_text as gap_text
@@ -151,9 +153,9 @@ _LAZY: Final[dict[str, str]] = {
     "PerfError": "tracker.perfs",
     **dict.fromkeys(("GAME_KEYS", "PERIOD_KEYS", "SCALE_CSV_KEYS", "band_json",
                      "conversion_json", "excluded_text", "game_row", "period_json",
-                     "periods_csv", "answer_text", "conversion_text", "gap_text", "k_text",
-                     "rating_text", "real_now", "start_text"), "tracker.presentation"),
-    **dict.fromkeys(("dumps", "shown"), "tracker.exact"),
+                     "periods_csv", "answer_text", "conversion_text", "csv_cell", "gap_text",
+                     "k_text", "rating_text", "real_now", "start_text"), "tracker.presentation"),
+    **dict.fromkeys(("dumps", "figure", "shown"), "tracker.exact"),
     "SPEEDS": "tracker.records",
     **dict.fromkeys(("GameDetail", "NoGamesError", "PeriodRow", "RealLine", "ReplayReport",
                      "ScaleError", "saved_scale_note"), "tracker.report"),
@@ -371,6 +373,7 @@ def drop_passes(username: str | None = None, *, db: Db = None) -> int:
     dropped. Raises UnknownPlayerError for a player with no games."""
     from tracker.store import queries, snapshots
 
+    check_writable(db, "dropping saved passes")
     store = open_store(db)
     uid = None if username is None else queries.resolve_player(store, username)
     return snapshots.drop_passes(store, uid)
@@ -417,6 +420,7 @@ def import_uploads(
     are imported as one run; the folder is removed after."""
     import tempfile
 
+    check_writable(db, "importing games")
     with tempfile.TemporaryDirectory(prefix="tracker-upload-") as tmp:
         paths = []
         for i, (name, content) in enumerate(uploads):

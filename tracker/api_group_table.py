@@ -176,10 +176,13 @@ def group_table_json(table: GroupTable, sort: str | None = None, *,
 def group_table_csv(table: GroupTable, sort: str | None = None, *,
                     descending: bool | None = None) -> str:
     """``tracker group show --csv``: a header of :data:`GROUP_KEYS` and one line per member
-    (an empty cell for a missing value), sorted as :func:`group_table_json` sorts."""
+    (an empty cell for a missing value, text a spreadsheet would compute escaped: see
+    :func:`~tracker.presentation.csv_cell`), sorted as :func:`group_table_json` sorts."""
+    from tracker.presentation import csv_cell
+
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(GROUP_KEYS)
     for player in group_table_json(table, sort, descending=descending)["players"]:
-        writer.writerow(["" if player[k] is None else player[k] for k in GROUP_KEYS])
+        writer.writerow([csv_cell(player[k]) for k in GROUP_KEYS])
     return buf.getvalue()

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tracker.api import open_store
+from tracker.api import check_writable, open_store
 from tracker.errors import ArgumentError
 
 if TYPE_CHECKING:
@@ -54,6 +54,7 @@ def group_create(name: str, *, db: Db = None) -> GroupInfo:
     (exit 1)."""
     from tracker.store import groups
 
+    check_writable(db, "changing groups")
     return groups.create_group(open_store(db, create=True), name)
 
 
@@ -91,9 +92,43 @@ def read_roster(path: str | os.PathLike[str]) -> tuple[list[Member], list[str]]:
     Columns ``username`` and optional ``fide_id``; a first row whose first cell is
     ``username`` is a header. Blank lines are skipped. A bad row (a third column, no username,
     a name that cannot be a Lichess username, a FIDE id that is not one) is one line
-    ``"row N: reason"`` (N: the file's line number). Raises ArgumentError (exit 2) when the
-    file cannot be read as UTF-8 text.
+    ``"row N: reason"`` (N: the file's line number); a user on several rows with different
+    FIDE ids is one line naming them (see :func:`conflicts`) and is not read at all. Raises
+    ArgumentError (exit 2) when the file cannot be read as UTF-8 text.
     """
+    rows, bad = _roster_rows(path)
+    members, clashes = conflicts(rows)
+    return members, bad + clashes
+
+
+def conflicts(entries: Sequence[tuple[str, Member]]) -> tuple[list[Member], list[str]]:
+    """``[(where, member), …]`` (``where``: ``"row 3"``, ``"--fide"``…) → ``(members, bad)``:
+    a user given more than once with different FIDE ids is left out and is one line naming
+    every place (``"rows 3 and 7: 'alice' is given with different FIDE ids (12345, 67890):
+    not added"``), never the last one winning silently. Given twice with one FIDE id (or one
+    with and one without) the entries stand, as :func:`~tracker.store.groups.add_members`
+    merges them."""
+    ids: dict[str, list[tuple[str, Member]]] = {}
+    for where, m in entries:
+        ids.setdefault(m.user_id, []).append((where, m))
+    clashing: dict[str, str] = {}
+    for uid, given in ids.items():
+        fides = list(dict.fromkeys(m.fide_id for _, m in given if m.fide_id is not None))
+        if len(fides) > 1:
+            places = [w for w, _ in given]
+            rows = all(w.startswith("row ") for w in places)
+            named = ("rows " + _and([w.removeprefix("row ") for w in places]) if rows
+                     else _and(places))
+            clashing[uid] = (f"{named}: {given[0][1].username!r} is given with different "
+                             f"FIDE ids ({', '.join(map(str, fides))}): not added")
+    return ([m for _, m in entries if m.user_id not in clashing], list(clashing.values()))
+
+
+def _and(words: Sequence[str]) -> str:
+    return ", ".join(words[:-1]) + " and " + words[-1] if len(words) > 1 else "".join(words)
+
+
+def _roster_rows(path: str | os.PathLike[str]) -> tuple[list[tuple[str, Member]], list[str]]:
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8-sig")
@@ -101,7 +136,7 @@ def read_roster(path: str | os.PathLike[str]) -> tuple[list[Member], list[str]]:
         raise ArgumentError(f"cannot read the roster {p}: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
         raise ArgumentError(f"the roster {p} is not UTF-8 text") from None
-    found: list[Member] = []
+    found: list[tuple[str, Member]] = []
     bad: list[str] = []
     reader = csv.reader(text.splitlines())
     for i, row in enumerate(reader):
@@ -115,7 +150,8 @@ def read_roster(path: str | os.PathLike[str]) -> tuple[list[Member], list[str]]:
             bad.append(f"row {line}: {len(cells)} columns, expected username[,fide_id]")
             continue
         try:
-            found.append(_member(cells[0], cells[1] if len(cells) > 1 else None))
+            found.append((f"row {line}", _member(cells[0], cells[1] if len(cells) > 1
+                                                  else None)))
         except ValueError as exc:
             bad.append(f"row {line}: {exc}")
     return found, bad
@@ -129,26 +165,33 @@ def group_add(name: str, users: Sequence[str] = (), *, fide: Mapping[str, int] |
     ``users``: Lichess usernames; ``fide``: ``{username: FIDE id}`` (any case; a user named
     only here is added too); ``from_csv``: a roster (see :func:`read_roster`). No network: a
     member's games are imported, and its FIDE id linked, by ``tracker sync --group NAME``.
-    A bad username or row is one line in ``bad`` and the rest is added. Raises
+    A bad username or row is one line in ``bad`` and the rest is added; so is a user given
+    with different FIDE ids (roster rows, ``--fide``: see :func:`conflicts`), who is not
+    added. Raises
     UnknownGroupError, ArgumentError (an unreadable roster; nothing added).
     """
     from tracker.store import groups
 
+    check_writable(db, "changing groups")
     store = open_store(db)
     gname = groups.check_name(name)
     fide_by_id = {u.strip().lower(): f for u, f in (fide or {}).items()}
-    todo: list[Member] = []
+    given: list[tuple[str, Member]] = []
     bad: list[str] = []
     if from_csv is not None:
-        todo, bad = read_roster(from_csv)
+        given, bad = _roster_rows(from_csv)
     named = list(users) + [u for u in (fide or {}) if u.strip().lower() not in
                            {x.strip().lower() for x in users}]
     for user in named:
         try:
-            todo.append(_member(user, fide_by_id.get(user.strip().lower())))
+            fid = fide_by_id.get(user.strip().lower())
+            given.append(("--fide" if fid is not None else "the command line",
+                          _member(user, fid)))
         except ValueError as exc:
             bad.append(f"{user!r}: {exc}")
+    todo, clashes = conflicts(given)
     changes = groups.add_members(store, gname, todo)
+    bad += clashes
     return GroupAddResult(gname, changes.added, changes.already, bad)
 
 
@@ -157,6 +200,7 @@ def group_remove(name: str, users: Sequence[str], *, db: Db = None) -> GroupRemo
     FIDE links stay). Raises UnknownGroupError."""
     from tracker.store import groups
 
+    check_writable(db, "changing groups")
     gname = groups.check_name(name)
     removed, missing = groups.remove_members(open_store(db), gname, users)
     return GroupRemoveResult(gname, removed, missing)
@@ -234,6 +278,7 @@ def sync(
     from tracker.sources.lichess import make_session
     from tracker.store import groups, queries
 
+    check_writable(db, "syncing players")
     key = resolve_token(token, token_file)
     store = open_store(db, create=True)
     if group is not None:
@@ -279,6 +324,8 @@ def group_calibrate(name: str, perf: str, *, db: Db = None, save: bool = True) -
     (``tracker sync --group NAME`` first). Raises UnknownGroupError, PerfError."""
     from tracker.calibration import calibrate
 
+    if save:
+        check_writable(db, "saving a club model")
     return calibrate(open_store(db), name, perf, save=save)
 
 

@@ -56,10 +56,12 @@ def analyse(
     finished game is stored at once: an interrupted run keeps them, and the same call goes
     on. Games with Lichess's evals are never analysed again.
 
-    Raises ArgumentError (exit 2) for a bad value, UnknownPlayerError for a player without
+    Raises ReadOnlyError (exit 1) on a read-only database, before any engine starts;
+    ArgumentError (exit 2) for a bad value, UnknownPlayerError for a player without
     games, EngineMissingError (one line: ``apt-get install stockfish``) where no engine is
     installed and a game needs one.
     """
+    from tracker.api import check_writable
     from tracker.importing.analyse import run_analyse
     from tracker.perfs import perf_key
     from tracker.sources.engine import DEFAULT_NODES
@@ -75,6 +77,8 @@ def analyse(
     except ImportArgumentError as exc:
         raise ArgumentError(str(exc)) from None
     key = perf_key(perf) if perf is not None else None
+    # Read-only: refused before the store is opened and any engine starts.
+    check_writable(db, "analysing games")
     store = _store(db)
     uid = queries.resolve_player(store, username)
     return run_analyse(store, uid, perf=key, since_ms=since_ms, last=last,

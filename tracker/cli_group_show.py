@@ -14,10 +14,9 @@ from tracker.errors import ArgumentError
 
 
 def _n(x: Any, signed: bool = False) -> str:
-    """A figure for the terminal: ``—`` when missing, a half as ``.5``, ``+`` on changes."""
-    if x is None:
-        return "—"
-    return f"{x:+}" if signed and x else f"{x}"
+    """A figure for the terminal: ``—`` when missing, a half as ``.5`` (never ``3099/2``),
+    ``+`` on positive changes."""
+    return api.rating_text(x, "—", signed=signed)
 
 
 @group_app.command("show", short_help="The group's table: each member's FIDE rating now.",

@@ -108,7 +108,8 @@ def _print_player(t: Tools, report: PlayerStrength, shown: int) -> None:
     for g, color in report.games[:shown]:
         s = g.side(color)
         table.add_row(g.played_at.strftime("%Y-%m-%d"), color, str(s.rating or "-"),
-                      "-" if s.accuracy is None else f"{s.accuracy}%",
+                      (f"- ({g.coverage_text})" if not g.covered else
+                       "-" if s.accuracy is None else f"{s.accuracy}%"),
                       "-" if s.acpl is None else str(s.acpl),
                       f"{s.inaccuracy}/{s.mistake}/{s.blunder}{'*' if s.counts_computed else ''}",
                       _level(s.level),
@@ -116,6 +117,10 @@ def _print_player(t: Tools, report: PlayerStrength, shown: int) -> None:
     t.out.print(table)
     if any(g.side(c).counts_computed for g, c in report.games[:shown]):
         t.say(t.out, f"* ?!/?/??{COMPUTED}")
+    if report.partial:
+        t.say(t.out, f"{report.partial} game{'s' if report.partial != 1 else ''} with evals "
+                     "for part of the plies only: no accuracy, ACPL or level, and left out of "
+                     "the levels above")
     if games > shown:
         t.say(t.out, f"{shown} newest of {games} games shown (--games N for more); the rating "
                      "is the player's Lichess rating, for comparison: the level never reads it")
@@ -130,8 +135,9 @@ def _fide(m: SetLevel) -> str:
 
 def _print_game(t: Tools, g: GameStrength) -> None:
     source = g.engine or "Lichess's server analysis"
-    t.say(t.out, f"{g.id} ({g.perf or '?'}, {g.played_at:%Y-%m-%d}), evals: {source}"
-                 + (f"; {g.coverage_note}" if g.coverage_note else ""))
+    t.say(t.out, f"{g.id} ({g.perf or '?'}, {g.played_at:%Y-%m-%d}), evals: {source}, "
+                 f"{g.coverage_text}"
+                 + ("" if g.covered else " (partial: no accuracy, ACPL or level)"))
     for color in ("white", "black"):
         s = g.side(color)
         acc = "-" if s.accuracy is None else f"{s.accuracy}%"

@@ -29,6 +29,30 @@ def shown(x: Fraction | Decimal | None, places: str = "0.01") -> Decimal | None:
     return d.quantize(Decimal(places), rounding=ROUND_HALF_UP)
 
 
+def figure(x: int | Fraction | Decimal, *, signed: bool = False) -> str:
+    """An exact number as text for people, on every Python (``Fraction`` takes no format spec
+    before 3.12): an integer as ``1549``; a fraction with a finite decimal expansion exactly
+    (``3099/2`` → ``1549.5``); any other fraction to two decimals, rounded half up for display
+    only (``1/3`` → ``0.33``); a Decimal as written (``15.20``, never ``1.52E+1``).
+    ``signed``: a ``+`` before a positive number (a change: ``+2.5``; zero stays ``0``)."""
+    if isinstance(x, Fraction):
+        den = x.denominator
+        for p in (2, 5):
+            while den % p == 0:
+                den //= p
+        if x.denominator == 1:
+            text = str(x.numerator)
+        elif den == 1:  # terminating: exact (the context's 28 digits hold any rating)
+            text = format(Decimal(x.numerator) / Decimal(x.denominator), "f")
+        else:
+            text = format(shown(x), "f")
+    elif isinstance(x, Decimal):
+        text = format(x, "f")
+    else:
+        text = str(int(x))
+    return f"+{text}" if signed and x > 0 else text
+
+
 _DECIMAL_TOKEN = re.compile(r'"\\u0000dec:(-?[0-9.]+)"')
 
 

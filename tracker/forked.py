@@ -17,8 +17,10 @@ together. The items come out in the order they were sent. An error in the child 
 here once the items sent before it are taken, as it was raised there (its one line, when it
 does not pickle); a child that dies raises :class:`ForkedProcessError`. Ctrl+C and SIGTERM
 are this process's to act on: the child ignores them, and is ended (SIGKILL) and reaped when
-the ``with`` block ends, however it ends; a child whose parent was killed ends at its next
-``send`` (the pipe is closed).
+the ``with`` block ends, however it ends. A child whose parent was killed (even by SIGKILL)
+ends too: on Linux the kernel kills it (``PR_SET_PDEATHSIG``), and else its next ``send``
+finds the pipe closed (each process holds only its own end of the pipe) or its parent
+changed, and it exits.
 
 Used only where a fork is safe and possible (:func:`available`): Linux (``fork``; not macOS,
 where system libraries run threads of their own), from the main thread (a thread of a busy
@@ -30,6 +32,8 @@ opened: a database store disposes of its pool in the child first (SQLAlchemy's f
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import ctypes.util
 import multiprocessing
 import os
 import pickle
@@ -66,14 +70,35 @@ def available() -> bool:
             and threading.current_thread() is threading.main_thread())
 
 
+#: Linux's ``prctl`` option: the signal the kernel sends a process when its parent dies.
+_PR_SET_PDEATHSIG: Final = 1
+
+
+def _die_with_parent(parent: int) -> None:
+    """In the child: be killed when the parent process dies (Linux), and exit at once if it
+    died already (the child then has another parent)."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):  # no libc: the checks below remain
+            libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+    _exit_if_orphaned(parent)
+
+
+def _exit_if_orphaned(parent: int) -> None:
+    """Exit now when the process that forked this one is gone (this one was re-parented)."""
+    if os.getppid() != parent:
+        os._exit(1)
+
+
 class _Feeder(threading.Thread):
     """The child's writer to the pipe: one blocking write a message, outside the GIL, from a
     queue the work fills. A closed pipe (the parent gone) is kept as :attr:`error`; the queue
     is then drained, so the work never waits on it."""
 
-    def __init__(self, conn: Connection, queued: int) -> None:
+    def __init__(self, conn: Connection, queued: int, parent: int) -> None:
         super().__init__(name="tracker forked feeder", daemon=True)
         self.conn = conn
+        self.parent = parent
         self.queue: queue.Queue[bytes | None] = queue.Queue(queued)
         self.error: OSError | None = None
 
@@ -86,7 +111,9 @@ class _Feeder(threading.Thread):
                     self.error = exc
 
     def send(self, message: tuple[Any, ...]) -> None:
-        """Queue ``message`` (pickled here); raises the pipe's error once it is closed."""
+        """Queue ``message`` (pickled here); raises the pipe's error once it is closed, and
+        exits the process when its parent is gone."""
+        _exit_if_orphaned(self.parent)
         if self.error is not None:
             raise self.error
         self.queue.put(pickle.dumps(message, pickle.HIGHEST_PROTOCOL))
@@ -97,11 +124,16 @@ class _Feeder(threading.Thread):
         self.join()
 
 
-def _child(conn: Connection, work: Callable[[Send], None], queued: int) -> None:
-    """The child process: ``work(send)``, then say how it ended."""
+def _child(conn: Connection, other: Connection, parent: int, work: Callable[[Send], None],
+           queued: int) -> None:
+    """The child process: ``work(send)``, then say how it ended. ``other`` is the parent's
+    end of the pipe, inherited by the fork: closed here, so that once the parent is gone a
+    write finds no reader (else it would wait forever on a pipe it reads itself)."""
+    other.close()
+    _die_with_parent(parent)
     for sig in (signal.SIGINT, signal.SIGTERM):  # the parent's to act on
         signal.signal(sig, signal.SIG_IGN)
-    feeder = _Feeder(conn, queued)
+    feeder = _Feeder(conn, queued, parent)
     feeder.start()
     try:
         work(lambda item: feeder.send(("item", item)))
@@ -123,7 +155,7 @@ def _items(receive: Connection, process: multiprocessing.process.BaseProcess, na
     while True:
         try:
             message: tuple[Any, ...] = receive.recv()
-        except EOFError:
+        except (EOFError, OSError):  # OSError: it died in the middle of a message
             process.join()
             raise ForkedProcessError(
                 f"the {name} process stopped (exit code {process.exitcode}) before the end of "
@@ -145,7 +177,7 @@ def beside(work: Callable[[Send], None], *, name: str, then: str = "", queued: i
     about it, after a semicolon. Call it only where :func:`available`."""
     context = multiprocessing.get_context("fork")
     receive, send = context.Pipe(duplex=False)
-    process = context.Process(target=_child, args=(send, work, queued),
+    process = context.Process(target=_child, args=(send, receive, os.getpid(), work, queued),
                               name=f"tracker {name}", daemon=True)
     process.start()
     send.close()  # the child's end: closed here, so the child's copy is the only one

@@ -20,6 +20,10 @@ from pathlib import Path
 from tracker import api
 from tracker.errors import ArgumentError, DashboardError, PortError
 
+#: ``client.showErrorDetails``: Streamlit's least revealing value (no message, type or trace
+#: of an uncaught exception; the app's own one-line ``st.error`` messages still show).
+SHOW_ERROR_DETAILS = "none"
+
 
 def app_path() -> Path:
     """The dashboard's ``app.py``: ``dashboard/`` in a source checkout, ``tracker/_dashboard/``
@@ -127,15 +131,19 @@ def dashboard(*, db: api.Db = None, port: int = 8501, host: str = "127.0.0.1",
     url = store.url
     check_port(host, port)
     cmd = [
-        sys.executable, "-m", "streamlit", "run", str(app_path()),
+        # -P: the launch folder is not put on sys.path, so a file there named like a module
+        # (``random.py``, ``streamlit.py``) cannot run inside the server.
+        sys.executable, "-P", "-m", "streamlit", "run", str(app_path()),
         "--server.address", host, "--server.port", str(port),
         "--server.headless", "true", "--browser.gatherUsageStats", "false",
         "--client.toolbarMode", "minimal",
+        # An error is shown to visitors as one line: no traceback, no server paths.
+        "--client.showErrorDetails", SHOW_ERROR_DETAILS,
         # Streamlit's own "You can now view … URL: …" then ends the output, with the URL last;
         # its info-level server log line would come after our banner and before it.
         "--logger.level", "warning",
     ]
-    env = dict(os.environ, TRACKER_DB=url)
+    env = dict(os.environ, TRACKER_DB=url, PYTHONSAFEPATH="1")
     env.pop(api.ENV_READ_ONLY, None)
     if read_only:
         env[api.ENV_READ_ONLY] = "1"

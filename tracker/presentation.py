@@ -16,6 +16,7 @@ from typing import Any, Final
 # The ``--json`` object itself (exact numbers, the contract scripts read) is the report's own:
 # built in tracker.report and re-exported here beside the text formats made from it.
 from tracker.exact import dumps as dumps
+from tracker.exact import figure as figure
 from tracker.exact import points as points
 from tracker.exact import shown as shown
 from tracker.fide.rules import round_half_away
@@ -40,11 +41,27 @@ def excluded_text(excluded: dict[str, int]) -> str:
 SCALE_CSV_KEYS: Final = ("scale", "band_min", "band_median", "band_max", "fide_real", "gap")
 
 
+#: What a spreadsheet reads as the start of a formula in a cell of text (OWASP's list).
+_FORMULA_START: Final = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: object) -> object:
+    """A value fit for a cell of every CSV export: ``""`` for ``None``; text a spreadsheet
+    would compute (``=…``, ``+…``, ``-2-3``, ``@…``, a leading tab or CR) behind a ``'``, so it
+    shows as written; numbers (a gap of ``-3.5``) as they are."""
+    if value is None:
+        return ""
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    return value
+
+
 def periods_csv(report: ReplayReport) -> str:
     """The periods of ``tracker replay --json`` as CSV: a header of :data:`PERIOD_KEYS`, then one
     row per period. Numbers exact as in the JSON, an empty cell for null, ``excluded`` written
-    with :func:`excluded_text`. On a FIDE scale or with a real FIDE line the columns of
-    :data:`SCALE_CSV_KEYS` follow (the scale's label, the band, the real rating and the gap)."""
+    with :func:`excluded_text`, text cells as :func:`csv_cell` writes them. On a FIDE scale
+    or with a real FIDE line the columns of :data:`SCALE_CSV_KEYS` follow (the scale's label,
+    the band, the real rating and the gap)."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     extra = report.scale != "lichess" or bool(report.real)
@@ -57,7 +74,7 @@ def periods_csv(report: ReplayReport) -> str:
             j.update(scale=report.scale_label, band_min=band.get("min"),
                      band_median=band.get("median"), band_max=band.get("max"),
                      fide_real=row.fide_real, gap=rating_json(row.gap))
-        writer.writerow("" if j[k] is None else j[k]
+        writer.writerow(csv_cell(j[k])
                         for k in (*PERIOD_KEYS, *(SCALE_CSV_KEYS if extra else ())))
     return buf.getvalue()
 
@@ -116,15 +133,14 @@ def game_row(detail: GameDetail) -> dict[str, Any]:
 
 # The answer in words: what the CLI's last lines and the dashboard's headline say.
 
-def rating_text(x: int | Fraction | Decimal | None, empty: str = "-") -> str:
-    """A rating as people read it: ``1499``, ``1605.5`` (a median of two), never ``1640.0``."""
+def rating_text(x: int | Fraction | Decimal | None, empty: str = "-", *,
+                signed: bool = False) -> str:
+    """A rating as people read it: ``1499``, ``1605.5`` (a median of two), never ``1640.0``
+    nor ``3211/2``; ``empty`` for none. ``signed``: a change or a gap, ``+`` before a positive
+    one (``+2.5``, ``-3``, ``0``). See :func:`tracker.exact.figure`."""
     if x is None:
         return empty
-    if isinstance(x, Decimal):
-        x = Fraction(x)
-    if isinstance(x, Fraction):
-        return str(x.numerator) if x.denominator == 1 else str(points(x))
-    return str(x)
+    return figure(Fraction(x) if isinstance(x, Decimal) else x, signed=signed)
 
 
 def k_text(row: PeriodRow) -> str:

@@ -130,6 +130,8 @@ class Analysis:
     eval, so a game ending in mate has one eval fewer than plies. ``"engine"``: a local
     analysis by ``engine`` ``engine_version`` (e.g. ``"Stockfish"``, ``"15.1"``) at ``nodes``
     nodes per position, with the engine's best move for every ply and no judgments.
+    ``dropped``: the evals the source gave out of range (a broken value, e.g. 400 digits),
+    read as no eval at their plies; the import counts them (not stored).
     """
 
     evals: tuple[PlyEval, ...]
@@ -137,6 +139,7 @@ class Analysis:
     engine: str | None = None
     engine_version: str | None = None
     nodes: int | None = None
+    dropped: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,6 +15,7 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from fractions import Fraction
 from typing import Any, Final
 
 import chess
@@ -45,7 +46,13 @@ from tracker.utc import utc_from_ms
 RECENT_GAMES: Final = 20
 #: The keys of one game's side in the ``--json`` objects, in order.
 GAME_KEYS: Final = ("id", "played_at", "color", "rating", "accuracy", "acpl", "inaccuracy",
-                    "mistake", "blunder", "counts_computed", "level", "turning_point")
+                    "mistake", "blunder", "counts_computed", "level", "turning_point",
+                    "coverage")
+#: A game counts as analysed when at least this share of its plies have an eval (the
+#: checkmating ply, which has none, left out): its accuracy, ACPL and level are shown and it
+#: counts in the months' and recent levels. Below it (an ``analysis[]`` of 3 entries for a
+#: 125-ply game) none of these is shown, and the game says what it covers.
+FULL_COVERAGE: Final = Fraction(9, 10)
 #: Board size of the turning point (pixels; the SVG scales).
 BOARD_SIZE: Final = 360
 
@@ -101,30 +108,22 @@ class GameStrength:
     sans: tuple[str, ...]
     initial_fen: str | None
 
-    @property
-    def covered(self) -> tuple[int, int]:
-        """(plies with an eval, plies of the game): the checkmating last move, whose position
-        has no eval by rule, counts as covered. Accuracy, ACPL, counts and the level read only
-        the covered plies."""
-        plies = len(self.sans) or len(self.evals)
-        known = sum(1 for e in self.evals[:plies] if e.known)
-        if plies and self.sans and self.sans[-1].endswith("#") and (
-                plies > len(self.evals) or not self.evals[plies - 1].known):
-            known += 1
-        return min(known, plies), plies
-
-    @property
-    def coverage_note(self) -> str | None:
-        """``"evals cover 3 of 125 plies (2 %): …"`` where evals cover part of the game, else
-        ``None``."""
-        known, plies = self.covered
-        if known >= plies:
-            return None
-        return (f"evals cover {known} of {plies} plies ({100 * known // max(plies, 1)} %): "
-                "accuracy, ACPL, counts and the level read only those")
+    #: Plies with an eval, and plies that need one (the game's, less a checkmating last ply).
+    evaluated: int = 0
+    plies: int = 0
 
     def side(self, color: Color) -> SideStrength:
         return self.white if color == "white" else self.black
+
+    @property
+    def covered(self) -> bool:
+        """Whether the evals cover the game (:data:`FULL_COVERAGE` of its plies or more)."""
+        return self.plies == 0 or Fraction(self.evaluated, self.plies) >= FULL_COVERAGE
+
+    @property
+    def coverage_text(self) -> str:
+        """``"evals for 3 of 125 plies"``."""
+        return f"evals for {self.evaluated} of {self.plies} pl{'y' if self.plies == 1 else 'ies'}"
 
     def board_before(self, ply: int, orientation: Color = "white") -> str:
         """The position before the move at ``ply`` (1-based) as python-chess SVG, the move
@@ -234,7 +233,9 @@ def _engine_label(a: Analysis) -> str | None:
 
 def game_strength(game: AnalysedGame, model: LevelModel | None) -> GameStrength:
     """One stored analysed game → :class:`GameStrength` (``model``: the level model of its
-    perf, ``None`` where none serves it: then no level)."""
+    perf, ``None`` where none serves it: then no level). Its coverage is the plies with an
+    eval over the plies that need one; below :data:`FULL_COVERAGE` no accuracy, ACPL or level
+    is given (the judgments and turning point are those of the plies covered)."""
     sans, clocks = _moves_and_clocks(game)
     white_first = not game.initial_fen or game.initial_fen.split()[1:2] != ["b"]
     evals = game.analysis.evals[: len(sans)] if sans else game.analysis.evals
@@ -248,6 +249,9 @@ def game_strength(game: AnalysedGame, model: LevelModel | None) -> GameStrength:
                            white_first=white_first, first_move_number=first_move)
     clock = ((game.clock_initial, game.clock_increment or 0)
              if game.clock_initial is not None else None)
+    evaluated = sum(1 for e in evals if e.known)
+    plies = max(len(sans) - (game.status == "mate"), 0) if sans else len(evals)
+    covered = plies == 0 or Fraction(evaluated, plies) >= FULL_COVERAGE
     sides: dict[Color, SideStrength] = {}
     sided: tuple[tuple[Color, Any, Any, TurningPoint | None], ...] = (
         ("white", game.white, summary.white, turns.white),
@@ -259,16 +263,20 @@ def game_strength(game: AnalysedGame, model: LevelModel | None) -> GameStrength:
                                   clocks=clocks, result=_score(game.result, color),
                                   status=game.status,
                                   local=local)
-        level = game_level(model, features) if model is not None and features.moves else None
+        level = (game_level(model, features) if covered and model is not None
+                 and features.moves else None)
+        # A partial analysis shows no accuracy, ACPL or level: 2 moves are not a game's.
         sides[color] = SideStrength(
-            color, who[0], who[1], who[2], player.accuracy, player.acpl, player.inaccuracy,
+            color, who[0], who[1], who[2], player.accuracy if covered else None,
+            player.acpl if covered else None, player.inaccuracy,
             player.mistake, player.blunder, level,
             fide_levels(level, game.perf or "") if level is not None else (), point, features,
             player.computed)
     return GameStrength(
         game.id, game.perf, utc_from_ms(game.created_at_ms), game.analysis.source,
         _engine_label(game.analysis), sides["white"], sides["black"], turns.game,
-        tuple(evals), win_curve(evals, white_first=white_first), sans, game.initial_fen)
+        tuple(evals), win_curve(evals, white_first=white_first), sans, game.initial_fen,
+        evaluated, plies)
 
 
 def model_for(perf: str | None) -> LevelModel | None:
@@ -298,7 +306,9 @@ class PlayerStrength:
     """A player's analysed games of one perf: ``games`` newest first as (game, the player's
     colour); ``months`` oldest first; ``recent`` the last :data:`RECENT_GAMES` games'
     level; ``model``: the level model's key (``None`` where none serves the perf) and
-    ``note`` what its levels need said (what a speed's model borrows from the rapid fit)."""
+    ``note`` what its levels need said (what a speed's model borrows from the rapid fit).
+    Games whose evals cover only part of them (:attr:`GameStrength.covered` false: ``partial``
+    of them) are listed in ``games`` but count in neither ``months`` nor ``recent``."""
 
     player: str
     perf: str
@@ -307,6 +317,7 @@ class PlayerStrength:
     recent: SetLevel
     model: str | None
     note: str | None
+    partial: int = 0
 
     def to_json(self) -> dict[str, Any]:
         """The ``tracker strength USER --perf P --json`` object (docs/analysis.md)."""
@@ -339,12 +350,13 @@ def player_strength(db: Database, user_id: str, perf: str) -> PlayerStrength:
     if not games:
         raise NoAnalysisError(f"no analysed {perf} games of {user_id}: run tracker analyse "
                               f"{user_id} --perf {perf}, or import with Lichess's evals")
+    covered = [(g, color) for g, color in games if g.covered]
     by_month: dict[str, list[GameFeatures]] = {}
-    for g, color in reversed(games):
+    for g, color in reversed(covered):
         by_month.setdefault(g.played_at.strftime("%Y-%m"), []).append(g.side(color).features)
     months = [_set_level(model, month, feats, perf) for month, feats in by_month.items()]
     recent = _set_level(model, f"last {RECENT_GAMES}",
-                        [g.side(c).features for g, c in games[:RECENT_GAMES]], perf)
+                        [g.side(c).features for g, c in covered[:RECENT_GAMES]], perf)
     note = None
     if model is not None and model.perf != model.fitted_perf:
         note = (f"the {model.fitted_perf} model applied to {model.perf}: no {model.perf} model "
@@ -352,7 +364,8 @@ def player_strength(db: Database, user_id: str, perf: str) -> PlayerStrength:
     elif model is not None:
         note = model.borrows
     return PlayerStrength(uid, perf, games, months, recent,
-                          model.name if model is not None else None, note)
+                          model.name if model is not None else None, note,
+                          len(games) - len(covered))
 
 
 def one_game(db: Database, game_id: str) -> GameStrength:
@@ -388,7 +401,8 @@ def side_json(game: GameStrength, color: Color) -> dict[str, Any]:
             "accuracy": s.accuracy, "acpl": s.acpl, "inaccuracy": s.inaccuracy,
             "mistake": s.mistake, "blunder": s.blunder, "counts_computed": s.counts_computed,
             "level": level_json(s.level),
-            "turning_point": turning_json(s.turning_point)}
+            "turning_point": turning_json(s.turning_point),
+            "coverage": {"evals": game.evaluated, "plies": game.plies, "full": game.covered}}
 
 
 def game_json(game: GameStrength) -> dict[str, Any]:

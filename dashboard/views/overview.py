@@ -79,7 +79,9 @@ if strength is not None:
         + f". The last {strength.recent.games} analysed games show "
         + (f"{recent.estimate} ({recent.low}–{recent.high})"
            + (f" — {recent.note}." if recent.note else ".") if recent else "no level.")
-        + (f" {strength.note}" if strength.note and not (recent and recent.note) else ""))
+        + (f" {strength.note}" if strength.note and not (recent and recent.note) else "")
+        + (f" {strength.partial} game{'s' if strength.partial != 1 else ''} with evals for "
+           "part of the plies only count in no level." if strength.partial else ""))
 
 conversion = api.conversion_text(report)
 if conversion is not None:

@@ -20,7 +20,7 @@ from tracker.importing.runner import ImportRecorder, ImportSummary, Progress
 from tracker.records import GameRecord, player_name_problem
 from tracker.sources.files import InputFile, ReadLog, open_inputs
 from tracker.sources.limits import MAX_NDJSON_GAME_BYTES, MAX_PGN_GAME_BYTES, capped_chunks
-from tracker.sources.ndjson import read_ndjson
+from tracker.sources.ndjson import EVALS_DROPPED, read_ndjson
 from tracker.sources.pgn import filter_chunks, read_pgn
 from tracker.store.db import Store
 from tracker.store.games import BATCH_SIZE, FILE_BATCH_SIZE, KEPT_GAMES, WrittenGames
@@ -175,6 +175,8 @@ def _import_one(f: InputFile, recorder: Sink, users: Sequence[str],
     try:
         for rec in records:
             recorder.add(rec)
+            if rec.analysis is not None and rec.analysis.dropped:
+                recorder.repair(EVALS_DROPPED)
     finally:  # counted even when the import is interrupted
         for reason, n in log.skipped.items():
             recorder.skip(reason, n)

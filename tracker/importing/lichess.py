@@ -31,7 +31,7 @@ from tracker.cursor import Cursor
 from tracker.errors import TrackerError
 from tracker.importing.runner import SKIP_NOT_STORED, ImportRecorder, ImportSummary, Progress
 from tracker.records import GameRecord
-from tracker.sources.files import MAX_MESSAGES
+from tracker.sources.files import MAX_MESSAGES, SKIP_NOT_PLAYER
 from tracker.sources.lichess.client import (
     DEFAULT_TIMEOUT,
     RETRY_WAIT_429_S,
@@ -51,6 +51,7 @@ from tracker.sources.lichess.sync import (
     beyond,
     plan_sync,
 )
+from tracker.sources.ndjson import EVALS_DROPPED
 from tracker.store.db import Store
 from tracker.store.players import player_perfs
 from tracker.store.runs import RunStatus
@@ -187,13 +188,17 @@ def _plan(job: UserImport, store: Store) -> _Plan:
 
 class _Feed:
     """Where a download's games go: records to the recorder, skips counted (a few of their
-    messages kept as warnings), progress reported at most every :data:`PROGRESS_INTERVAL_S`."""
+    messages kept as warnings), progress reported at most every :data:`PROGRESS_INTERVAL_S`.
+    A game the player (``player``, a lowercase id) did not play is skipped as
+    :data:`~tracker.sources.files.SKIP_NOT_PLAYER`, as ``import-file --user`` skips it: a
+    server that answers with another user's games stores none of them."""
 
     def __init__(self, recorder: ImportRecorder, progress: Progress | None,
-                 total: int | None) -> None:
+                 total: int | None, player: str | None = None) -> None:
         self.recorder = recorder
         self.progress = progress
         self.total = total
+        self.player = player
         self.warnings: list[str] = []
         self._last_report = 0.0
 
@@ -207,7 +212,14 @@ class _Feed:
             self.progress(n, n, None if self.total is None else max(self.total, n))
 
     def game(self, record: GameRecord) -> None:
+        if self.player is not None and self.player not in (record.white.user_id,
+                                                           record.black.user_id):
+            self.skip(SKIP_NOT_PLAYER, f"game {record.id}: not a game of {self.player} "
+                      "(the server sent another player's game): skipped")
+            return
         self.recorder.add(record)
+        if record.analysis is not None and record.analysis.dropped:
+            self.recorder.repair(EVALS_DROPPED)
         self.report()
 
     def skip(self, reason: str, message: str | None) -> None:
@@ -271,7 +283,7 @@ def run_import(job: UserImport, *, store: Store, progress: Progress | None = Non
     recorder = ImportRecorder(store, "api", target, player=job.user.id)
     fetcher = GameFetcher(job.client, job.username, retry_wait=job.retry_wait,
                           max_retries=job.max_retries)
-    feed = _Feed(recorder, progress, plan.total)
+    feed = _Feed(recorder, progress, plan.total, job.user.id)
     results: list[SegmentResult] = []
     recorder.on_finish(_cursor_mover(store, job, plan, results))
     with recorder:

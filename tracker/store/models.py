@@ -11,7 +11,7 @@ make exactly, column order included: tests compare both ways on SQLite and Postg
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
+from typing import Any, Final
 
 from sqlalchemy import (
     JSON,
@@ -39,6 +39,10 @@ NAMING_CONVENTION = {
 }
 
 
+#: A game id's column type: ``VARCHAR(32)``, with the binary ("C") collation on PostgreSQL,
+#: whose default collation (``en_US.utf8``, ICU) sorts ``BBBBBBBB`` before ``aaaaaaaa``.
+GAME_ID_TYPE: Final = String(32).with_variant(String(32, collation="C"), "postgresql")
+
 class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
 
@@ -49,7 +53,11 @@ class Game(Base):
 
     __tablename__ = "games"
 
-    id: Mapped[str] = mapped_column(String(32), unique=True)
+    #: Compared byte by byte on every database (PostgreSQL: the "C" collation, migration
+    #: 0010), as SQLite and Python compare it: ``ORDER BY ended_at_ms, id`` is one order, so a
+    #: replay of rows kept in memory equals one read back (two games ending in the same
+    #: millisecond, ``aaaaaaaa`` and ``BBBBBBBB``, in the same order everywhere).
+    id: Mapped[str] = mapped_column(GAME_ID_TYPE, unique=True)
     source: Mapped[str] = mapped_column(String(8))  # api | ndjson | pgn
     created_at_ms: Mapped[int] = mapped_column(BigInteger)
     last_move_at_ms: Mapped[int | None] = mapped_column(BigInteger)
