@@ -49,7 +49,6 @@ import numpy as np
 import numpy.typing as npt
 import zstandard
 
-from tracker.analysis.evals import PlyEval, from_lichess_entry
 from tracker.analysis.level import (
     SUMMARY,
     GameFeatures,
@@ -59,6 +58,7 @@ from tracker.analysis.level import (
     level_model_from_json,
     summary,
 )
+from tracker.core.evals import PlyEval, from_lichess_entry
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "tracker" / "analysis" / "models"

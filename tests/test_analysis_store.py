@@ -12,9 +12,9 @@ from alembic import command
 from sqlalchemy import create_engine, inspect, text
 
 from tests.conftest import ANALYSED, LICHESS, SINGLE
-from tracker.analysis.evals import PlyEval, from_lichess_entry
+from tracker.core.evals import PlyEval, from_lichess_entry
+from tracker.core.records import Analysis
 from tracker.importing import import_file
-from tracker.records import Analysis
 from tracker.sources.ndjson import read_ndjson, record_from_json, typed_record
 from tracker.sources.pgn import read_pgn
 from tracker.sources.pgn_evals import pgn_analysis

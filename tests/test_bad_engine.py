@@ -115,7 +115,8 @@ def test_the_cli_says_one_line(tmp_path: Path, answer: str, says: bytes) -> None
     with Store(str(db)) as store:
         import_file(bare_export(tmp_path), store=store)
     done = subprocess.run(
-        [sys.executable, "-m", "tracker.cli", "--db", str(db), "analyse", "reda46", "--nodes",
+        [sys.executable, "-m", "tracker.cli.commands",
+         "--db", str(db), "analyse", "reda46", "--nodes",
          "1000", "--last", "1", "--engine", str(fake_engine(tmp_path, answer))],
         capture_output=True, timeout=120)
     out = done.stdout + done.stderr

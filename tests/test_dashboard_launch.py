@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.browser import free_port
-from tracker import launcher
+from tracker.api import launcher
 
 
 def test_the_server_shows_one_line_errors_and_ignores_the_launch_folder(

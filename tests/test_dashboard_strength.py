@@ -80,7 +80,7 @@ def test_the_overview_draws_only_the_months_whose_range_is_narrow() -> None:
     import strength_charts  # the dashboard's own module, as Streamlit imports it
 
     from tracker.analysis.level import Level
-    from tracker.report_strength import SetLevel
+    from tracker.report.strength import SetLevel
 
     def month(label: str, low: int, high: int) -> SetLevel:
         return SetLevel(label, 20, Level((low + high) // 2, low, high, "level-blitz-2", None,

@@ -1,4 +1,4 @@
-"""tracker.forked: work in a forked child, its items streamed back in order; its errors, its
+"""tracker.core.forked: work in a forked child, its items streamed back in order; its errors, its
 death and an early stop here all end it, reaped."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from tracker import forked
-from tracker.errors import TrackerError
-from tracker.forked import ForkedProcessError, Send, beside
+from tracker.core import forked
+from tracker.core.errors import TrackerError
+from tracker.core.forked import ForkedProcessError, Send, beside
 
 
 @pytest.fixture(autouse=True)

@@ -15,6 +15,7 @@ from sqlalchemy import create_engine, text
 
 from tests.conftest import INDEXINATOR
 from tracker import api
+from tracker.importing import import_file
 from tracker.store.db import Store
 
 END_MS = 1_760_078_471_128
@@ -106,11 +107,18 @@ def test_migration_0010_sets_the_binary_order_and_drops_saved_passes_on_postgres
         cfg.attributes["connection"] = conn
         command.downgrade(cfg, "0009")
     assert _id_collation(icu_store) is None  # the database's own
-    api.import_file(_two_games(tmp_path / "two.ndjson"), db=icu_store)  # at 0009: saved
-    assert [p.perf for p in api.saved_passes(db=icu_store)] == ["blitz"]
+    # the games stored at 0009, and a pass as a tracker of then saved it (replay_snapshots;
+    # this tracker saves into cache_entries, made by 0014)
+    import_file(_two_games(tmp_path / "two.ndjson"), store=icu_store)
+    with icu_store.engine.begin() as conn:
+        conn.execute(text("INSERT INTO replay_snapshots (user_id, perf, options, write_seq, "
+                          "payload) VALUES ('indexinator', 'blitz', 'p0-old', 1, 'x')"))
     with icu_store.engine.begin() as conn:
         cfg.attributes["connection"] = conn
+        command.upgrade(cfg, "0010")
+        passes = conn.execute(text("SELECT count(*) FROM replay_snapshots")).scalar()
         command.upgrade(cfg, "head")
+    assert passes == 0  # 0010: read in the old order, dropped, computed again
     assert _id_collation(icu_store) == "C"
-    assert api.saved_passes(db=icu_store) == []  # read in the old order: computed again
+    assert api.saved_passes(db=icu_store) == []
     assert _line(icu_store) == BYTE_ORDER

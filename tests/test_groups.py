@@ -12,7 +12,7 @@ from alembic import command
 from sqlalchemy import create_engine, inspect
 
 from tracker import api
-from tracker.api_groups import read_roster
+from tracker.api.groups import read_roster
 from tracker.store.db import Store
 from tracker.store.engine import alembic_config
 
@@ -119,7 +119,8 @@ def test_fide_pairs() -> None:
 
 
 def _tracker(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tracker.cli", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "tracker.cli.commands",
+                           *args], capture_output=True,
                           text=True, check=False)
 
 

@@ -24,8 +24,8 @@ from tests.conftest import ANALYSED, CASES, INDEXINATOR, INDEXINATOR_LATER
 from tests.lichess_server import LichessServer, ndjson_lines
 from tests.test_lichess_server import C08_THIRD
 from tracker import api
-from tracker import cli as cli_module
-from tracker.config import USER_AGENT
+from tracker.cli import commands as cli_module
+from tracker.core.config import USER_AGENT
 from tracker.importing import import_file
 from tracker.importing import lichess as lichess_source
 from tracker.importing.lichess import import_user
@@ -73,7 +73,7 @@ def run(server: LichessServer, store: Store, username: str = "indexinator",
 
 def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "tracker.cli", *args], capture_output=True, text=True,
+        [sys.executable, "-m", "tracker.cli.commands", *args], capture_output=True, text=True,
         env={**os.environ, "NO_COLOR": "1", **(env or {})}, timeout=120,
     )
 

@@ -16,9 +16,10 @@ from sqlalchemy import text
 
 from tests.browser import free_port
 from tests.conftest import CMRADE, INDEXINATOR
-from tracker import api, launcher
-from tracker.errors import ArgumentError, ReadOnlyError
-from tracker.records import GameRecord
+from tracker import api
+from tracker.api import launcher
+from tracker.core.errors import ArgumentError, ReadOnlyError
+from tracker.core.records import GameRecord
 from tracker.store.db import DatabaseError, Store
 
 
@@ -36,7 +37,7 @@ def _state(db: Path) -> tuple[object, ...]:
     settings, read with plain sqlite3."""
     with sqlite3.connect(db) as conn:
         counts = [conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
-                  for t in ("games", "fide_links", "replay_snapshots")]
+                  for t in ("games", "fide_links", "cache_entries")]
         return (*counts, conn.execute("SELECT * FROM players ORDER BY 1").fetchall())
 
 
@@ -63,7 +64,7 @@ def test_every_write_of_the_api_is_refused_and_nothing_changes(
         api.import_user("indexinator", db=store, base_url="http://127.0.0.1:9")
     # Reading works, and a report computed on it saves no pass.
     with sqlite3.connect(copy_db) as conn:
-        conn.execute("DELETE FROM replay_snapshots")
+        conn.execute("DELETE FROM cache_entries")
     before = (*before[:2], 0, before[3])
     report = api.replay("indexinator", "blitz", db=store, scale="all")
     assert report.current_band is not None and report.current_band.median == 1499
@@ -82,7 +83,7 @@ def test_every_write_of_the_api_is_refused_and_nothing_changes(
 def test_the_cli_under_tracker_read_only_refuses_in_one_line(copy_db: Path) -> None:
     before = _state(copy_db)
     env = {"TRACKER_READ_ONLY": "yes", "PATH": "/usr/bin:/bin"}
-    done = subprocess.run([sys.executable, "-m", "tracker.cli", "--db", str(copy_db),
+    done = subprocess.run([sys.executable, "-m", "tracker.cli.commands", "--db", str(copy_db),
                            "settings", "indexinator", "--start-rating", "1800"],
                           capture_output=True, text=True, env=env, timeout=60)
     assert done.returncode == 1
@@ -182,7 +183,7 @@ def test_beyond_this_machine_needs_read_only_or_allow_writes(host: str) -> None:
 
 
 def test_cli_host_without_a_flag_is_a_usage_error(copy_db: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "tracker.cli", "--db", str(copy_db),
+    done = subprocess.run([sys.executable, "-m", "tracker.cli.commands", "--db", str(copy_db),
                            "dashboard", "--host", "0.0.0.0", "--port", "8999"],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
@@ -339,7 +340,7 @@ def test_the_cli_refuses_analyse_in_one_line_without_an_engine(
         copy_db: Path, recording_engine: tuple[Path, Path]) -> None:
     engine, marker = recording_engine
     env = {"TRACKER_READ_ONLY": "1", "PATH": "/usr/bin:/bin"}
-    done = subprocess.run([sys.executable, "-m", "tracker.cli", "--db", str(copy_db),
+    done = subprocess.run([sys.executable, "-m", "tracker.cli.commands", "--db", str(copy_db),
                            "analyse", "indexinator", "--last", "3", "--engine", str(engine)],
                           capture_output=True, text=True, env=env, timeout=60)
     assert done.returncode == 1

@@ -17,8 +17,9 @@ from typing import Any
 
 import pytest
 
-from tracker import forked
-from tracker.forked import ForkedProcessError
+from tracker.core import forked
+from tracker.core.errors import InterruptedRun
+from tracker.core.forked import ForkedProcessError
 from tracker.importing import files, import_file, reader_process
 from tracker.importing.runner import ImportRecorder, ImportSummary
 from tracker.sources.files import open_inputs
@@ -196,9 +197,10 @@ def test_ctrl_c_in_the_writer_keeps_its_batches_and_ends_the_reader(
 
     monkeypatch.setattr(ImportRecorder, "add_read", add_read)
     store = Store(str(db_path))
-    with pytest.raises(KeyboardInterrupt) as info:
+    with pytest.raises(InterruptedRun) as info:  # a KeyboardInterrupt, with the run's summary
         import_file(INDEXINATOR, store=store)
-    summary = info.value.summary  # type: ignore[attr-defined]
+    summary = info.value.summary
+    assert isinstance(summary, ImportSummary)
     assert (summary.status, summary.read, summary.new) == ("partial", 2000, 2000)
     assert queries.count_games(store) == 2000
     assert multiprocessing.active_children() == []
@@ -264,7 +266,8 @@ def test_a_killed_import_leaves_no_reader_process_behind(tmp_path: Path) -> None
     big.write_bytes(INDEXINATOR.read_bytes() * 4)  # 8.5 MB: read in a reader process
     assert big.stat().st_size >= reader_process.MIN_BYTES
     env = {k: v for k, v in os.environ.items() if k != forked.ENV_SWITCH}
-    proc = subprocess.Popen([sys.executable, "-m", "tracker.cli", "--db", str(tmp_path / "t.db"),
+    proc = subprocess.Popen([sys.executable, "-m", "tracker.cli.commands",
+                             "--db", str(tmp_path / "t.db"),
                              "import-file", str(big)], stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, env=env)
     deadline = time.monotonic() + 60

@@ -138,7 +138,8 @@ def test_stopping_tracker_dashboard_stops_its_server(tmp_path: Path, sig: int) -
         port = s.getsockname()[1]
     db = tmp_path / "t.db"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "tracker.cli", "--db", str(db), "dashboard", "--port", str(port)],
+        [sys.executable, "-m", "tracker.cli.commands",
+         "--db", str(db), "dashboard", "--port", str(port)],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
         preexec_fn=default_sigint)
     try:

@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 import zstandard
 
-from tracker.analysis.evals import PlyEval, from_lichess_entry
 from tracker.analysis.formulas import acpl, win_percent
 from tracker.analysis.level import (
     SUMMARY,
@@ -30,8 +29,9 @@ from tracker.analysis.level import (
     summary,
 )
 from tracker.analysis.turning import win_curve
+from tracker.core.evals import PlyEval, from_lichess_entry
+from tracker.core.records import SPEEDS
 from tracker.fide.scale import MODELS, fide_rating
-from tracker.records import SPEEDS
 
 SAMPLE = (Path(__file__).parent / "fixtures" / "analysed"
           / "lichess-rapid-analysed-first2000.ndjson.zst")

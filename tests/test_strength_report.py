@@ -16,7 +16,7 @@ import pytest
 from tests.conftest import ANALYSED, SINGLE
 from tracker import api
 from tracker.importing import import_file
-from tracker.report_strength import GAME_KEYS
+from tracker.report.strength import GAME_KEYS
 from tracker.store.db import Store
 
 LINES = [json.loads(line) for line in ANALYSED.read_text().splitlines()]
@@ -94,7 +94,7 @@ def test_one_game_gives_both_sides_in_the_same_keys(db: Path) -> None:
 
 
 def _cli(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tracker.cli", "--db", str(db), *args],
+    return subprocess.run([sys.executable, "-m", "tracker.cli.commands", "--db", str(db), *args],
                           capture_output=True, text=True, timeout=120,
                           env={**os.environ, "NO_COLOR": "1"})
 
@@ -145,8 +145,8 @@ def test_the_bundled_players_analysed_blitz_games_hold_his_rating(tmp_path: Path
 
 
 def test_lichess_evals_from_2023_on_are_read_on_the_training_scale() -> None:
-    from tracker.analysis.evals import PlyEval
     from tracker.analysis.level import NORMALISED_FROM_MS, on_training_scale
+    from tracker.core.evals import PlyEval
 
     evals = [PlyEval(100, None), PlyEval(None, -3), PlyEval(None, None), PlyEval(-31, None)]
     assert on_training_scale(evals, NORMALISED_FROM_MS - 1) == evals
@@ -211,13 +211,15 @@ def test_the_cli_says_what_a_partial_analysis_covers(tmp_path: Path) -> None:
     with Store(str(db)) as store:
         import_file(path, store=store, user="reda46")
     env = {**os.environ, "COLUMNS": "200"}
-    done = subprocess.run([sys.executable, "-m", "tracker.cli", "--db", str(db), "strength",
+    done = subprocess.run([sys.executable, "-m", "tracker.cli.commands",
+                           "--db", str(db), "strength",
                            "--game", game_id], capture_output=True, text=True, env=env,
                           timeout=120)
     assert done.returncode == 0, done.stderr
     assert f"evals for 3 of {plies} plies (partial: no accuracy, ACPL or level)" in done.stdout
     assert "accuracy -, ACPL -" in done.stdout
-    listed = subprocess.run([sys.executable, "-m", "tracker.cli", "--db", str(db), "strength",
+    listed = subprocess.run([sys.executable, "-m", "tracker.cli.commands",
+                             "--db", str(db), "strength",
                              "reda46", "--games", "50"], capture_output=True, text=True,
                             env=env, timeout=120)
     assert listed.returncode == 0, listed.stderr

@@ -269,7 +269,7 @@ def test_two_syncs_at_once_never_store_a_game_twice(roster: Roster, tmp_path: Pa
 
 def _tracker(db: str, url: str, *args: str) -> subprocess.Popen[str]:
     env = {**os.environ, "LICHESS_BASE_URL": url}
-    return subprocess.Popen([sys.executable, "-m", "tracker.cli", "--db", db, *args],
+    return subprocess.Popen([sys.executable, "-m", "tracker.cli.commands", "--db", db, *args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
 
 

@@ -17,10 +17,10 @@ import pytest
 from typer.testing import CliRunner
 
 from tracker import api
-from tracker import cli as cli_module
-from tracker.api_group_table import GroupTable
-from tracker.exact import figure
-from tracker.report_group import GroupRow
+from tracker.api.group_tables import GroupTable
+from tracker.cli import commands as cli_module
+from tracker.core.exact import figure
+from tracker.report.group import GroupRow
 
 #: A fraction shown as a fraction (``3099/2``): never in a text view.
 SLASHED = re.compile(r"\b\d+/\d+\b")

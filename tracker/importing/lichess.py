@@ -9,7 +9,7 @@ Two steps, so that nothing is written for a bad argument or an unknown account:
    :func:`~tracker.sources.lichess.sync.advance_cursor` what to remember), the runner's
    :class:`~tracker.importing.runner.ImportRecorder` writing the games, the rating history
    stored when a token is given, and a linked FIDE id's profile and lists refreshed
-   (:func:`tracker.real_fide.refresh_player`) after a complete import.
+   (:func:`tracker.importing.real_fide.refresh_player`) after a complete import.
 
 :func:`import_user` does both. A partial import (HTTP 429 twice, a stream that keeps
 breaking, Ctrl+C) keeps every game read and is never recorded as complete; the next run
@@ -26,11 +26,13 @@ from typing import Final
 
 import requests
 
-from tracker import config, real_fide
-from tracker.cursor import Cursor
-from tracker.errors import TrackerError
+from tracker.core import config
+from tracker.core.cursor import Cursor
+from tracker.core.errors import TrackerError
+from tracker.core.records import GameRecord
+from tracker.core.utc import now_ms
+from tracker.importing import real_fide
 from tracker.importing.runner import SKIP_NOT_STORED, ImportRecorder, ImportSummary, Progress
-from tracker.records import GameRecord
 from tracker.sources.files import MAX_MESSAGES, SKIP_NOT_PLAYER
 from tracker.sources.lichess.client import (
     DEFAULT_TIMEOUT,
@@ -61,7 +63,6 @@ from tracker.store.sync import (
     replace_rating_history,
     save_cursor,
 )
-from tracker.utc import now_ms
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -269,7 +270,7 @@ def run_import(job: UserImport, *, store: Store, progress: Progress | None = Non
     """Run a connected import into ``store``; see the module docstring.
 
     ``refresh_fide=False``: a linked FIDE id is not refreshed (``tracker sync`` refreshes it
-    once a UTC day, see :func:`tracker.real_fide.refresh_due`; ``tracker import`` always).
+    once a UTC day, see :func:`tracker.importing.real_fide.refresh_due`; ``tracker import`` always).
     ``history_if_new`` (``tracker sync``): the rating history (token only) is fetched only
     when the run received games or none is stored for the player: Lichess's history moves
     only when a rated game ends, and such a game is one this run receives.

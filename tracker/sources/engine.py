@@ -28,9 +28,10 @@ from typing import Any, Final
 import chess
 import chess.engine
 
-from tracker.analysis.evals import PlyEval
-from tracker.errors import TrackerError
-from tracker.records import Analysis
+from tracker.core import config
+from tracker.core.errors import TrackerError
+from tracker.core.evals import PlyEval
+from tracker.core.records import Analysis
 from tracker.sources.ndjson import MAX_EVAL
 
 #: Where Debian's package ``stockfish`` installs the engine (not on a user's PATH).
@@ -70,7 +71,7 @@ def find_engine(path: str | os.PathLike[str] | None = None) -> str:
     """The engine's executable: ``path`` if given, else ``$TRACKER_ENGINE``, else ``stockfish``
     on the PATH, else Debian's ``/usr/games/stockfish``. Raises EngineMissingError (one line,
     naming ``apt-get install stockfish``)."""
-    given = path if path is not None else os.environ.get("TRACKER_ENGINE")
+    given = path if path is not None else config.engine()
     if given:
         found = shutil.which(os.fspath(given))
         if found is None:

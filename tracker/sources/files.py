@@ -30,8 +30,8 @@ from typing import Any, BinaryIO, Final, Literal, Protocol
 
 import zstandard
 
-from tracker.codec import compression_of
-from tracker.errors import TrackerError
+from tracker.core.codec import compression_of
+from tracker.core.errors import TrackerError
 from tracker.sources.limits import (
     MAX_NDJSON_GAME_BYTES,
     MAX_PGN_GAME_BYTES,
@@ -42,7 +42,7 @@ from tracker.sources.limits import (
 Format = Literal["pgn", "ndjson"]
 
 # Reasons a game is skipped (not imported) or repaired (imported after a fix), in the words
-# the import summary shows. The replay has its own reasons (tracker.selection).
+# the import summary shows. The replay has its own reasons (tracker.report.selection).
 SKIP_UNREADABLE: Final = "unreadable game"
 SKIP_TRUNCATED: Final = "truncated or invalid line"
 SKIP_STUDY: Final = "study chapter"

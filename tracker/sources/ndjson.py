@@ -22,8 +22,8 @@ from typing import Annotated, Any, Final, Literal
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from tracker.analysis.evals import PlyEval, from_lichess_entry
-from tracker.records import (
+from tracker.core.evals import PlyEval, from_lichess_entry
+from tracker.core.records import (
     BLACK_WINS,
     DRAW,
     WHITE_WINS,
@@ -34,6 +34,7 @@ from tracker.records import (
     invalid_value,
     unstorable_text,
 )
+from tracker.core.utc import MIN_EPOCH_MS, ms_to_datetime, utc_from_ms
 from tracker.sources.files import (
     REPAIRED_ENCODING,
     SKIP_INVALID,
@@ -45,7 +46,6 @@ from tracker.sources.files import (
     json_loads,
 )
 from tracker.sources.limits import MAX_NDJSON_GAME_BYTES, OversizedLine
-from tracker.utc import MIN_EPOCH_MS, ms_to_datetime, utc_from_ms
 
 #: Statuses of games that ended without a result (Lichess exports only finished games, but
 #: ``noStart``, ``aborted`` and ``unknownFinish`` can still show up in old data).
@@ -143,7 +143,7 @@ EVALS_DROPPED: Final = "with evals out of range dropped"
 
 def analysis_from_json(entries: object) -> Analysis | None:
     """An export's ``analysis[]`` (one entry per ply: ``eval`` or ``mate``, ``best`` and
-    ``judgment`` where Lichess judged the move) → :class:`~tracker.records.Analysis` from
+    ``judgment`` where Lichess judged the move) → :class:`~tracker.core.records.Analysis` from
     Lichess's server; ``None`` when absent or empty, or when an entry is malformed (a value
     of the wrong type: the game is imported without evals, never skipped). An eval out of
     range is dropped alone and counted (:func:`_checked_analysis`).
@@ -222,7 +222,7 @@ def record_from_json(obj: Mapping[str, Any], *, source: Source = "ndjson", raw: 
     (berserk) or ISO text. ``raw`` is the original line; by default the object is serialised
     again. Raises RecordError for an object that is not a game (no ``id`` or no
     ``createdAt``), InvalidValue (a RecordError) for one with a value of the wrong type or out
-    of range (see :func:`tracker.records.invalid_value`): nothing else.
+    of range (see :func:`tracker.core.records.invalid_value`): nothing else.
     """
     try:
         record = _record_from_json(obj, source, raw)
@@ -485,7 +485,7 @@ _NO_EVAL: Final = PlyEval(None, None)
 
 def _checked_record(line: str, source: Source) -> GameRecord:
     """The record of one line, the typed decoder first, then :func:`_record_of_line`; every
-    value checked (:func:`tracker.records.invalid_value`). Raises InvalidValue for a value
+    value checked (:func:`tracker.core.records.invalid_value`). Raises InvalidValue for a value
     of the wrong type or out of range, RecordError or ValueError for a line that is no game."""
     try:
         record = typed_record(line, line, source)

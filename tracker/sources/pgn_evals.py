@@ -2,7 +2,7 @@
 after each move, and its judgment glyphs (``?!`` Inaccuracy, ``?`` Mistake, ``??`` Blunder,
 or NAGs ``$6``, ``$2``, ``$4``).
 
-Pure: movetext in, :class:`~tracker.records.Analysis` out. Read only when the movetext holds
+Pure: movetext in, :class:`~tracker.core.records.Analysis` out. Read only when the movetext holds
 ``%eval`` (one substring test per game), so a PGN import without evals costs nothing more.
 An eval in pawns becomes centipawns (``0.23`` → 23); a ply without an eval comment (the
 checkmated final position, a hole) has ``PlyEval(None, None)``; side variations ``( … )`` are
@@ -15,8 +15,8 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from tracker.analysis.evals import PlyEval
-from tracker.records import Analysis
+from tracker.core.evals import PlyEval
+from tracker.core.records import Analysis
 
 #: Comments, variation brackets, NAGs and moves (with their glyphs), in the order they come.
 _TOKENS: Final = re.compile(

@@ -80,7 +80,7 @@ class Game(Base):
     opening_name: Mapped[str | None] = mapped_column(Text)
     tournament_id: Mapped[str | None] = mapped_column(String(64))
     #: The source text of the game (NDJSON line or PGN), UTF-8, zstd-compressed (zlib in older
-    #: databases; :func:`tracker.codec.decompress_raw` reads both).
+    #: databases; :func:`tracker.core.codec.decompress_raw` reads both).
     raw: Mapped[bytes] = mapped_column(LargeBinary)
     #: A digest of the raw text: an unchanged re-import is detected without decompressing.
     digest: Mapped[str] = mapped_column(String(16))
@@ -276,7 +276,7 @@ class FideLinkRow(Base):
     linked_at_ms: Mapped[int] = mapped_column(BigInteger)
 
 
-# -- the replay's saved pass (migration 0005; read and written by tracker.store.snapshots) ---
+# -- the write counter and the saved results (migrations 0005, 0014; tracker.store.snapshots) --
 
 
 class StoreState(Base):
@@ -290,16 +290,21 @@ class StoreState(Base):
     write_seq: Mapped[int] = mapped_column(BigInteger, default=0)
 
 
-class ReplaySnapshot(Base):
-    """The replay report's pass over one player's games of one perf, saved (an opaque
-    ``payload`` that :mod:`tracker.report` writes and reads) with the ``write_seq`` of the
-    games it was computed from. ``options``: the selection options it was computed with."""
+class CacheEntry(Base):
+    """A result computed from one player's games of one perf, saved (an opaque ``payload``
+    that :mod:`tracker.report` writes and reads) with the ``write_seq`` of the games it was
+    computed from: the replay's pass over the games (``kind`` ``pass``), its replay on a scale
+    (``run``), a group member's summary (``group``). ``options``: what it depends on besides
+    the games; ``version``: the version of the code of its kind that computed it (a result of
+    another version is never read). Migration 0014."""
 
-    __tablename__ = "replay_snapshots"
+    __tablename__ = "cache_entries"
 
     user_id: Mapped[str] = mapped_column(String(64), primary_key=True)
     perf: Mapped[str] = mapped_column(String(16), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(8), primary_key=True)
     options: Mapped[str] = mapped_column(String(32), primary_key=True)
+    version: Mapped[int] = mapped_column(Integer)
     write_seq: Mapped[int] = mapped_column(BigInteger)
     payload: Mapped[bytes] = mapped_column(LargeBinary)
 

@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from datetime import UTC, date, datetime
 from typing import Final
 
-from tracker.errors import TrackerError
-from tracker.records import PERFS
-from tracker.utc import MIN_EPOCH_MS, datetime_to_ms
+from tracker.core.errors import TrackerError
+from tracker.core.records import PERFS
+from tracker.core.utc import MIN_EPOCH_MS, datetime_to_ms
 
 #: Lichess usernames: 2-30 letters, digits, ``_`` or ``-``.
 #: A Lichess username: 2-30 letters, digits, ``_`` or ``-``, starting with a letter or digit.
