@@ -39,14 +39,17 @@ from pathlib import Path
 #: its errors. The strength analysis (``tracker/analysis``: Lichess's accuracy, ACPL and
 #: judgments, turning points, the level model) is pure like the engine and may use the FIDE
 #: scale models; its eval type (``tracker.analysis.evals``) sits with records so that the
-#: sources and the store can carry evals. The report (with the replay settings and the
+#: sources and the store can carry evals, and so does the calibration of local evals
+#: (``tracker.analysis.engine_calibration``), so that the engine source can name it. The
+#: report (with the replay settings and the
 #: presentation of a report) puts store, selection and engine together; the api is the one
 #: door (the package root re-exports it); the views go through that door only.
 LAYERS: list[tuple[str, tuple[str, ...], frozenset[str]]] = [
     ("errors", ("tracker.errors",), frozenset()),
     ("base", ("tracker.records", "tracker.config", "tracker.perfs", "tracker.fide_records",
               "tracker.utc", "tracker.codec", "tracker.cursor", "tracker._version",
-              "tracker.exact", "tracker.analysis.evals", "tracker.forked"),
+              "tracker.exact", "tracker.analysis.evals", "tracker.analysis.engine_calibration",
+              "tracker.forked"),
      frozenset({"errors"})),
     ("sources", ("tracker.sources", "tracker.sources.*"), frozenset({"errors", "base"})),
     ("store", ("tracker.store", "tracker.store.*"), frozenset({"errors", "base"})),

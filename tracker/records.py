@@ -129,7 +129,10 @@ class Analysis:
     and ``judgment`` only where Lichess judged the move); the checkmated final position has no
     eval, so a game ending in mate has one eval fewer than plies. ``"engine"``: a local
     analysis by ``engine`` ``engine_version`` (e.g. ``"Stockfish"``, ``"15.1"``) at ``nodes``
-    nodes per position, with the engine's best move for every ply and no judgments.
+    nodes per position, with the engine's best move for every ply and no judgments;
+    ``calibration``: the id of the calibration that reads its evals on Lichess's scale
+    (:mod:`tracker.analysis.engine_calibration`), ``None`` where none covers the engine and
+    budget (and for Lichess's evals).
     """
 
     evals: tuple[PlyEval, ...]
@@ -137,6 +140,7 @@ class Analysis:
     engine: str | None = None
     engine_version: str | None = None
     nodes: int | None = None
+    calibration: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

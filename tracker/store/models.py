@@ -120,7 +120,8 @@ class GameAnalysis(Base):
 
     ``source`` is ``lichess`` (Lichess's server analysis, from an export) or ``engine`` (a
     local analysis by ``engine`` ``engine_version`` at ``nodes`` nodes per position). ``evals``
-    holds ``plies`` evals packed and compressed (:func:`tracker.store.analysis.pack_evals`).
+    holds ``plies`` evals packed and compressed (:func:`tracker.store.analysis.pack_evals`),
+    as the engine gave them; ``calibration`` names what reads them on Lichess's scale.
     """
 
     __tablename__ = "game_analysis"
@@ -137,6 +138,10 @@ class GameAnalysis(Base):
     evals: Mapped[bytes] = mapped_column(LargeBinary)
     #: When the row was written, ms since the epoch UTC.
     created_at_ms: Mapped[int] = mapped_column(BigInteger)
+    #: The calibration a local analysis is read through (migration 0013;
+    #: :mod:`tracker.analysis.engine_calibration`), ``None`` for Lichess's evals or where none
+    #: covers the engine and budget.
+    calibration: Mapped[str | None] = mapped_column(String(64))
 
 
 class Player(Base):
