@@ -1,13 +1,16 @@
 """A local UCI engine (Stockfish) as a source of evals: positions in, evals out, no database.
 
 One :class:`LocalEngine` is one engine process (python-chess :mod:`chess.engine`), searching
-each position for a fixed number of nodes on one thread with a fresh hash per game, so that a
-game's evals depend on the game and the budget only, not on which process analysed it or in
-which order. :meth:`LocalEngine.analyse_game` gives, for every ply, the eval after the move
-(White's view, centipawns or mate) and the engine's best move in the position before it (UCI):
-the same shape as Lichess's ``analysis[]``, with ``best`` on every ply. The checkmated final
-position has no eval and no entry (as on Lichess); a stalemate or a dead draw by insufficient
-material is 0.
+each position for a fixed number of nodes on one thread with a fresh hash per game (kept
+between the plies of the game: python-chess's ``game`` key), so that a game's evals depend on
+the game and the budget only, not on which process analysed it or in which order.
+:meth:`LocalEngine.analyse_game` gives, for every ply, the eval after the move (White's view,
+centipawns or mate) and the engine's best move in the position before it (UCI): the same shape
+as Lichess's ``analysis[]``, with ``best`` on every ply. Each position is searched once: its
+search gives the eval after the move that led to it and the best move before the next one.
+The checkmated final position has no eval and no entry (as on Lichess); a stalemate or a dead
+draw by insufficient material is 0 (no search); a position along a forced mate already found
+is not searched again.
 
 The engine process runs in its own process group, so a Ctrl+C at the terminal reaches tracker
 alone, which then closes its engines itself.
@@ -26,6 +29,7 @@ from typing import Final
 import chess
 import chess.engine
 
+from tracker.analysis.engine_calibration import calibration_for
 from tracker.analysis.evals import PlyEval
 from tracker.errors import TrackerError
 from tracker.records import Analysis
@@ -34,7 +38,7 @@ from tracker.records import Analysis
 DEBIAN_STOCKFISH: Final = "/usr/games/stockfish"
 #: Nodes searched per position by default: ~0.1 s a position for Stockfish 15 on a free core
 #: (~0.3 s on a busy one), 8-25 s for a 40-move game (docs/performance.md has the figures).
-DEFAULT_NODES: Final = 100_000
+DEFAULT_NODES: Final = 10_000
 #: The engine's hash table per process (MB): ample for 100k-node searches, small enough for
 #: one process per core on a small machine.
 HASH_MB: Final = 16
@@ -75,18 +79,22 @@ def find_engine(path: str | os.PathLike[str] | None = None) -> str:
 class EngineTime:
     """What the engine spent, as it reported it: ``seconds`` searching (the engine's own
     ``time``), ``nodes`` searched, ``positions`` searched; ``wall`` seconds of the calls as
-    tracker saw them (the difference is the protocol's and python-chess's share)."""
+    tracker saw them (the difference is the protocol's and python-chess's share);
+    ``followed``: positions not searched, their eval certain (a forced mate already found
+    that the game follows)."""
 
     seconds: float = 0.0
     nodes: int = 0
     positions: int = 0
     wall: float = 0.0
+    followed: int = 0
 
     def add(self, other: EngineTime) -> None:
         self.seconds += other.seconds
         self.nodes += other.nodes
         self.positions += other.positions
         self.wall += other.wall
+        self.followed += other.followed
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,13 +126,18 @@ def split_engine_name(name: str) -> tuple[str, str]:
 class LocalEngine:
     """One engine process. Use as a context manager (the process is closed at the end).
 
-    ``nodes``: nodes per position. Raises EngineMissingError where no engine is found,
-    EngineFailedError where it does not start.
+    ``nodes``: nodes per position; ``follow_mates``: where the game follows a forced mate the
+    engine has found, the positions along it are not searched again (their eval is the mate,
+    one move nearer each time the mating side moves). Its analyses record the calibration
+    fitted for the engine's version and this budget (``calibration``, ``None`` where none is).
+    Raises EngineMissingError where no engine is found, EngineFailedError where it does not
+    start.
     """
 
     def __init__(self, nodes: int = DEFAULT_NODES, path: str | os.PathLike[str] | None = None,
-                 hash_mb: int = HASH_MB) -> None:
+                 hash_mb: int = HASH_MB, *, follow_mates: bool = True) -> None:
         self.nodes = nodes
+        self.follow_mates = follow_mates
         self.path = find_engine(path)
         try:
             self._engine = chess.engine.SimpleEngine.popen_uci(self.path, setpgrp=True)
@@ -132,6 +145,8 @@ class LocalEngine:
         except (chess.engine.EngineError, OSError) as exc:
             raise EngineFailedError(f"the engine {self.path} did not start: {exc}") from None
         self.name, self.version = split_engine_name(self._engine.id.get("name", "engine"))
+        found = calibration_for(self.name, self.version, nodes)
+        self.calibration = found.id if found is not None else None
 
     def __enter__(self) -> LocalEngine:
         return self
@@ -154,23 +169,35 @@ class LocalEngine:
         moves = _legal_moves(board.copy(), sans)
         spent = EngineTime()
         evals: list[PlyEval] = []
-        best = self._search(board, game_id, spent)[1]
+        (_, mate), pv = self._search(board, game_id, spent)
         for move in moves:
+            best = pv[0].uci() if pv else None
+            white_moved = board.turn == chess.WHITE
             board.push(move)
             if board.is_checkmate():
                 break  # the mated position has no eval, and no entry, as on Lichess
             if board.is_stalemate() or board.is_insufficient_material():
                 evals.append(PlyEval(0, None, best))
                 break
-            (cp, mate), next_best = self._search(board, game_id, spent)
+            nearer = _mate_after(mate, white_moved)
+            if self.follow_mates and nearer and len(pv) >= 2 and move == pv[0]:
+                # a forced mate already found, and the game follows it: the next position's
+                # eval is certain (the same mate, one move nearer once the mating side has
+                # moved) and its best move the line's next one; no search
+                mate = nearer
+                evals.append(PlyEval(None, mate, best))
+                pv = pv[1:]
+                spent.followed += 1
+                continue
+            (cp, mate), pv = self._search(board, game_id, spent)
             evals.append(PlyEval(cp, mate, best))
-            best = next_best
-        analysis = Analysis(tuple(evals), "engine", self.name, self.version, self.nodes)
+        analysis = Analysis(tuple(evals), "engine", self.name, self.version, self.nodes,
+                            self.calibration)
         return EngineGame(analysis, spent)
 
     def _search(self, board: chess.Board, game_id: str, spent: EngineTime
-                ) -> tuple[tuple[int | None, int | None], str | None]:
-        """((cp, mate) White's view, best move UCI) of one position."""
+                ) -> tuple[tuple[int | None, int | None], list[chess.Move]]:
+        """((cp, mate) White's view, the engine's line from it) of one position."""
         started = time.perf_counter()
         try:
             info = self._engine.analyse(board, chess.engine.Limit(nodes=self.nodes),
@@ -182,12 +209,21 @@ class LocalEngine:
         spent.nodes += int(info.get("nodes", 0))
         spent.positions += 1
         score = info.get("score")
-        pv = info.get("pv") or []
-        best = pv[0].uci() if pv else None
+        pv = list(info.get("pv") or [])
         if score is None:
-            return (None, None), best
+            return (None, None), pv
         white = score.white()
-        return (white.score(), white.mate()), best
+        return (white.score(), white.mate()), pv
+
+
+def _mate_after(mate: int | None, white_moved: bool) -> int | None:
+    """The mate (White's view, moves) after a move along its line: one move nearer when the
+    mating side moved, the same when the other did; ``None`` without a mate (or where the
+    move would have to mate, which ends the game)."""
+    if not mate:
+        return None
+    nearer = mate - (1 if mate > 0 else -1) if (mate > 0) == white_moved else mate
+    return nearer or None
 
 
 def _legal_moves(board: chess.Board, sans: Sequence[str]) -> list[chess.Move]:
