@@ -53,6 +53,8 @@ BUNDLED: Final = Path("lichess/indexinator-2025-10-later.ndjson")
 DEFAULT_CACHE: Final = ROOT / "benchmarks" / ".data" / "engine-evals.jsonl"
 SEED: Final = 20261206
 BASE: Final = (5_000, 10_000, 20_000)
+#: The order the base budgets are run in (the likely default first, on a busy machine).
+FIRST: Final = (10_000, 20_000, 5_000)
 EVERY_50K: Final = 5
 EVERY_100K: Final = 15
 #: Speeds of the PGN analysed (correspondence and ultrabullet left out: 5 games).
@@ -147,24 +149,36 @@ def read_cache(path: Path) -> Iterator[dict[str, Any]]:
                 yield json.loads(line)
 
 
-def collect(shared: Path, cache: Path, games: int, engine_path: str | None) -> None:
+class FreshHashEngine(LocalEngine):
+    """A :class:`LocalEngine` whose hash is cleared before every search (a new game key each
+    time: python-chess sends ``ucinewgame``): the yardstick of keeping it between plies."""
+
+    def _search(self, board: chess.Board, game_id: str, spent: Any) -> Any:
+        return super()._search(board, f"{game_id}/{spent.positions}", spent)
+
+
+def collect(shared: Path, cache: Path, games: int, engine_path: str | None,
+            only: int | None = None, fresh_hash: bool = False) -> None:
     """Analyse the sample's first ``games`` games at their budgets, appending to ``cache``."""
     done = {(r["id"], r["nodes"]) for r in read_cache(cache)}
     cache.parent.mkdir(parents=True, exist_ok=True)
     todo = sample(shared)[:games]
     engines: dict[int, LocalEngine] = {}
-    # the base budgets on every game first, then the larger ones on their share: a run cut
-    # short has the base budgets on as many games as it could
-    order = [(i, g, nodes) for i, g in enumerate(todo) for nodes in budgets(i) if nodes in BASE]
+    # budget by budget in the order of FIRST (on every game, then the next budget), then the
+    # larger ones on their share: a run cut short has the first budgets on the most games
+    order = [(i, g, nodes) for nodes in FIRST for i, g in enumerate(todo)]
     order += [(i, g, nodes) for i, g in enumerate(todo) for nodes in budgets(i)
-              if nodes not in BASE]
+              if nodes not in FIRST]
+    if only is not None:  # one budget on the first games (the hash's yardstick)
+        order = [(i, g, only) for i, g in enumerate(todo)]
     try:
         for i, g, nodes in order:
             if (g["id"], nodes) in done:
                 continue
             engine = engines.get(nodes)
             if engine is None:
-                engine = engines[nodes] = LocalEngine(nodes, engine_path)
+                engine = engines[nodes] = (FreshHashEngine if fresh_hash else LocalEngine)(
+                    nodes, engine_path)
             started = time.perf_counter()
             cpu = time.process_time()
             result = engine.analyse_game(f"{g['id']}@{nodes}", g["moves"])
@@ -480,6 +494,44 @@ def render_entry(e: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def compare(shared: Path, cache: Path, other: Path, calibration_file: Path) -> None:
+    """The games of ``other`` (e.g. analysed with the hash cleared at every ply) against the
+    same games at the same budget in ``cache``: time, nodes/s, and how far each reads from
+    Lichess's evals (both through the budget's calibration)."""
+    mine = {(r["id"], r["nodes"]): r for r in read_cache(cache)}
+    theirs = [r for r in read_cache(other) if (r["id"], r["nodes"]) in mine]
+    lichess = lichess_evals(shared, {r["id"] for r in theirs})
+    entries = {e["nodes"]: calibration_from_entry(e) for e in json.loads(
+        calibration_file.read_text(encoding="utf-8"))["calibrations"]}
+    rng = np.random.default_rng(SEED)
+    model_of: dict[str, LevelModel] = {}
+    rows: dict[str, list[list[float]]] = {"cache": [], "other": []}
+    seconds = {"cache": 0.0, "other": 0.0}
+    nodes = {"cache": 0, "other": 0}
+    engine_s = {"cache": 0.0, "other": 0.0}
+    for r in theirs:
+        if r["id"] not in lichess:
+            continue
+        model = model_of.setdefault(r["speed"], load_level_model(r["speed"]))
+        for label, rec in (("cache", mine[(r["id"], r["nodes"])]), ("other", r)):
+            game = Game(rec, lichess[r["id"]], model)
+            rows[label] += [[abs(v) if v is not None else float("nan") for v in side]
+                            for side in game.differences(entries.get(rec["nodes"]))]
+            seconds[label] += rec["wall"]
+            nodes[label] += rec["nodes_searched"]
+            engine_s[label] += rec["engine_seconds"]
+    for label in rows:
+        arr = np.asarray(rows[label])
+        print(f"{label}: {len(theirs)} games, {seconds[label]:.1f} s, "
+              f"{nodes[label] / max(1e-9, engine_s[label]):,.0f} nodes/s (engine), "
+              f"{nodes[label] / max(1e-9, seconds[label]):,.0f} nodes/s (wall); mean |local − "
+              f"Lichess|: ACPL {np.nanmean(arr[:, 0]):.1f}, accuracy {np.nanmean(arr[:, 1]):.2f}"
+              f", level {np.nanmean(arr[:, 2]):.1f}")
+    diff = np.asarray(rows["other"])[:, 2] - np.asarray(rows["cache"])[:, 2]
+    diff = diff[~np.isnan(diff)]
+    print(f"level: other − cache {diff.mean():+.1f} {interval(list(diff), rng)} (90 %)")
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -488,14 +540,25 @@ def main(argv: list[str]) -> int:
     c.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     c.add_argument("--games", type=int, default=300)
     c.add_argument("--engine", default=None)
+    c.add_argument("--only", type=int, default=None, help="this budget only")
+    c.add_argument("--fresh-hash", action="store_true",
+                   help="clear the hash before every search (the yardstick of keeping it)")
     f = sub.add_parser("fit", help="fit the calibrations from the cache (no engine)")
     f.add_argument("--shared", type=Path, default=SHARED)
     f.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     f.add_argument("--out", type=Path, default=CALIBRATION_FILE)
     f.add_argument("--dry-run", action="store_true", help="print, write nothing")
+    k = sub.add_parser("compare", help="another cache's games against the same at the same "
+                       "budget (e.g. the hash cleared at every ply)")
+    k.add_argument("other", type=Path)
+    k.add_argument("--shared", type=Path, default=SHARED)
+    k.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
+    k.add_argument("--calibrations", type=Path, default=CALIBRATION_FILE)
     args = parser.parse_args(argv)
-    if args.command == "collect":
-        collect(args.shared, args.cache, args.games, args.engine)
+    if args.command == "compare":
+        compare(args.shared, args.cache, args.other, args.calibrations)
+    elif args.command == "collect":
+        collect(args.shared, args.cache, args.games, args.engine, args.only, args.fresh_hash)
     else:
         fit(args.shared, args.cache, None if args.dry_run else args.out)
     return 0

@@ -140,12 +140,14 @@ def test_positions_along_a_forced_mate_already_found_are_not_searched_again() ->
         searched = engine.analyse_game("m2", moves, ROOKS)
     assert followed.analysis.evals == searched.analysis.evals == (
         PlyEval(None, 1, "a2a7"), PlyEval(None, 1, "h8g8"))
-    assert (followed.spent.positions, followed.spent.followed) == (1, 2)
+    # the engine's best move and its expected reply: 1.Ra7 follows the mate found at the
+    # start, so the position after it is not searched; the one after 1…Kg8 is
+    assert (followed.spent.positions, followed.spent.followed) == (2, 1)
     assert (searched.spent.positions, searched.spent.followed) == (3, 0)
     # leaving the line (2.Rbb7 instead of 2.Rb8#): that position is searched
     with LocalEngine(NODES) as engine:
         astray = engine.analyse_game("m3", ["Ra7", "Kg8", "Rbb7"], ROOKS)
-    assert (astray.spent.positions, astray.spent.followed) == (2, 2)
+    assert (astray.spent.positions, astray.spent.followed) == (3, 1)
     assert astray.analysis.evals[:2] == followed.analysis.evals
     assert astray.analysis.evals[2].best == "b1b8"  # the mate it missed, searched for
 
