@@ -198,8 +198,8 @@ BENCHES: dict[str, tuple[Callable[[bool, int], list[Row]], str]] = {
                         "(SQLite, PostgreSQL)"),
     "cli": (_cli, "start-up of tracker --help, calc, replay and import-file into a new database "
                   "(new processes)"),
-    "analyse": (_analyse, "tracker analyse: games/s, the engine's nodes/s, our overhead, "
-                          "2 jobs against 1 (Stockfish)"),
+    "analyse": (_analyse, "tracker analyse: games/s beside the engine's limit (1 and 2 jobs), "
+                          "the engine's nodes/s, our overhead, 2 jobs against 1 (Stockfish)"),
 }
 
 _COLUMNS = ("what", "size", "figure", "yardstick", "ratio", "target", "result", "note")

@@ -1,4 +1,4 @@
-"""Local evals on Lichess's scale: python scripts/calibrate_engine.py {collect,fit} …
+"""Local evals on Lichess's scale: python scripts/calibrate_engine.py {collect,fit,compare} …
 
 ``collect``: analyses games that carry Lichess's own evals with the local engine at several node
 budgets (tracker's own :class:`~tracker.sources.engine.LocalEngine`, one process, one thread,
@@ -6,16 +6,21 @@ the hash kept between the plies of a game), appending each finished (game, budge
 plain JSON lines; an interrupted run resumes. The games, in a fixed shuffled order (seed
 :data:`SEED`): the bundled player's 9 blitz games Lichess analysed first, then two games of the
 989-game every-speed PGN for each game of the 41k rapid set (players the level model keeps
-apart, so the level comparison is on players it never saw). Every game is analysed at the
-:data:`BASE` budgets; one game in :data:`EVERY_50K` also at 50,000 nodes, one in
-:data:`EVERY_100K` also at 100,000.
+apart). Budget by budget in the order of :data:`FIRST` over every game, then one game in
+:data:`EVERY_50K` at 50,000 nodes and one in :data:`EVERY_100K` at 100,000: a run cut short
+has the first budgets on the most games.
 
-``fit``: reads the cache (``--cache``, plain or gzip), the shared data for Lichess's evals, and
-fits per budget the calibration of :mod:`tracker.analysis.calibration` on the games whose id
-hashes into the fitting part, then reports on the others (games the calibration never saw):
-the mean signed difference local − Lichess of ACPL, accuracy and level, before and after the
-calibration, with a bootstrap interval; and the time per game. Writes the calibration file
-(``tracker/analysis/models/engine-calibration-1.json``). No engine is run: seconds.
+``fit``: reads the cache (``--cache``, plain or gzip; default the copy shipped in
+``scripts/data/``, made by ``gzip -9`` of the collected one), the shared data for Lichess's
+evals, and fits per budget the calibration of :mod:`tracker.analysis.engine_calibration` on the
+games whose id hashes into the fitting part (two in three), then reports on the others (games
+the calibration never saw): the mean signed difference local − Lichess of ACPL, accuracy and
+level, before and after the calibration, with a bootstrap interval; the cost per game; the
+budget curve and the default budget. Writes the calibration file
+(``tracker/analysis/models/engine-calibration-1.json``). No engine is run: about a minute.
+
+``compare``: another cache's games (e.g. ``collect --fresh-hash``: the hash cleared before
+every search) against the same games at the same budget.
 """
 
 from __future__ import annotations
@@ -50,7 +55,11 @@ SHARED: Final = ROOT.parent / "shared" / "data"
 RAPID: Final = Path("analysed/lichess-rapid-analysed-41k.ndjson.zst")
 PGN: Final = Path("analysed/lichess-2020-01-analysed-989.pgn")
 BUNDLED: Final = Path("lichess/indexinator-2025-10-later.ndjson")
+#: Where ``collect`` appends (plain JSON lines, not in git) …
 DEFAULT_CACHE: Final = ROOT / "benchmarks" / ".data" / "engine-evals.jsonl"
+#: … and the copy in the repository ``fit`` reads by default (``gzip -9`` of it): the local
+#: evals of the shipped calibration, so that a refit needs no engine.
+SHIPPED_CACHE: Final = ROOT / "scripts" / "data" / "engine-evals-stockfish-15.1.jsonl.gz"
 SEED: Final = 20261206
 BASE: Final = (5_000, 10_000, 20_000)
 #: The order the base budgets are run in (the likely default first, on a busy machine).
@@ -204,6 +213,11 @@ def collect(shared: Path, cache: Path, games: int, engine_path: str | None,
 
 #: The targets on games the calibration never saw (mean signed difference local − Lichess).
 TOLERANCE: Final = {"acpl": 5.0, "accuracy": 2.0, "level": 30.0}
+#: The sources whose Lichess evals the calibration maps onto (all three). Lichess's evals are
+#: of their time: the rapid set's (88 % from 2022) run ~1.3× larger than the 2020 PGN's and
+#: the bundled 2025 games' for the same positions, so each source's figures are reported
+#: apart too; ``--sources pgn,bundled`` fits the other scale (docs/performance.md).
+FIT_SOURCES: Final = ("rapid", "pgn", "bundled")
 #: The share of games kept apart (by a hash of the game's id) to check the calibration on.
 HELD_OUT_SHARE: Final = 3  # one game in 3
 #: The pattern search's start (scale, power), first step and last step.
@@ -211,6 +225,11 @@ START: Final = (1.1, 1.1)
 STEP: Final = 0.1
 LAST_STEP: Final = 0.01
 BOOTSTRAP: Final = 1000
+#: A budget is within noise of the next larger one when the next reads the per-game level
+#: closer to Lichess's evals by less than this (rating points, the 90 % interval's upper
+#: bound): a third of the 30-point tolerance, under 5 % of the level's per-game error against
+#: real ratings (~235).
+NOISE: Final = 10.0
 #: Fewest games analysed at a budget for it to be offered (as a default or in the docs).
 MIN_GAMES: Final = 300
 COLORS: Final[tuple[Color, Color]] = ("white", "black")
@@ -359,8 +378,11 @@ def figures(games: list[Game], calibration: EvalCalibration | None,
     return out
 
 
-def fit(shared: Path, cache: Path, out: Path | None) -> dict[str, Any]:
-    """Fit every budget of the cache; the calibration file's data (written to ``out``)."""
+def fit(shared: Path, cache: Path, out: Path | None,
+        sources: tuple[str, ...] = FIT_SOURCES) -> dict[str, Any]:
+    """Fit every budget of the cache on the games of ``sources`` (the fitting part; checked on
+    their held-out part, the other sources reported apart); the calibration file's data
+    (written to ``out``)."""
     started = time.perf_counter()
     records = list(read_cache(cache))
     lichess = lichess_evals(shared, {r["id"] for r in records})
@@ -378,8 +400,8 @@ def fit(shared: Path, cache: Path, out: Path | None) -> dict[str, Any]:
     rng = np.random.default_rng(SEED)
     entries: list[dict[str, Any]] = []
     for (engine, nodes), games in sorted(by_budget.items(), key=lambda kv: kv[0][1]):
-        train = [g for g in games if not held_out(g.id)]
-        test = [g for g in games if held_out(g.id)]
+        train = [g for g in games if not held_out(g.id) and g.record["source"] in sources]
+        test = [g for g in games if held_out(g.id) and g.record["source"] in sources]
         cal = fit_budget(train, engine, nodes)
         spent = costs[(engine, nodes)]
         plies = sum(len(r["evals"]) for r in spent)
@@ -392,6 +414,13 @@ def fit(shared: Path, cache: Path, out: Path | None) -> dict[str, Any]:
             "held_out": {"uncalibrated": figures(test, None, rng),
                          "calibrated": figures(test, cal, rng)},
             "fitted": figures(train, cal, rng),
+            # Lichess's evals are of their time: the rapid set's (88 % from 2022) run larger
+            # than the 2020 PGN's and the bundled 2025 games' (docs/performance.md)
+            "all_games_by_source": {
+                src: {"uncalibrated": figures(part, None, rng),
+                      "calibrated": figures(part, cal, rng)}
+                for src in ("rapid", "pgn", "bundled")
+                if (part := [g for g in games if g.record["source"] == src])},
             "cost": {"seconds_per_game": round(sum(r["wall"] for r in spent) / len(spent), 2),
                      "engine_nodes_per_second": round(
                          sum(r["nodes_searched"] for r in spent)
@@ -417,18 +446,26 @@ def fit(shared: Path, cache: Path, out: Path | None) -> dict[str, Any]:
         "default_nodes": default,
         "default_rule": "the smallest offered budget whose calibrated per-game level is within "
                         "noise of the next larger budget's: on the games analysed at both, the "
-                        "90 % bootstrap interval of the difference of their mean absolute level "
-                        "differences against Lichess's evals holds 0",
+                        "next budget reads the level closer to Lichess's evals (mean absolute "
+                        f"difference, per player-game) by less than {NOISE:.0f} points at the "
+                        "upper bound of the 90 % bootstrap interval",
         "curve": curve,
+        "note": f"calibrations: the budgets offered (at least {MIN_GAMES} games analysed, within "
+                "the tolerance on the held-out games), applied to local analyses; "
+                "other_budgets: fitted the same way on fewer games, shown on the curve, not "
+                "applied (an analysis at such a budget is read uncalibrated)",
         "formula": "cp' = sign(cp) * 100 * scale * (|cp| / 100) ^ power; mates unchanged",
         "fitted_by": "scripts/calibrate_engine.py fit",
-        "data": {"cache": "scripts/data/engine-evals-stockfish-15.1.jsonl.gz",
+        "data": {"cache": str(cache.resolve().relative_to(ROOT)) if cache.resolve().is_relative_to(
+                     ROOT) else cache.name,
                  "lichess_evals": [str(RAPID), str(PGN), str(BUNDLED)],
                  "held_out": f"games whose sha256('engine-calibration:' + id)[0] % "
                              f"{HELD_OUT_SHARE} == 0",
                  "level_models": {s: m.name for s, m in sorted(models.items())},
+                 "fitted_and_held_out_on": list(sources),
                  "tolerance": TOLERANCE},
-        "calibrations": entries,
+        "calibrations": [e for e in entries if e["offered"]],
+        "other_budgets": [e for e in entries if not e["offered"]],
     }
     if out is not None:
         out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
@@ -463,7 +500,7 @@ def budget_curve(by_budget: dict[tuple[str, int], list[Game]], entries: dict[int
             row.update({"next": nxt, "paired_player_games": len(both),
                         "minus_next_mean_absolute": round(float(np.mean(diffs)), 1),
                         "minus_next_interval_90": [low, high],
-                        "within_noise_of_next": bool(low <= 0 <= high or high < 0)})
+                        "within_noise_of_next": bool(high < NOISE)})
         else:
             row["within_noise_of_next"] = False  # nothing larger to compare with
         out.append(row)
@@ -484,10 +521,13 @@ def render_entry(e: dict[str, Any]) -> str:
     lines = [f"{e['id']}: scale {e['scale']}, power {e['power']}; {e['games']['analysed']} "
              f"games ({e['games']['held_out']} held out); {e['cost']['seconds_per_game']} s "
              f"a game here, {e['cost']['nodes_per_game']:,} nodes a game"]
-    for label, f in (("held out, raw", e["held_out"]["uncalibrated"]),
-                     ("held out, calibrated", e["held_out"]["calibrated"]),
-                     ("fitted, calibrated", e["fitted"])):
-        lines.append(f"  {label:<22} ACPL {f['acpl_mean_signed']:+6.1f} {f['acpl_interval_90']}"
+    rows = [("held out, raw", e["held_out"]["uncalibrated"]),
+            ("held out, calibrated", e["held_out"]["calibrated"]),
+            ("fitted, calibrated", e["fitted"])]
+    rows += [(f"all {src}, {k}", f[k]) for src, f in e["all_games_by_source"].items()
+             for k in ("uncalibrated", "calibrated")]
+    for label, f in rows:
+        lines.append(f"  {label:<26} ACPL {f['acpl_mean_signed']:+6.1f} {f['acpl_interval_90']}"
                      f"  accuracy {f['accuracy_mean_signed']:+5.2f} {f['accuracy_interval_90']}"
                      f"  level {f['level_mean_signed']:+6.1f} {f['level_interval_90']}"
                      f"  |level| {f['level_mean_absolute']}  n {f['player_games']}")
@@ -545,9 +585,11 @@ def main(argv: list[str]) -> int:
                    help="clear the hash before every search (the yardstick of keeping it)")
     f = sub.add_parser("fit", help="fit the calibrations from the cache (no engine)")
     f.add_argument("--shared", type=Path, default=SHARED)
-    f.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
+    f.add_argument("--cache", type=Path, default=SHIPPED_CACHE)
     f.add_argument("--out", type=Path, default=CALIBRATION_FILE)
     f.add_argument("--dry-run", action="store_true", help="print, write nothing")
+    f.add_argument("--sources", default=",".join(FIT_SOURCES),
+                   help="fit on these sources' games (rapid, pgn, bundled)")
     k = sub.add_parser("compare", help="another cache's games against the same at the same "
                        "budget (e.g. the hash cleared at every ply)")
     k.add_argument("other", type=Path)
@@ -560,7 +602,8 @@ def main(argv: list[str]) -> int:
     elif args.command == "collect":
         collect(args.shared, args.cache, args.games, args.engine, args.only, args.fresh_hash)
     else:
-        fit(args.shared, args.cache, None if args.dry_run else args.out)
+        fit(args.shared, args.cache, None if args.dry_run else args.out,
+            tuple(args.sources.split(",")))
     return 0
 
 

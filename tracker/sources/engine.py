@@ -37,8 +37,10 @@ from tracker.records import Analysis
 
 #: Where Debian's package ``stockfish`` installs the engine (not on a user's PATH).
 DEBIAN_STOCKFISH: Final = "/usr/games/stockfish"
-#: Nodes searched per position by default: ~0.1 s a position for Stockfish 15 on a free core
-#: (~0.3 s on a busy one), 8-25 s for a 40-move game (docs/performance.md has the figures).
+#: Nodes searched per position by default: ~10-15 ms a position for Stockfish 15.1 on a free
+#: core, ~0.8 s for a 64-ply blitz game. The smallest budget whose calibrated level reads as
+#: close to Lichess's evals as the next larger one's (docs/performance.md has the curve);
+#: tracker/analysis/models/engine-calibration-1.json must hold a calibration for it.
 DEFAULT_NODES: Final = 10_000
 #: The engine's hash table per process (MB): ample for 100k-node searches, small enough for
 #: one process per core on a small machine.
