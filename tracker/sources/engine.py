@@ -131,8 +131,9 @@ class LocalEngine:
 
     ``nodes``: nodes per position; ``follow_mates``: where the engine has found a forced mate
     and the game plays its move, the next position is not searched (its eval is the mate, one
-    move nearer when the mating side moved; its best move the reply the engine expected). Its analyses record the calibration
-    fitted for the engine's version and this budget (``calibration``, ``None`` where none is).
+    move nearer when the mating side moved; its best move the reply the engine expected). Its
+    analyses record the calibration fitted for the engine's version and this budget
+    (``calibration``, ``None`` where none is).
     Raises EngineMissingError where no engine is found, EngineFailedError where it does not
     start.
     """
