@@ -47,6 +47,9 @@ def test_a_calibration_maps_centipawns_by_scale_and_power_and_leaves_mates() -> 
 def test_a_malformed_calibration_entry_is_refused() -> None:
     with pytest.raises(ValueError, match="malformed"):
         calibration_from_json({"id": "x", "engine": "S", "engine_version": "1", "nodes": 1})
+    with pytest.raises(ValueError, match="an id of 1 to 64"):
+        calibration_from_json({"id": "x" * 65, "engine": "S", "engine_version": "1",
+                               "nodes": 1, "scale": 1})
     with pytest.raises(ValueError, match="positive"):
         calibration_from_json({"id": "x", "engine": "S", "engine_version": "1", "nodes": 1,
                                "scale": 0})

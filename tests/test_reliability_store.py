@@ -167,6 +167,7 @@ FIDE_CHECKED = {("fide_players", "name"), ("fide_players", "federation"),
 def _longest_written() -> dict[tuple[str, str], int]:
     """Every bounded text column → the longest value tracker writes there, from the limits
     the code keeps to (the sources check a game's fields against ``TEXT_LIMITS``)."""
+    from tracker.analysis.engine_calibration import CALIBRATION_ID_MAX
     from tracker.codec import raw_digest
     from tracker.fide import EXPECTED_METHODS, RULES
     from tracker.fide.rules import CHAPTERS
@@ -214,6 +215,7 @@ def _longest_written() -> dict[tuple[str, str], int]:
         ("game_analysis", "source"): longest(get_args(AnalysisSource)),
         ("game_analysis", "engine"): ENGINE_NAME_MAX,
         ("game_analysis", "engine_version"): ENGINE_VERSION_MAX,
+        ("game_analysis", "calibration"): CALIBRATION_ID_MAX,
     })
     # A saved scale may name a club model: "club:" and a group's name.
     written[("players", "scale")] = max(longest(SCALES), len(CLUB_PREFIX) + MAX_NAME)

@@ -33,6 +33,8 @@ from tracker.records import Analysis
 
 #: The calibration file (JSON: ``calibrations`` is a list of entries, see docs/analysis.md).
 CALIBRATION_FILE: Final = Path(__file__).parent / "models" / "engine-calibration-1.json"
+#: The longest calibration id (the width of ``game_analysis.calibration``).
+CALIBRATION_ID_MAX: Final = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +71,9 @@ def calibration_from_json(entry: Mapping[str, Any]) -> EvalCalibration:
                               float(entry["scale"]), float(entry.get("power", 1.0)))
     except (KeyError, TypeError, ValueError) as e:
         raise ValueError(f"malformed engine calibration: {e}") from None
+    if not 0 < len(out.id) <= CALIBRATION_ID_MAX:
+        raise ValueError(f"malformed engine calibration: an id of 1 to {CALIBRATION_ID_MAX} "
+                         f"characters, got {out.id!r}")
     if not (out.scale > 0 and out.power > 0 and out.nodes > 0):
         raise ValueError(f"malformed engine calibration {out.id}: scale, power and nodes "
                          "must be positive")
