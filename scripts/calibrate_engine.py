@@ -42,9 +42,9 @@ import chess
 import chess.pgn
 import numpy as np
 import zstandard
+from tracker.core.evals import Color, PlyEval, from_lichess_entry
 
 from tracker.analysis.engine_calibration import CALIBRATION_FILE, EvalCalibration
-from tracker.analysis.evals import Color, PlyEval, from_lichess_entry
 from tracker.analysis.formulas import acpl, game_accuracy
 from tracker.analysis.level import LevelModel, game_level, level_features, load_level_model
 from tracker.sources.engine import LocalEngine

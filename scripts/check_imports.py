@@ -6,8 +6,8 @@ and may import only its own layer and the layers listed beside it, all earlier o
 one line each, exit status 1:
 
 - a module importing a layer it may not (a later one, or one it must not know, such as the
-  engine importing the store); for the views (``tracker/cli.py``, ``dashboard/``) that is
-  anything below ``tracker.api`` but ``tracker.errors``;
+  engine importing the store); for the views (``tracker/cli/commands.py``, ``dashboard/``) that is
+  anything below ``tracker.api`` but ``tracker.core.errors``;
 - an import cycle among the remaining imports (the allowed imports only go to earlier layers,
   so such a cycle lies within one layer; a cycle through a forbidden import is reported as
   that import). An import under ``if TYPE_CHECKING:`` runs nothing, so it makes no cycle
@@ -38,37 +38,37 @@ from pathlib import Path
 #: on the store's. The engine (``tracker/fide``) is pure and knows nothing of the project but
 #: its errors. The strength analysis (``tracker/analysis``: Lichess's accuracy, ACPL and
 #: judgments, turning points, the level model) is pure like the engine and may use the FIDE
-#: scale models; its eval type (``tracker.analysis.evals``) sits with records so that the
+#: scale models; its eval type (``tracker.core.evals``) sits with records so that the
 #: sources and the store can carry evals, and so does the calibration of local evals
 #: (``tracker.analysis.engine_calibration``), so that the engine source can name it. The
 #: report (with the replay settings and the
 #: presentation of a report) puts store, selection and engine together; the api is the one
 #: door (the package root re-exports it); the views go through that door only.
 LAYERS: list[tuple[str, tuple[str, ...], frozenset[str]]] = [
-    ("errors", ("tracker.errors",), frozenset()),
-    ("base", ("tracker.records", "tracker.config", "tracker.perfs", "tracker.fide_records",
-              "tracker.utc", "tracker.codec", "tracker.cursor", "tracker._version",
-              "tracker.exact", "tracker.analysis.evals", "tracker.analysis.engine_calibration",
-              "tracker.forked"),
+    ("errors", ("tracker.core.errors",), frozenset()),
+    ("base", ("tracker.core.records", "tracker.core.config", "tracker.core.perfs", "tracker.core.fide_records",
+              "tracker.core.utc", "tracker.core.codec", "tracker.core.cursor", "tracker._version",
+              "tracker.core.exact", "tracker.core.evals", "tracker.analysis.engine_calibration",
+              "tracker.core.forked"),
      frozenset({"errors"})),
     ("sources", ("tracker.sources", "tracker.sources.*"), frozenset({"errors", "base"})),
     ("store", ("tracker.store", "tracker.store.*"), frozenset({"errors", "base"})),
-    ("importing", ("tracker.importing", "tracker.importing.*", "tracker.real_fide",
-                   "tracker.run_liveness"),
+    ("importing", ("tracker.importing", "tracker.importing.*", "tracker.importing.real_fide",
+                   "tracker.importing.run_liveness"),
      frozenset({"errors", "base", "sources", "store"})),
-    ("selection", ("tracker.selection",), frozenset({"errors", "base"})),
+    ("selection", ("tracker.report.selection",), frozenset({"errors", "base"})),
     ("engine", ("tracker.fide", "tracker.fide.*"), frozenset({"errors"})),
     ("analysis", ("tracker.analysis", "tracker.analysis.*"),
      frozenset({"errors", "base", "engine"})),
-    ("report", ("tracker.replaying", "tracker.replaying.*", "tracker.report*",
-                "tracker.calibration", "tracker.lad",
-                "tracker.lichess_line", "tracker.replay_pass", "tracker.presentation",
-                "tracker.settings", "tracker.game_view"),
+    ("report", ("tracker.replaying", "tracker.replaying.*", "tracker.report.replay*",
+                "tracker.report.calibration", "tracker.report.lad",
+                "tracker.report.lichess_line", "tracker.report.replay_pass", "tracker.report.presentation",
+                "tracker.report.settings", "tracker.report.game_view"),
      frozenset({"errors", "base", "store", "selection", "engine", "analysis"})),
     ("api", ("tracker", "tracker.api", "tracker.api.*", "tracker.api_*"),
      frozenset({"errors", "base", "sources", "store", "importing", "selection", "engine",
                 "analysis", "report"})),
-    ("views", ("tracker.cli", "tracker.cli.*", "tracker.cli_*", "tracker.launcher", "dashboard",
+    ("views", ("tracker.cli.commands", "tracker.cli.commands.*", "tracker.cli_*", "tracker.api.launcher", "dashboard",
                "dashboard.*"),
      frozenset({"errors", "api"})),
 ]
@@ -248,7 +248,7 @@ def _cycles(edges: dict[str, set[str]]) -> list[list[str]]:
 def _why(mine: str, theirs: str) -> str:
     """Why an import from layer ``mine`` of layer ``theirs`` is against the flow."""
     if mine == "views":
-        return "the views import only tracker.api (and tracker.errors)"
+        return "the views import only tracker.api (and tracker.core.errors)"
     if _rank(theirs) > _rank(mine):
         return "a later layer"
     return f"the {mine} layer may not import the {theirs} layer"

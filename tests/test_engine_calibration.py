@@ -10,6 +10,8 @@ import os
 from pathlib import Path
 
 import pytest
+from tracker.core.evals import PlyEval, from_lichess_entry
+from tracker.core.records import Analysis
 
 from tests.conftest import ANALYSED
 from tests.test_analyse import NODES, bare_export, needs_engine
@@ -23,11 +25,9 @@ from tracker.analysis.engine_calibration import (
     calibration_id,
     calibrations,
 )
-from tracker.analysis.evals import PlyEval, from_lichess_entry
 from tracker.analysis.formulas import game_summary
 from tracker.importing import import_file
 from tracker.importing.analyse import default_jobs, run_analyse
-from tracker.records import Analysis
 from tracker.sources.engine import DEFAULT_NODES, LocalEngine
 from tracker.store import analysis as stored
 from tracker.store.db import Store

@@ -114,7 +114,7 @@ def test_fide_pairs() -> None:
 
 
 def _tracker(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tracker.cli", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "tracker.cli.commands", *args], capture_output=True,
                           text=True, check=False)
 
 

@@ -14,12 +14,12 @@ import threading
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any, Final
 
-from tracker.errors import ArgumentError, TrackerError
+from tracker.core.errors import ArgumentError, TrackerError
 
 if TYPE_CHECKING:
     from tracker.api import Db
     from tracker.importing.analyse import AnalyseProgress, AnalyseSummary
-    from tracker.report_strength import GameStrength, PlayerStrength
+    from tracker.report.strength import GameStrength, PlayerStrength
 
 
 class NoAnalysisError(TrackerError, LookupError):
@@ -61,8 +61,8 @@ def analyse(
     games, EngineMissingError (one line: ``apt-get install stockfish``) where no engine is
     installed and a game needs one.
     """
+    from tracker.core.perfs import perf_key
     from tracker.importing.analyse import run_analyse
-    from tracker.perfs import perf_key
     from tracker.sources.engine import DEFAULT_NODES
     from tracker.sources.lichess.params import ImportArgumentError, epoch_ms
     from tracker.store import queries
@@ -98,9 +98,9 @@ def strength(username: str, *, db: Db = None, perf: str | None = None) -> Player
     the turning point; per month and for the last 20 games the level together.
     ``.to_json()`` is the ``--json`` contract (docs/analysis.md). Raises
     UnknownPlayerError, PerfError, NoAnalysisError (no analysed games there)."""
-    from tracker.perfs import perf_key
-    from tracker.report_strength import NoAnalysisError as _None
-    from tracker.report_strength import player_strength
+    from tracker.core.perfs import perf_key
+    from tracker.report.strength import NoAnalysisError as _None
+    from tracker.report.strength import player_strength
     from tracker.store import queries
     from tracker.store.analysis import analysed_perfs as _perfs
 
@@ -120,9 +120,9 @@ def strength(username: str, *, db: Db = None, perf: str | None = None) -> Player
 
 def strength_game(game_id: str, *, db: Db = None) -> GameStrength:
     """``tracker strength --game ID``: both sides of one analysed game (see
-    :class:`~tracker.report_strength.GameStrength`). Raises NoAnalysisError."""
-    from tracker.report_strength import NoAnalysisError as _None
-    from tracker.report_strength import one_game
+    :class:`~tracker.report.strength.GameStrength`). Raises NoAnalysisError."""
+    from tracker.report.strength import NoAnalysisError as _None
+    from tracker.report.strength import one_game
 
     try:
         return one_game(_store(db), game_id.strip())
@@ -137,7 +137,7 @@ def strength_json(report: PlayerStrength) -> dict[str, Any]:
 
 def strength_game_json(game: GameStrength) -> dict[str, Any]:
     """The ``tracker strength --game ID --json`` object: both sides in the games' keys."""
-    from tracker.report_strength import game_json
+    from tracker.report.strength import game_json
 
     return game_json(game)
 

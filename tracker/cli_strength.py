@@ -1,6 +1,6 @@
 """``tracker analyse`` and ``tracker strength``: thin wrappers over :mod:`tracker.api`.
 
-Registered on the ``tracker`` app by :func:`register` (called by :mod:`tracker.cli`, which
+Registered on the ``tracker`` app by :func:`register` (called by :mod:`tracker.cli.commands`, which
 hands over its consoles and helpers, so this module never imports it back).
 """
 
@@ -16,7 +16,7 @@ import typer
 from rich.console import Console
 
 from tracker import api
-from tracker.errors import Terminated
+from tracker.core.errors import Terminated
 
 if TYPE_CHECKING:
     from tracker.api import AnalyseSummary, GameStrength, PlayerStrength, SetLevel
@@ -29,7 +29,7 @@ SHOWN_GAMES = 20
 
 @dataclass(frozen=True)
 class Tools:
-    """What the commands need of :mod:`tracker.cli`: its consoles, its safe printer, its
+    """What the commands need of :mod:`tracker.cli.commands`: its consoles, its safe printer, its
     help epilog maker and the ``--db`` given."""
 
     out: Console

@@ -15,12 +15,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Final, Literal
 
-from tracker.analysis.evals import PlyEval
+from tracker.core.evals import PlyEval
 
 # The time helpers, re-exported: records are where most callers meet them.
-from tracker.utc import datetime_to_ms as datetime_to_ms
-from tracker.utc import month_of as month_of
-from tracker.utc import ms_to_datetime as ms_to_datetime
+from tracker.core.utc import datetime_to_ms as datetime_to_ms
+from tracker.core.utc import month_of as month_of
+from tracker.core.utc import ms_to_datetime as ms_to_datetime
 
 Source = Literal["api", "ndjson", "pgn"]
 Color = Literal["white", "black"]
@@ -123,7 +123,7 @@ class Side(SideChecks):
 @dataclass(frozen=True, slots=True)
 class Analysis:
     """A game's evals, one per ply after each move (White's view, see
-    :class:`~tracker.analysis.evals.PlyEval`), and where they came from.
+    :class:`~tracker.core.evals.PlyEval`), and where they came from.
 
     ``source`` ``"lichess"``: Lichess's server analysis as an export carries it (its ``best``
     and ``judgment`` only where Lichess judged the move); the checkmated final position has no

@@ -21,7 +21,6 @@ import chess
 import chess.svg
 
 from tracker.analysis.engine_calibration import calibrated_evals, calibration_id
-from tracker.analysis.evals import START, Color, PlyEval
 from tracker.analysis.formulas import game_summary, judge
 from tracker.analysis.level import (
     FideLevel,
@@ -35,11 +34,12 @@ from tracker.analysis.level import (
     set_level,
 )
 from tracker.analysis.turning import GameTurn, TurningPoint, turning_points, win_curve
-from tracker.game_view import read_moves
-from tracker.records import BLACK_WINS, DRAW, WHITE_WINS, Analysis
+from tracker.core.evals import START, Color, PlyEval
+from tracker.core.records import BLACK_WINS, DRAW, WHITE_WINS, Analysis
+from tracker.core.utc import utc_from_ms
+from tracker.report.game_view import read_moves
 from tracker.store.analysis import AnalysedGame, analysed_game, analysed_games
 from tracker.store.engine import Database
-from tracker.utc import utc_from_ms
 
 #: The set of "recent" games: the last this many analysed games.
 RECENT_GAMES: Final = 20

@@ -11,7 +11,7 @@ turning points)::
 
 ``scale`` is the factor at one pawn, ``power`` bends it (above 1: small differences shrink,
 large ones grow). The stored evals stay as the engine gave them; the analysis records the
-calibration's id (:attr:`tracker.records.Analysis.calibration`), so a refit (a new id) never
+calibration's id (:attr:`tracker.core.records.Analysis.calibration`), so a refit (a new id) never
 changes silently what an old analysis reads.
 
 This module sits with the records (no numpy, no model): the engine source names the
@@ -28,8 +28,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Final
 
-from tracker.analysis.evals import PlyEval
-from tracker.records import Analysis
+from tracker.core.evals import PlyEval
+from tracker.core.records import Analysis
 
 #: The calibration file (JSON: ``calibrations`` is a list of entries, see docs/analysis.md).
 CALIBRATION_FILE: Final = Path(__file__).parent / "models" / "engine-calibration-1.json"

@@ -31,9 +31,9 @@ import chess
 import chess.engine
 
 from tracker.analysis.engine_calibration import calibration_for
-from tracker.analysis.evals import PlyEval
-from tracker.errors import TrackerError
-from tracker.records import Analysis
+from tracker.core.errors import TrackerError
+from tracker.core.evals import PlyEval
+from tracker.core.records import Analysis
 
 #: Where Debian's package ``stockfish`` installs the engine (not on a user's PATH).
 DEBIAN_STOCKFISH: Final = "/usr/games/stockfish"

@@ -72,7 +72,7 @@ class Game(Base):
     opening_name: Mapped[str | None] = mapped_column(Text)
     tournament_id: Mapped[str | None] = mapped_column(String(64))
     #: The source text of the game (NDJSON line or PGN), UTF-8, zstd-compressed (zlib in older
-    #: databases; :func:`tracker.codec.decompress_raw` reads both).
+    #: databases; :func:`tracker.core.codec.decompress_raw` reads both).
     raw: Mapped[bytes] = mapped_column(LargeBinary)
     #: A digest of the raw text: an unchanged re-import is detected without decompressing.
     digest: Mapped[str] = mapped_column(String(16))
@@ -289,7 +289,7 @@ class StoreState(Base):
 
 class ReplaySnapshot(Base):
     """The replay report's pass over one player's games of one perf, saved (an opaque
-    ``payload`` that :mod:`tracker.report` writes and reads) with the ``write_seq`` of the
+    ``payload`` that :mod:`tracker.report.replay` writes and reads) with the ``write_seq`` of the
     games it was computed from. ``options``: the selection options it was computed with."""
 
     __tablename__ = "replay_snapshots"
