@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import text
-from tracker.core.evals import PlyEval
-from tracker.report.strength import engine_judgments
 
 from tests.conftest import ANALYSED, INDEXINATOR_LATER
 from tracker import api
+from tracker.core.evals import PlyEval
 from tracker.importing import import_file
 from tracker.importing.analyse import run_analyse
+from tracker.report.strength import engine_judgments
 from tracker.sources.engine import EngineMissingError, LocalEngine, find_engine
 from tracker.store import analysis as stored
 from tracker.store.db import Store
@@ -157,7 +157,8 @@ def test_bad_arguments_are_usage_errors(store: Store) -> None:
 def test_sigterm_exits_143_and_keeps_every_finished_game(tmp_path: Path) -> None:
     db = tmp_path / "t.db"
     import_file(bare_export(tmp_path), store=Store(str(db)))
-    proc = subprocess.Popen([sys.executable, "-m", "tracker.cli.commands", "--db", str(db), "analyse",
+    proc = subprocess.Popen([sys.executable, "-m", "tracker.cli.commands",
+                             "--db", str(db), "analyse",
                              "reda46", "--last", "5", "--nodes", str(NODES * 5)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     check = Store(str(db))
@@ -252,7 +253,8 @@ def test_an_engine_that_dies_makes_a_partial_run_that_says_so(store: Store, tmp_
     import_file(bare_export(tmp_path), store=store)
     done = run_analyse(store, "reda46", last=3, nodes=NODES, jobs=2, engine_path=str(engine))
     assert (done.status, done.analysed) == ("partial", 0)
-    assert done.message is not None and "engine stopped" in done.message
+    assert done.message is not None and done.message.startswith(
+        f"the engine Dying 1 ({engine}) stopped: engine process died")
     assert stored.count_analysed(store, "reda46") == {}
 
 

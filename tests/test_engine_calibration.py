@@ -82,14 +82,16 @@ def test_which_evals_a_calibration_reads() -> None:
     evals = (PlyEval(100, None), PlyEval(-300, None))
     lichess = Analysis(evals)
     assert calibrated_evals(lichess) == evals and calibration_id(lichess) is None
-    recorded = Analysis(evals, "engine", "Stockfish", "15.1", DEFAULT_NODES, known.id)
+    recorded = Analysis(evals, "engine", "Stockfish", "15.1", DEFAULT_NODES,
+                        calibration=known.id)
     assert calibrated_evals(recorded) == known.apply(evals) != evals
     assert calibration_id(recorded) == known.id
     # stored before calibrations were recorded: the one fitted for its engine and budget
     older = Analysis(evals, "engine", "Stockfish", "15.1", DEFAULT_NODES)
     assert calibrated_evals(older) == known.apply(evals) and calibration_id(older) == known.id
     # a calibration the file no longer has, or a budget none covers: read as they are
-    for raw in (Analysis(evals, "engine", "Stockfish", "15.1", DEFAULT_NODES, "gone-1"),
+    for raw in (Analysis(evals, "engine", "Stockfish", "15.1", DEFAULT_NODES,
+                         calibration="gone-1"),
                 Analysis(evals, "engine", "Stockfish", "15.1", 1_234)):
         assert calibrated_evals(raw) == evals and calibration_id(raw) is None
 
@@ -105,7 +107,7 @@ def test_the_calibration_is_stored_with_the_analysis_and_applied_by_the_report(
     evals = tuple(from_lichess_entry(e) for e in first["analysis"])
     pk = next(g.pk for g in stored.games_to_analyse(any_store, "reda46", None)[0]
               if g.id == first["id"])
-    local = Analysis(evals, "engine", "Stockfish", "15.1", DEFAULT_NODES, known.id)
+    local = Analysis(evals, "engine", "Stockfish", "15.1", DEFAULT_NODES, calibration=known.id)
     assert stored.write_engine_analysis(any_store, pk, local)
     back = stored.game_analysis(any_store, first["id"])
     assert back is not None and back.analysis.calibration == known.id

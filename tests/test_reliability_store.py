@@ -78,7 +78,6 @@ def test_a_cursor_an_older_tracker_moved_into_the_future_is_read_afresh(
     lichess: LichessServer, any_store: Store
 ) -> None:
     from tracker.core.cursor import Cursor
-
     from tracker.store.sync import save_cursor
 
     any_store.ensure_player("indexinator", "indexinator")
@@ -168,19 +167,19 @@ FIDE_CHECKED = {("fide_players", "name"), ("fide_players", "federation"),
 def _longest_written() -> dict[tuple[str, str], int]:
     """Every bounded text column → the longest value tracker writes there, from the limits
     the code keeps to (the sources check a game's fields against ``TEXT_LIMITS``)."""
+    from tracker.analysis.engine_calibration import CALIBRATION_ID_MAX
     from tracker.core.codec import raw_digest
     from tracker.core.fide_records import LIST_KINDS
     from tracker.core.records import PERFS, SIDE_TEXT_LIMITS, TEXT_LIMITS, AnalysisSource
+    from tracker.fide import EXPECTED_METHODS, RULES
+    from tracker.fide.rules import CHAPTERS
     from tracker.report.saved_pass import _options
     from tracker.report.scale_runs import run_options
     from tracker.report.settings import CLUB_PREFIX, SCALES, START_SCALES, PlayerSettings
-
-    from tracker.analysis.engine_calibration import CALIBRATION_ID_MAX
-    from tracker.fide import EXPECTED_METHODS, RULES
-    from tracker.fide.rules import CHAPTERS
     from tracker.sources.engine import ENGINE_NAME_MAX, ENGINE_VERSION_MAX
     from tracker.store.groups import MAX_NAME
     from tracker.store.runs import RUN_STATUSES
+    from tracker.store.snapshots import GROUP, PASS, RUN
 
     user_id = SIDE_TEXT_LIMITS["user_id"]  # a game's player; an account's id is 2-30
     perf = max(map(len, PERFS))
@@ -206,10 +205,11 @@ def _longest_written() -> dict[tuple[str, str], int]:
         ("rating_history", "player_id"): user_id, ("rating_history", "perf"): 32,
         ("fide_links", "player_id"): user_id,
         ("fide_ratings", "kind"): longest(LIST_KINDS), ("fide_ratings", "month"): len("2026-12"),
-        ("replay_snapshots", "user_id"): user_id, ("replay_snapshots", "perf"): perf,
-        ("replay_snapshots", "options"): longest((
-            _options(True), _options(False),  # a pass, and a scale's replay of it
-            run_options("chessdojo-2024", PlayerSettings(start_rating=2000).resolved()))),
+        ("cache_entries", "user_id"): user_id, ("cache_entries", "perf"): perf,
+        ("cache_entries", "kind"): longest((PASS, RUN, GROUP)),
+        ("cache_entries", "options"): longest((
+            _options(True).options, _options(False).options,  # a pass, a scale's replay of it
+            run_options("chessdojo-2024", PlayerSettings(start_rating=2000).resolved()).options)),
         ("groups", "name"): MAX_NAME,
         ("group_members", "user_id"): user_id,
         ("group_members", "username"): SIDE_TEXT_LIMITS["name"],
@@ -453,8 +453,8 @@ def test_a_run_starts_with_its_process_in_one_commit(any_store: Store) -> None:
     """The run's row and the "running in process …" message that lets a later run tell a
     killed one: one transaction, not two (a sync starts one run per player)."""
     from sqlalchemy import event
-    from tracker.importing.run_liveness import running_message
 
+    from tracker.importing.run_liveness import running_message
     from tracker.importing.runner import ImportRecorder
 
     commits: list[int] = []

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final
 
-from tracker.core.errors import ArgumentError
+from tracker.core.errors import ArgumentError, InterruptedRun
 from tracker.core.records import Analysis
 from tracker.importing.runner import interrupts_deferred
 from tracker.sources.engine import (
@@ -169,8 +169,7 @@ def run_analyse(store: Store, user: str, *, perf: str | None = None,
         summary.status = "partial"
         summary.message = "stopped; run the same command again to go on"
         summary.seconds = time.perf_counter() - started
-        exc.summary = summary  # type: ignore[attr-defined]  # read by the CLI, as for imports
-        raise
+        raise InterruptedRun.of(exc, summary) from exc  # for the caller's last line
     finally:
         summary.seconds = time.perf_counter() - started
     return summary

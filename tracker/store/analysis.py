@@ -184,7 +184,7 @@ class StoredAnalysis:
 
 def _analysis(row: Any) -> Analysis:
     return Analysis(unpack_evals(row.evals), row.source, row.engine, row.engine_version,
-                    row.nodes, row.calibration)
+                    row.nodes, calibration=row.calibration)
 
 
 def game_analysis(db: Database, game_id: str) -> StoredAnalysis | None:
@@ -248,7 +248,7 @@ def _analysed(row: Any) -> AnalysedGame:
         row.clock_initial, row.clock_increment, row.initial_fen, row.variant, row.source,
         (row[12], row[13], row[14]), (row[15], row[16], row[17]), decompress_raw(row.raw),
         Analysis(unpack_evals(row.evals), row.a_source, row.engine, row.engine_version,
-                 row.nodes, row.calibration))
+                 row.nodes, calibration=row.calibration))
 
 
 def analysed_games(db: Database, user_id: str, perf: str) -> Iterator[AnalysedGame]:
