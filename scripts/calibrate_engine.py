@@ -42,11 +42,11 @@ import chess
 import chess.pgn
 import numpy as np
 import zstandard
-from tracker.core.evals import Color, PlyEval, from_lichess_entry
 
 from tracker.analysis.engine_calibration import CALIBRATION_FILE, EvalCalibration
 from tracker.analysis.formulas import acpl, game_accuracy
 from tracker.analysis.level import LevelModel, game_level, level_features, load_level_model
+from tracker.core.evals import Color, PlyEval, from_lichess_entry
 from tracker.sources.engine import LocalEngine
 from tracker.sources.pgn_evals import pgn_analysis
 

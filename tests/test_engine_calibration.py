@@ -10,8 +10,6 @@ import os
 from pathlib import Path
 
 import pytest
-from tracker.core.evals import PlyEval, from_lichess_entry
-from tracker.core.records import Analysis
 
 from tests.conftest import ANALYSED
 from tests.test_analyse import NODES, bare_export, needs_engine
@@ -26,6 +24,8 @@ from tracker.analysis.engine_calibration import (
     calibrations,
 )
 from tracker.analysis.formulas import game_summary
+from tracker.core.evals import PlyEval, from_lichess_entry
+from tracker.core.records import Analysis
 from tracker.importing import import_file
 from tracker.importing.analyse import default_jobs, run_analyse
 from tracker.sources.engine import DEFAULT_NODES, LocalEngine
