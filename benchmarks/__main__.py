@@ -204,8 +204,8 @@ BENCHES: dict[str, tuple[Callable[[bool, int], list[Row]], str]] = {
                         "(SQLite, PostgreSQL)"),
     "cli": (_cli, "start-up of tracker --help, calc, replay and import-file into a new database "
                   "(new processes)"),
-    "analyse": (_analyse, "tracker analyse: games/s, the engine's nodes/s, our overhead, "
-                          "2 jobs against 1 (Stockfish)"),
+    "analyse": (_analyse, "tracker analyse: games/s beside the engine's limit (1 and 2 jobs), "
+                          "the engine's nodes/s, our overhead, 2 jobs against 1 (Stockfish)"),
     "strength": (_strength, "tracker strength for 2,000 analysed games, warm (≤ 1 s)"),
 }
 

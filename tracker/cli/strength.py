@@ -166,8 +166,9 @@ def analyse_cmd(
     nodes: Annotated[int | None, typer.Option(
         "--nodes", help=f"Nodes searched per position (default {api.default_nodes():,}).",
         metavar="N")] = None,
-    jobs: Annotated[int, typer.Option("--jobs", help="Engine processes at once (one per "
-                                      "core).", metavar="N")] = 1,
+    jobs: Annotated[int | None, typer.Option(
+        "--jobs", help="Engine processes at once (default: one per core this process may "
+        "use).", metavar="N")] = None,
     engine: Annotated[str | None, typer.Option(
         "--engine", help="A UCI engine's path. Default: $TRACKER_ENGINE, else Stockfish.",
         metavar="PATH")] = None,

@@ -21,6 +21,7 @@ from typing import Any, Final
 import chess
 import chess.svg
 
+from tracker.analysis.engine_calibration import calibrated_evals, calibration_id
 from tracker.analysis.formulas import game_summary, judge
 from tracker.analysis.level import (
     FideLevel,
@@ -88,8 +89,10 @@ class GameStrength:
     """One analysed game: both sides, the game's turn, and the eval graph's data.
 
     ``played_at``: the game's start, aware UTC; ``source``: ``lichess`` or ``engine``;
-    ``engine``: e.g. ``"Stockfish 15.1, 100,000 nodes"`` for a local analysis; ``evals``:
-    one per ply with the judgments (made here for a local analysis); ``win``: White's Win%
+    ``engine``: e.g. ``"Stockfish 15.1, 20,000 nodes, calibrated (stockfish-15.1-20000n-1)"``
+    for a local analysis (``…, not calibrated`` where no calibration covers its engine and
+    budget); ``evals``: one per ply with the judgments (made here for a local analysis), a
+    local analysis's through its calibration (on Lichess's scale); ``win``: White's Win%
     after each ply (``None`` where no eval); ``sans``: the moves."""
 
     id: str
@@ -225,7 +228,9 @@ def _engine_label(a: Analysis) -> str | None:
     if a.source != "engine":
         return None
     name = " ".join(x for x in (a.engine, a.engine_version) if x) or "engine"
-    return f"{name}, {a.nodes:,} nodes" if a.nodes else name
+    label = f"{name}, {a.nodes:,} nodes" if a.nodes else name
+    calibration = calibration_id(a)
+    return label + (f", calibrated ({calibration})" if calibration else ", not calibrated")
 
 
 def game_strength(game: AnalysedGame, model: LevelModel | None) -> GameStrength:
@@ -235,7 +240,8 @@ def game_strength(game: AnalysedGame, model: LevelModel | None) -> GameStrength:
     is given (the judgments and turning point are those of the plies covered)."""
     sans, clocks = _moves_and_clocks(game)
     white_first = not game.initial_fen or game.initial_fen.split()[1:2] != ["b"]
-    evals = game.analysis.evals[: len(sans)] if sans else game.analysis.evals
+    evals = calibrated_evals(game.analysis)  # a local analysis on Lichess's scale
+    evals = evals[: len(sans)] if sans else evals
     if game.analysis.source == "engine":
         evals = engine_judgments(evals, _uci_moves(sans, game.initial_fen),
                                  white_first=white_first)

@@ -145,6 +145,10 @@ class GameAnalysis(Base):
     evals: Mapped[bytes] = mapped_column(LargeBinary)
     #: When the row was written, ms since the epoch UTC.
     created_at_ms: Mapped[int] = mapped_column(BigInteger)
+    #: The calibration a local analysis is read through (migration 0013;
+    #: :mod:`tracker.analysis.engine_calibration`), ``None`` for Lichess's evals or where none
+    #: covers the engine and budget.
+    calibration: Mapped[str | None] = mapped_column(String(64))
 
 
 class Player(Base):
