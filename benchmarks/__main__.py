@@ -179,6 +179,12 @@ def _analyse(quick: bool, cap: int) -> list[Row]:
         return [row("tracker analyse (local engine)", "-", "not run", note=str(exc))]
 
 
+def _strength(quick: bool, cap: int) -> list[Row]:
+    from benchmarks import bench_strength
+
+    return bench_strength.run(1 if quick else RUNS)
+
+
 _MISSING = "its benchmark script is not in benchmarks/ (yet)"
 
 #: name → (benchmark, what it measures), in the order of the table.
@@ -198,8 +204,9 @@ BENCHES: dict[str, tuple[Callable[[bool, int], list[Row]], str]] = {
                         "(SQLite, PostgreSQL)"),
     "cli": (_cli, "start-up of tracker --help, calc, replay and import-file into a new database "
                   "(new processes)"),
-    "analyse": (_analyse, "tracker analyse: games/s, the engine's nodes/s, our overhead, "
-                          "2 jobs against 1 (Stockfish)"),
+    "analyse": (_analyse, "tracker analyse: games/s beside the engine's limit (1 and 2 jobs), "
+                          "the engine's nodes/s, our overhead, 2 jobs against 1 (Stockfish)"),
+    "strength": (_strength, "tracker strength for 2,000 analysed games, warm (≤ 1 s)"),
 }
 
 _COLUMNS = ("what", "size", "figure", "yardstick", "ratio", "target", "result", "note")

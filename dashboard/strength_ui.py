@@ -91,6 +91,8 @@ def show_game(game_id: str, color: str) -> None:
         col.caption(f"{api.plural(s.inaccuracy, 'inaccuracy')} (?!), "
                     f"{api.plural(s.mistake, 'mistake')} (?), "
                     f"{api.plural(s.blunder, 'blunder')} (??)"
+                    + (" computed from the evals by Lichess's thresholds (the file carried no "
+                       "judgments: Lichess may count fewer)" if s.counts_computed else "")
                     + (f"; {s.level.note}" if s.level is not None and s.level.note else ""))
     _turning_point(game, color)
     st.plotly_chart(strength_charts.eval_figure(game, _turning_ply(game, color)),

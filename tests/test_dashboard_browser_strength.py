@@ -29,9 +29,10 @@ GAME_READY = (
     ".filter(e => e.textContent.includes('Level shown')).length === 2"
     " && !document.querySelector('[data-testid=\"stStatusWidget\"]')"
 )
+#: The Overview has drawn its chart and said which months' levels it leaves out.
 OVERVIEW_READY = (
-    "[...document.querySelectorAll('.js-plotly-plot .legendtext')]"
-    ".some(e => e.textContent.startsWith('Level shown in the moves'))"
+    "document.querySelectorAll('.js-plotly-plot').length > 0"
+    " && document.body.innerText.includes('Green squares')"
     " && !document.querySelector('[data-testid=\"stStatusWidget\"]')"
 )
 
@@ -68,12 +69,19 @@ def test_the_games_page_of_an_analysed_game_shows_graph_board_and_both_levels(
         assert "Blunder (??)" in legend, legend
 
 
-def test_the_overview_draws_each_months_level(dashboard_url: str) -> None:
+def test_the_overview_draws_only_narrow_monthly_levels(dashboard_url: str) -> None:
+    """reda46's months: 2022-11's 32 games give a range of 404 points, the others fewer games
+    and wider ranges: none is narrower than 400, so none is drawn, and the page says so."""
     with Browser(WIDTH, 1250) as browser:
         browser.goto(f"{dashboard_url}/?player=reda46&perf=rapid")
         ready = browser.wait_for(OVERVIEW_READY, timeout=90)
         browser.screenshot(ARTIFACTS / "overview-strength.png")
-        assert ready, "the Overview never drew the levels"
+        assert ready, "the Overview never drew its chart"
         text = browser.evaluate("document.body.innerText")
         assert "Green squares: the level each month's analysed games show" in text
+        assert "with too few analysed games for a range narrower than 400 points not drawn" in text
+        assert "The last 20 analysed games show 1629 (1410–1841)" in text
+        legend = browser.evaluate("[...document.querySelectorAll('.legendtext')]"
+                                  ".map(e => e.textContent)")
+        assert not any(x.startswith("Level shown in the moves") for x in legend), legend
         assert not any(bad in text for bad in BAD_TEXT), text[:2000]

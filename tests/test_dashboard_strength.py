@@ -67,3 +67,32 @@ def test_the_games_page_starts_analyse_with_progress(tmp_path: Path,
     assert any("2 analysed by Stockfish" in str(v) and "complete" in str(v) for v in done), done
     with Store(str(db)) as store:
         assert stored.count_analysed(store, "reda46") == {"engine": 2}
+
+
+def test_the_overview_draws_only_the_months_whose_range_is_narrow() -> None:
+    """Issue 33 item 5: a month's level is drawn only with a range narrower than 400 points,
+    and the axis holds every drawn range (never off the chart)."""
+    import sys
+
+    import plotly.graph_objects as go
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "dashboard"))
+    import strength_charts  # the dashboard's own module, as Streamlit imports it
+
+    from tracker.analysis.level import Level
+    from tracker.report.strength import SetLevel
+
+    def month(label: str, low: int, high: int) -> SetLevel:
+        return SetLevel(label, 20, Level((low + high) // 2, low, high, "level-blitz-2", None,
+                                         20, 800))
+
+    narrow, wide = month("2025-01", 1300, 1650), month("2025-02", 1100, 1600)
+    months = [narrow, wide, SetLevel("2025-03", 0, None)]
+    assert strength_charts.drawn_months(months) == [narrow]
+    fig = go.Figure().set_subplots(rows=1, cols=1)
+    fig.update_yaxes(range=[1400, 1500])
+    out = strength_charts.add_levels(fig, months)
+    (trace,) = [t for t in out.data if t.name == strength_charts.LEVEL_NAME]
+    assert list(trace.y) == [1475]
+    low, high = out.layout.yaxis.range
+    assert low <= 1300 and high >= 1650

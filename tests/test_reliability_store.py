@@ -167,6 +167,7 @@ FIDE_CHECKED = {("fide_players", "name"), ("fide_players", "federation"),
 def _longest_written() -> dict[tuple[str, str], int]:
     """Every bounded text column → the longest value tracker writes there, from the limits
     the code keeps to (the sources check a game's fields against ``TEXT_LIMITS``)."""
+    from tracker.analysis.engine_calibration import CALIBRATION_ID_MAX
     from tracker.core.codec import raw_digest
     from tracker.core.fide_records import LIST_KINDS
     from tracker.core.records import PERFS, SIDE_TEXT_LIMITS, TEXT_LIMITS, AnalysisSource
@@ -216,6 +217,7 @@ def _longest_written() -> dict[tuple[str, str], int]:
         ("game_analysis", "source"): longest(get_args(AnalysisSource)),
         ("game_analysis", "engine"): ENGINE_NAME_MAX,
         ("game_analysis", "engine_version"): ENGINE_VERSION_MAX,
+        ("game_analysis", "calibration"): CALIBRATION_ID_MAX,
     })
     # A saved scale may name a club model: "club:" and a group's name.
     written[("players", "scale")] = max(longest(SCALES), len(CLUB_PREFIX) + MAX_NAME)

@@ -40,7 +40,9 @@ COLUMNS: Final = {
     "games_30d": ("Games, 30 days", "Rated games of the perf in the last 30 days."),
     "change_3m": ("Change, 3 months", "The FIDE-style rating now minus the one in force "
                   "three months ago."),
-    "level": ("Level in play", "The level the analysed games show (move analysis)."),
+    "level": ("Level in play (Lichess scale)", "The level the last analysed games show "
+              "together (move analysis): estimate (10–90 % range) on the Lichess scale of the "
+              "table's perf, never a rating."),
     "note": ("Why no figure", "Why a member has no FIDE-style rating, or which figure is "
              "missing."),
 }

@@ -70,12 +70,19 @@ if strength is not None:
 st.plotly_chart(figure, key="overview_chart", config={"displaylogo": False})
 if strength is not None:
     recent = strength.recent.level
+    hidden = sum(1 for m in strength.months if m.level is not None) - len(
+        strength_charts.drawn_months(strength.months))
     st.caption(
         f"Green squares: the level each month's analysed games show together, with its 10–90 % "
         f"range, from the moves alone (model {strength.model or '-'}; never a rating), on the "
-        f"Lichess {perf} scale. The last {strength.recent.games} analysed games show "
-        + (f"{recent.estimate} ({recent.low}–{recent.high})." if recent else "no level.")
-        + (f" {ui.sentence(strength.note)}" if strength.note else "")
+        f"Lichess {perf} scale"
+        + (f"; {hidden} month(s) with too few analysed games for a range narrower than "
+           f"{strength_charts.MAX_DRAWN_WIDTH} points not drawn" if hidden else "")
+        + f". The last {strength.recent.games} analysed games show "
+        + (f"{recent.estimate} ({recent.low}–{recent.high})"
+           + (f" — {recent.note}." if recent.note else ".") if recent else "no level.")
+        + (f" {ui.sentence(strength.note)}"
+           if strength.note and not (recent and recent.note) else "")
         + (f" {strength.partial} game{'s' if strength.partial != 1 else ''} with evals for "
            "part of the plies only count in no level." if strength.partial else ""))
 

@@ -81,6 +81,7 @@ from tracker.api.groups import (
     sync_row,
 )
 from tracker.api.importing import (
+    DEMO_ANALYSED_FILE,
     DEMO_FILE,
     DEMO_USER,
     MAX_RUNS_LIMIT,
@@ -264,6 +265,7 @@ __all__ = [
     "DEFAULT_CHAPTER",
     "DEFAULT_EXPECTED",
     "DEFAULT_RULES",
+    "DEMO_ANALYSED_FILE",
     "DEMO_FILE",
     "DEMO_USER",
     "ENV_READ_ONLY",

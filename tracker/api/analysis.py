@@ -36,7 +36,7 @@ def analyse(
     last: int | None = None,
     since: str | int | date | datetime | None = None,
     nodes: int | None = None,
-    jobs: int = 1,
+    jobs: int | None = None,
     engine: str | None = None,
     progress: AnalyseProgress | None = None,
     stop: threading.Event | None = None,
@@ -46,7 +46,8 @@ def analyse(
     ``perf``: one perf (default every perf); ``last``: only the ``last`` most recent games
     (analysed or not); ``since``: only games started on or after a date (``YYYY-MM-DD``,
     date, aware datetime or integer ms); ``nodes``: nodes per position (default
-    :data:`~tracker.sources.engine.DEFAULT_NODES`); ``jobs``: engine processes (one a core);
+    :data:`~tracker.sources.engine.DEFAULT_NODES`); ``jobs``: engine processes (default one
+    per core this process may use);
     ``engine``: the UCI engine's path (default ``$TRACKER_ENGINE``, else Stockfish);
     ``progress(done, total)``; ``stop``: an Event that ends the run early (partial). Every
     finished game is stored at once: an interrupted run keeps them, and the same call goes
@@ -141,18 +142,19 @@ def strength_game_json(game: GameStrength) -> dict[str, Any]:
     return game_json(game)
 
 
-def check_analyse_args(nodes: int | None, jobs: int) -> None:
-    """Raise ArgumentError (exit code 2) for a node budget or job count out of range: the CLI
-    checks before it opens anything."""
-    from tracker.importing.analyse import check_nodes_jobs
+def check_analyse_args(nodes: int | None, jobs: int | None) -> None:
+    """Raise ArgumentError (exit code 2) for a node budget or job count out of range (``None``:
+    the default): the CLI checks before it opens anything."""
+    from tracker.importing.analyse import check_nodes_jobs, default_jobs
     from tracker.sources.engine import DEFAULT_NODES
 
-    check_nodes_jobs(DEFAULT_NODES if nodes is None else nodes, jobs)
+    check_nodes_jobs(DEFAULT_NODES if nodes is None else nodes,
+                     default_jobs() if jobs is None else jobs)
 
 
 #: :data:`tracker.sources.engine.DEFAULT_NODES`, written out so that ``tracker --help`` need
 #: not load python-chess's engine module (asyncio: ~0.1-0.3 s); a test keeps them equal.
-DEFAULT_NODES: Final = 100_000
+DEFAULT_NODES: Final = 10_000
 
 
 def default_nodes() -> int:

@@ -26,6 +26,8 @@ DEMO_USER = "indexinator"
 
 
 DEMO_FILE = "indexinator-2023-04_2025-10.ndjson.zst"
+#: His next 10 games, 9 with Lichess's evals: the demo shows accuracy, levels, turning points.
+DEMO_ANALYSED_FILE = "indexinator-2025-10-later.ndjson.zst"
 
 
 def import_file(
@@ -233,16 +235,19 @@ def run_dict(run: RunInfo) -> dict[str, Any]:
     return data
 
 
-def demo_file() -> Path:
-    """Path of the bundled real Lichess export (zstd-compressed NDJSON)."""
+def demo_file(name: str = DEMO_FILE) -> Path:
+    """Path of a bundled real Lichess export (zstd-compressed NDJSON): the history, or
+    :data:`DEMO_ANALYSED_FILE`."""
     from importlib import resources  # here, not at import: ~5 ms of every command's start
 
-    return Path(str(resources.files("tracker") / "data" / DEMO_FILE))
+    return Path(str(resources.files("tracker") / "data" / name))
 
 
 def demo(*, db: Db = None, progress: Progress | None = None) -> ImportSummary:
-    """``tracker demo``: import the bundled history of ``indexinator`` (2,907 games)."""
-    return import_file(demo_file(), db=db, user=DEMO_USER, progress=progress)
+    """``tracker demo``: import the bundled history of ``indexinator`` (2,907 games) and his
+    next 10 games, 9 with Lichess's evals (2,917 games in all)."""
+    return import_file([demo_file(), demo_file(DEMO_ANALYSED_FILE)], db=db, user=DEMO_USER,
+                       progress=progress)
 
 
 def summary_dict(summary: ImportSummary) -> dict[str, Any]:

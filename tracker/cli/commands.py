@@ -738,8 +738,9 @@ def demo_cmd(
 ) -> None:
     """Import, list and replay the bundled sample history.
 
-    The sample is a real Lichess history (indexinator, 2,907 games); its blitz games are
-    replayed as FIDE rating periods."""
+    The sample is a real Lichess history (indexinator, 2,907 games, and his next 10, 9 with
+    Lichess's evals: the strength pages show them); its blitz games are replayed as FIDE
+    rating periods."""
     summary = api.demo(db=state.db)
     say(out, summary.line())
     players_cmd(as_json=False)

@@ -61,9 +61,10 @@ def group_show_cmd(
     grid = Table(title=f"{table.group} — {table.perf}, as of {table.as_of} (FIDE-style: the "
                        f"median and band of {models}{club})")
     columns = ["player", "FIDE-style", "band", *(["club"] if table.club else []), "real FIDE",
-               "gap", "Lichess", "30 days", "3 months", "level", "note"]
+               "gap", "Lichess", "30 days", "3 months", f"level (Lichess {table.perf})", "note"]
     for col in columns:
-        grid.add_column(col, justify="left" if col in ("player", "level", "note") else "right",
+        grid.add_column(col, justify="left" if col.startswith(("player", "level", "note"))
+                        else "right",
                         overflow="fold" if col == "note" else "ellipsis",
                         no_wrap=col != "note")
     for r in api.sort_rows(table.rows, sort, descending=descending):

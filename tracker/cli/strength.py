@@ -23,6 +23,8 @@ EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143
 #: Games listed by ``tracker strength`` without ``--games``.
 SHOWN_GAMES = 20
+#: Said beside counts computed from the evals (the file carried no judgments).
+COMPUTED = " (computed from the evals by Lichess's thresholds: the file carried no judgments)"
 
 
 def _progress(err: Console) -> tuple[Any, Callable[[int, int], None]]:
@@ -81,9 +83,12 @@ def _print_player(report: PlayerStrength, shown: int) -> None:
     for m in report.months:
         months.add_row(m.label, str(m.games), _level(m.level), _fide(m))
     out.print(months)
-    last = min(games, api.RECENT_GAMES)
-    say(out, f"last {'game' if last == 1 else f'{last} games together'}: "
-                 f"{_level(report.recent.level)}")
+    recent = report.recent.level
+    extra = recent.note if recent is not None and recent.note else None
+    if extra and report.note and extra.startswith(report.note):
+        extra = extra[len(report.note):].lstrip("; ") or None  # said once above
+    say(out, f"last {min(games, api.RECENT_GAMES)} games together: "
+                 f"{_level(recent)}" + (f" ({extra})" if extra else ""))
     table = Table("date", "colour", "rating", "accuracy", "ACPL", "?!/?/??", "level shown",
                   "turning point", box=box.SIMPLE_HEAD)
     for g, color in report.games[:shown]:
@@ -92,9 +97,12 @@ def _print_player(report: PlayerStrength, shown: int) -> None:
                       (f"- ({g.coverage_text})" if not g.covered else
                        "-" if s.accuracy is None else f"{s.accuracy}%"),
                       "-" if s.acpl is None else str(s.acpl),
-                      f"{s.inaccuracy}/{s.mistake}/{s.blunder}", _level(s.level),
+                      f"{s.inaccuracy}/{s.mistake}/{s.blunder}{'*' if s.counts_computed else ''}",
+                      _level(s.level),
                       _point(s.turning_point))
     out.print(table)
+    if any(g.side(c).counts_computed for g, c in report.games[:shown]):
+        say(out, f"* ?!/?/??{COMPUTED}")
     if report.partial:
         say(out, f"{report.partial} game{'s' if report.partial != 1 else ''} with evals "
                  "for part of the plies only: no accuracy, ACPL or level, and left out of "
@@ -123,8 +131,8 @@ def _print_game(g: GameStrength) -> None:
                      f"{acc}, ACPL {s.acpl if s.acpl is not None else '-'}, "
                      f"{api.plural(s.inaccuracy, 'inaccuracy')}, "
                      f"{api.plural(s.mistake, 'mistake')}, {api.plural(s.blunder, 'blunder')}"
-                     f"; level shown {_level(s.level)}; turning point "
-                     f"{_point(s.turning_point, g)}")
+                     f"{COMPUTED if s.counts_computed else ''}; level shown "
+                     f"{_level(s.level)}; turning point {_point(s.turning_point, g)}")
     turn = g.turn
     say(out, f"the game: {turn.label}")
 
@@ -159,8 +167,9 @@ def analyse_cmd(
     nodes: Annotated[int | None, typer.Option(
         "--nodes", help=f"Nodes searched per position (default {api.default_nodes():,}).",
         metavar="N")] = None,
-    jobs: Annotated[int, typer.Option("--jobs", help="Engine processes at once (one per "
-                                      "core).", metavar="N")] = 1,
+    jobs: Annotated[int | None, typer.Option(
+        "--jobs", help="Engine processes at once (default: one per core this process may "
+        "use).", metavar="N")] = None,
     engine: Annotated[str | None, typer.Option(
         "--engine", help="A UCI engine's path. Default: $TRACKER_ENGINE, else Stockfish.",
         metavar="PATH")] = None,

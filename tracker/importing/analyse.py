@@ -18,6 +18,7 @@ same from another thread (the dashboard), returning a partial summary.
 
 from __future__ import annotations
 
+import os
 import queue
 import threading
 import time
@@ -114,6 +115,17 @@ class AnalyseSummary:
         return text + (f": {self.message}" if self.message else "")
 
 
+def default_jobs() -> int:
+    """The jobs a run takes when not told: the cores this process may use (its CPU affinity,
+    which a container or ``taskset`` narrows; all the machine's where the platform does not
+    say), at most :data:`MAX_JOBS`."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # macOS, Windows: no affinity
+        cores = os.cpu_count() or 1
+    return max(1, min(MAX_JOBS, cores))
+
+
 def check_nodes_jobs(nodes: int, jobs: int) -> None:
     """Raise ArgumentError (exit code 2) for a node budget or job count out of range."""
     if not MIN_NODES <= nodes <= MAX_NODES:
@@ -135,12 +147,13 @@ _Result = tuple[_Task | None, Analysis | EngineTime | None, str | EngineTime | N
 
 def run_analyse(store: Store, user: str, *, perf: str | None = None,
                 since_ms: int | None = None, last: int | None = None,
-                nodes: int = DEFAULT_NODES, jobs: int = 1, engine_path: str | None = None,
-                progress: AnalyseProgress | None = None,
+                nodes: int = DEFAULT_NODES, jobs: int | None = None,
+                engine_path: str | None = None, progress: AnalyseProgress | None = None,
                 stop: threading.Event | None = None) -> AnalyseSummary:
-    """Analyse the player's games without evals (see the module's docstring). Raises
-    ArgumentError for a bad budget or job count, EngineMissingError where no engine is
-    installed and there is a game to analyse."""
+    """Analyse the player's games without evals (see the module's docstring); ``jobs``
+    defaults to :func:`default_jobs`. Raises ArgumentError for a bad budget or job count,
+    EngineMissingError where no engine is installed and there is a game to analyse."""
+    jobs = default_jobs() if jobs is None else jobs
     check_nodes_jobs(nodes, jobs)
     started = time.perf_counter()
     summary = AnalyseSummary(user.lower(), perf, nodes, jobs)

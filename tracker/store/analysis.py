@@ -117,7 +117,7 @@ def _row(pk: int, analysis: Analysis, created_at_ms: int) -> dict[str, Any]:
     return {"game_pk": pk, "source": analysis.source, "engine": analysis.engine,
             "engine_version": analysis.engine_version, "nodes": analysis.nodes,
             "plies": len(analysis.evals), "evals": pack_evals(analysis.evals),
-            "created_at_ms": created_at_ms}
+            "created_at_ms": created_at_ms, "calibration": analysis.calibration}
 
 
 def analysis_sources(conn: Connection, pks: Sequence[int]) -> dict[int, str]:
@@ -184,7 +184,7 @@ class StoredAnalysis:
 
 def _analysis(row: Any) -> Analysis:
     return Analysis(unpack_evals(row.evals), row.source, row.engine, row.engine_version,
-                    row.nodes)
+                    row.nodes, calibration=row.calibration)
 
 
 def game_analysis(db: Database, game_id: str) -> StoredAnalysis | None:
@@ -234,7 +234,7 @@ def _analysed_select() -> Any:
                white.c.user_id, white.c.name, white.c.rating,
                black.c.user_id, black.c.name, black.c.rating, g.raw,
                t.c.source.label("a_source"), t.c.engine, t.c.engine_version, t.c.nodes,
-               t.c.evals)
+               t.c.evals, t.c.calibration)
         .select_from(t)
         .join(games, g.pk == t.c.game_pk)
         .join(white, and_(white.c.game_pk == g.pk, white.c.color == "white"))
@@ -248,7 +248,7 @@ def _analysed(row: Any) -> AnalysedGame:
         row.clock_initial, row.clock_increment, row.initial_fen, row.variant, row.source,
         (row[12], row[13], row[14]), (row[15], row[16], row[17]), decompress_raw(row.raw),
         Analysis(unpack_evals(row.evals), row.a_source, row.engine, row.engine_version,
-                 row.nodes))
+                 row.nodes, calibration=row.calibration))
 
 
 def analysed_games(db: Database, user_id: str, perf: str) -> Iterator[AnalysedGame]:

@@ -145,6 +145,10 @@ class GameAnalysis(Base):
     evals: Mapped[bytes] = mapped_column(LargeBinary)
     #: When the row was written, ms since the epoch UTC.
     created_at_ms: Mapped[int] = mapped_column(BigInteger)
+    #: The calibration a local analysis is read through (migration 0013;
+    #: :mod:`tracker.analysis.engine_calibration`), ``None`` for Lichess's evals or where none
+    #: covers the engine and budget.
+    calibration: Mapped[str | None] = mapped_column(String(64))
 
 
 class Player(Base):
@@ -276,7 +280,7 @@ class FideLinkRow(Base):
     linked_at_ms: Mapped[int] = mapped_column(BigInteger)
 
 
-# -- the write counter and the saved results (migrations 0005, 0014; tracker.store.snapshots) --
+# -- the write counter and the saved results (migrations 0005, 0011; tracker.store.snapshots) --
 
 
 class StoreState(Base):
@@ -296,7 +300,7 @@ class CacheEntry(Base):
     computed from: the replay's pass over the games (``kind`` ``pass``), its replay on a scale
     (``run``), a group member's summary (``group``). ``options``: what it depends on besides
     the games; ``version``: the version of the code of its kind that computed it (a result of
-    another version is never read). Migration 0014."""
+    another version is never read). Migration 0011."""
 
     __tablename__ = "cache_entries"
 
