@@ -245,3 +245,24 @@ def test_three_workers_one_killed_mid_game_analyse_every_game_exactly_once(
     survivors = {gid for log in logs[1:] for gid, _ in log}
     assert set(lost) <= survivors  # the victim's game, claimed again after its lease
     assert time.monotonic() - killed_at >= 2  # a lease renewed ≤ 1 s before the kill
+
+
+def test_migration_0012_up_and_down(tmp_path: Path) -> None:
+    from alembic import command
+    from sqlalchemy import create_engine, inspect
+
+    from tracker.store.engine import alembic_config
+
+    url = f"sqlite:///{tmp_path / 'm.db'}"
+    Store(url).close()
+    engine = create_engine(url)
+    assert "analysis_claims" in inspect(engine).get_table_names()
+    cfg = alembic_config()
+    with engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.downgrade(cfg, "0009")  # the revision before 0012
+    assert "analysis_claims" not in inspect(engine).get_table_names()
+    engine.dispose()
+    with Store(url) as s:  # upgraded again on open
+        with s.engine.connect() as conn:
+            assert conn.execute(text("SELECT count(*) FROM analysis_claims")).scalar() == 0

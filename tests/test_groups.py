@@ -147,7 +147,7 @@ def test_migration_0009_up_and_down(tmp_path: Path) -> None:
     cfg = alembic_config()
     with engine.begin() as conn:
         cfg.attributes["connection"] = conn
-        command.downgrade(cfg, "-1")  # the revision before 0009
+        command.downgrade(cfg, "0008")  # the revision before 0009
     assert not {"groups", "group_members", "club_models"} & set(
         inspect(engine).get_table_names())
     engine.dispose()
@@ -169,7 +169,7 @@ def test_groups_and_migration_0009_on_postgres(pg_url: str) -> None:
         cfg = alembic_config()
         with store.engine.begin() as conn:
             cfg.attributes["connection"] = conn
-            command.downgrade(cfg, "-1")  # the revision before 0009
+            command.downgrade(cfg, "0008")  # the revision before 0009
             assert "groups" not in inspect(conn).get_table_names()
             command.upgrade(cfg, "head")
             assert "club_models" in inspect(conn).get_table_names()
