@@ -179,6 +179,16 @@ def _analyse(quick: bool, cap: int) -> list[Row]:
         return [row("tracker analyse (local engine)", "-", "not run", note=str(exc))]
 
 
+def _workers(quick: bool, cap: int) -> list[Row]:
+    from benchmarks import bench_workers
+    from tracker.sources.engine import EngineMissingError
+
+    try:
+        return (bench_workers.run(6, 20_000, 1) if quick else bench_workers.run())
+    except EngineMissingError as exc:
+        return [row("analyse --worker (local engine)", "-", "not run", note=str(exc))]
+
+
 _MISSING = "its benchmark script is not in benchmarks/ (yet)"
 
 #: name → (benchmark, what it measures), in the order of the table.
@@ -200,6 +210,8 @@ BENCHES: dict[str, tuple[Callable[[bool, int], list[Row]], str]] = {
                   "(new processes)"),
     "analyse": (_analyse, "tracker analyse: games/s, the engine's nodes/s, our overhead, "
                           "2 jobs against 1 (Stockfish)"),
+    "workers": (_workers, "tracker analyse --worker on PostgreSQL: 2 worker processes against "
+                          "1 (Stockfish)"),
 }
 
 _COLUMNS = ("what", "size", "figure", "yardstick", "ratio", "target", "result", "note")

@@ -6,6 +6,7 @@ from :mod:`tracker.api`."""
 from __future__ import annotations
 
 import os
+import threading
 import time
 from typing import Any, Final
 
@@ -111,8 +112,33 @@ def _turning_point(game: GameStrength, color: str) -> None:
         words.markdown(f"Better was **{best}**.")
 
 
+def eta_text(done: int, total: int, seconds: float) -> str:
+    """The progress line: games done of the total, the rate so far and the time left at that
+    rate (``seconds`` since the start)."""
+    text = f"Analysed {done} of {total} games"
+    if done >= total:
+        return text
+    if done == 0 or seconds <= 0:
+        return text + " · estimating the time left…"
+    rate = done / seconds
+    left = round((total - done) / rate)
+    hours, rest = divmod(left, 3600)
+    minutes, secs = divmod(rest, 60)
+    eta = (f"{hours} h {minutes:02d} min" if hours else
+           f"{minutes} min {secs:02d} s" if minutes else f"{secs} s")
+    return text + f" · {rate:.2f} games/s · about {eta} left"
+
+
 def analyse_panel(user_id: str, perf: str) -> None:
-    """Start ``tracker analyse`` for the player and perf, with a progress bar."""
+    """Start ``tracker analyse`` for the player and perf, with a progress bar, the time left
+    and a Stop button (the games finished are kept). Absent when the database is read-only.
+
+    The analysis runs in a thread of its own while this script thread redraws the bar: a
+    click on Stop reruns the script, which interrupts this thread at its next redraw; it then
+    sets the run's ``stop`` event, waits for the engines to close and leaves the partial
+    summary for the rerun to show."""
+    if ui.read_only():
+        return
     with st.expander(f"Analyse {ui.md(user_id)}'s {perf} games with Stockfish"):
         st.caption("Games without evals get a local engine's: a fixed number of nodes per "
                    "position, one engine process per job. Games Lichess analysed are never "
@@ -126,23 +152,55 @@ def analyse_panel(user_id: str, perf: str) -> None:
                                         max_value=10_000_000, value=api.default_nodes(),
                                         step=50_000)
             go = st.form_submit_button("Analyse", icon=":material/memory:")
+        stopped_key = f"analyse_stopped_{user_id}_{perf}"
         if not go:
+            stopped = st.session_state.pop(stopped_key, None)
+            if stopped is not None:
+                st.warning(ui.md(f"Stopped: {stopped}"))
             return
-        bar = st.progress(0.0, text="Starting the engine…")
-        last_update = [0.0]
+        _run_analyse(user_id, perf, int(last), int(budget), int(workers), stopped_key)
 
-        def update(done: int, total: int) -> None:
-            now = time.monotonic()
-            if now - last_update[0] < PROGRESS_EVERY and done < total:
-                return
-            last_update[0] = now
-            bar.progress(done / total if total else 1.0,
-                         text=f"Analysed {done} of {total} games")
 
+def _run_analyse(user_id: str, perf: str, last: int, nodes: int, jobs: int,
+                 stopped_key: str) -> None:
+    """The run of :func:`analyse_panel` (see there)."""
+    st.button("Stop", key=f"analyse_stop_{user_id}_{perf}", icon=":material/stop:",
+              help="Stop the analysis: every game finished so far is kept.")
+    bar = st.progress(0.0, text="Starting the engine…")
+    stop = threading.Event()
+    state: dict[str, Any] = {"done": 0, "total": None}
+    db = ui.store()
+
+    def run() -> None:
         try:
-            summary = api.analyse(user_id, db=ui.store(), perf=perf, last=int(last),
-                                  nodes=int(budget), jobs=int(workers), progress=update)
+            state["summary"] = api.analyse(
+                user_id, db=db, perf=perf, last=last, nodes=nodes, jobs=jobs, stop=stop,
+                progress=lambda done, total: state.update(done=done, total=total))
         except TrackerError as exc:
-            st.error(ui.md(exc))
-            return
-        (st.success if summary.status == "complete" else st.warning)(ui.md(summary.line()))
+            state["error"] = exc
+        except Exception as exc:  # shown in one line, as any error on the page
+            state["error"] = f"{type(exc).__name__}: {exc}"
+
+    started = time.monotonic()
+    thread = threading.Thread(target=run, name="tracker-dashboard-analyse", daemon=True)
+    thread.start()
+    try:
+        while thread.is_alive():
+            thread.join(PROGRESS_EVERY)
+            total = state["total"]
+            if total is not None:  # a click on Stop lands here, at the next redraw
+                bar.progress(state["done"] / total if total else 1.0,
+                             text=eta_text(state["done"], total, time.monotonic() - started))
+    finally:
+        if thread.is_alive():  # Stop clicked (or the page left): end the run, keep its games
+            stop.set()
+            thread.join(timeout=30)
+            summary = state.get("summary")
+            st.session_state[stopped_key] = (
+                summary.line() if summary is not None else
+                f"{state['done']} of {state['total'] or 0} games analysed, every one kept")
+    if "error" in state:
+        st.error(ui.md(state["error"]))
+        return
+    summary = state["summary"]
+    (st.success if summary.status == "complete" else st.warning)(ui.md(summary.line()))

@@ -263,6 +263,5 @@ def test_migration_0012_up_and_down(tmp_path: Path) -> None:
         command.downgrade(cfg, "0009")  # the revision before 0012
     assert "analysis_claims" not in inspect(engine).get_table_names()
     engine.dispose()
-    with Store(url) as s:  # upgraded again on open
-        with s.engine.connect() as conn:
-            assert conn.execute(text("SELECT count(*) FROM analysis_claims")).scalar() == 0
+    with Store(url) as s, s.engine.connect() as conn:  # upgraded again on open
+        assert conn.execute(text("SELECT count(*) FROM analysis_claims")).scalar() == 0
