@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from dataclasses import dataclass
 from typing import Any, Final
 
 import streamlit as st
@@ -133,10 +134,11 @@ def analyse_panel(user_id: str, perf: str) -> None:
     """Start ``tracker analyse`` for the player and perf, with a progress bar, the time left
     and a Stop button (the games finished are kept). Absent when the database is read-only.
 
-    The analysis runs in a thread of its own while this script thread redraws the bar: a
-    click on Stop reruns the script, which interrupts this thread at its next redraw; it then
-    sets the run's ``stop`` event, waits for the engines to close and leaves the partial
-    summary for the rerun to show."""
+    The analysis runs in a thread of its own (:class:`_Running`, kept in the session) while
+    the script redraws the bar. A click on Stop starts a new run of the script and stops this
+    one at its next redraw; the new run finds the analysis still in the session (a run that
+    reaches its end takes it out), sets its ``stop`` event, waits for the engines to close
+    and shows the partial summary."""
     if ui.read_only():
         return
     with st.expander(f"Analyse {ui.md(user_id)}'s {perf} games with Stockfish"):
@@ -152,17 +154,31 @@ def analyse_panel(user_id: str, perf: str) -> None:
                                         max_value=10_000_000, value=api.default_nodes(),
                                         step=50_000)
             go = st.form_submit_button("Analyse", icon=":material/memory:")
-        stopped_key = f"analyse_stopped_{user_id}_{perf}"
-        if not go:
-            stopped = st.session_state.pop(stopped_key, None)
-            if stopped is not None:
-                st.warning(ui.md(f"Stopped: {stopped}"))
-            return
-        _run_analyse(user_id, perf, int(last), int(budget), int(workers), stopped_key)
+        key = f"analyse_running_{user_id}_{perf}"
+        before: _Running | None = st.session_state.pop(key, None)
+        if before is not None:  # a run that did not reach its end: Stop, or another click
+            before.stop.set()
+            before.thread.join(timeout=60)
+            summary = before.state.get("summary")
+            st.warning(ui.md("Stopped: " + (
+                summary.line() if summary is not None else
+                f"{before.state['done']} of {before.state['total'] or 0} games analysed, "
+                "every one kept")))
+        if go:
+            _run_analyse(user_id, perf, int(last), int(budget), int(workers), key)
 
 
-def _run_analyse(user_id: str, perf: str, last: int, nodes: int, jobs: int,
-                 stopped_key: str) -> None:
+@dataclass
+class _Running:
+    """An analysis started by the panel: its thread, its stop event, what it reported
+    (``done``, ``total``, then ``summary`` or ``error``)."""
+
+    thread: threading.Thread
+    stop: threading.Event
+    state: dict[str, Any]
+
+
+def _run_analyse(user_id: str, perf: str, last: int, nodes: int, jobs: int, key: str) -> None:
     """The run of :func:`analyse_panel` (see there)."""
     st.button("Stop", key=f"analyse_stop_{user_id}_{perf}", icon=":material/stop:",
               help="Stop the analysis: every game finished so far is kept.")
@@ -183,22 +199,19 @@ def _run_analyse(user_id: str, perf: str, last: int, nodes: int, jobs: int,
 
     started = time.monotonic()
     thread = threading.Thread(target=run, name="tracker-dashboard-analyse", daemon=True)
+    st.session_state[key] = _Running(thread, stop, state)  # for the run a Stop starts
     thread.start()
     try:
         while thread.is_alive():
             thread.join(PROGRESS_EVERY)
             total = state["total"]
-            if total is not None:  # a click on Stop lands here, at the next redraw
+            if total is not None:  # a click on Stop ends this script run here
                 bar.progress(state["done"] / total if total else 1.0,
                              text=eta_text(state["done"], total, time.monotonic() - started))
-    finally:
-        if thread.is_alive():  # Stop clicked (or the page left): end the run, keep its games
-            stop.set()
-            thread.join(timeout=30)
-            summary = state.get("summary")
-            st.session_state[stopped_key] = (
-                summary.line() if summary is not None else
-                f"{state['done']} of {state['total'] or 0} games analysed, every one kept")
+    except BaseException:
+        stop.set()  # the page left or Stop: no engine runs on unseen
+        raise
+    st.session_state.pop(key, None)
     if "error" in state:
         st.error(ui.md(state["error"]))
         return
