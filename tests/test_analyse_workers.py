@@ -101,6 +101,8 @@ def test_analyse_group_takes_the_groups_newest_games_with_one_progress(store: St
         "lichess", 0) - done.analysed
     with pytest.raises(api.ArgumentError, match="not both"):
         api.analyse("reda46", group="club", db=store)
+    with pytest.raises(api.ArgumentError, match=r"--group NAME$"):
+        api.analyse(db=store)
     with pytest.raises(api.UnknownGroupError):
         api.analyse(group="nope", db=store)
 
@@ -205,7 +207,7 @@ def test_three_workers_one_killed_mid_game_analyse_every_game_exactly_once(
     ids = {g.id for g in stored.games_to_analyse(pg_store, "reda46")[0]}
     assert len(ids) == 41
     cmd = [sys.executable, "-m", "tracker.cli", "--db", pg_store.url, "analyse", "--group",
-           "club", "--worker", "--lease", "3", "--nodes", str(NODES * 2)]
+           "club", "--worker", "--lease", "3", "--nodes", str(NODES)]
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                               env=env) for _ in range(3)]

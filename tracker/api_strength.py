@@ -79,8 +79,10 @@ def analyse(
     from tracker.sources.lichess.params import ImportArgumentError, epoch_ms
     from tracker.store import queries
 
-    if (username is None) == (group is None):
+    if username is not None and group is not None:
         raise ArgumentError("give a player (USERNAME) or --group NAME, not both")
+    if username is None and group is None:
+        raise ArgumentError("give a player (USERNAME) or --group NAME")
     if last is not None and since is not None:
         raise ArgumentError("give --last or --since, not both")
     if last is not None and last < 1:
