@@ -267,3 +267,40 @@ def test_migration_0012_up_and_down(tmp_path: Path) -> None:
     engine.dispose()
     with Store(url) as s, s.engine.connect() as conn:  # upgraded again on open
         assert conn.execute(text("SELECT count(*) FROM analysis_claims")).scalar() == 0
+
+
+def test_a_transaction_postgres_rolled_back_for_a_deadlock_is_tried_again() -> None:
+    from sqlalchemy.exc import OperationalError
+
+    class Orig(Exception):
+        def __init__(self, sqlstate: str) -> None:
+            super().__init__(sqlstate)
+            self.sqlstate = sqlstate
+
+    calls: list[int] = []
+
+    def twice_deadlocked() -> str:
+        calls.append(1)
+        if len(calls) < 3:
+            raise OperationalError("UPDATE analysis_claims …", {}, Orig("40P01"))
+        return "done"
+
+    assert claims._retried(twice_deadlocked) == "done" and len(calls) == 3
+    calls.clear()
+
+    def always() -> str:
+        calls.append(1)
+        raise OperationalError("UPDATE analysis_claims …", {}, Orig("40P01"))
+
+    with pytest.raises(OperationalError):
+        claims._retried(always)
+    assert len(calls) == 3  # given up after three tries
+
+    def other() -> str:
+        calls.append(1)
+        raise OperationalError("SELECT 1", {}, Orig("08006"))  # the connection lost
+
+    calls.clear()
+    with pytest.raises(OperationalError):
+        claims._retried(other)
+    assert len(calls) == 1  # not a deadlock: not tried again

@@ -26,12 +26,13 @@ machines' clocks need not agree. All the PostgreSQL-only SQL of tracker is here;
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from sqlalchemy import Table, and_, bindparam, delete, exists, func, literal_column, select, text
 from sqlalchemy.dialects.postgresql import ARRAY
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.types import Integer
 
 from tracker.errors import ArgumentError
@@ -45,6 +46,8 @@ from tracker.store.analysis import (
 )
 from tracker.store.engine import Database
 from tracker.store.models import AnalysisClaim, Game, GameAnalysis
+
+T = TypeVar("T")
 
 #: The database server's time, ms since the epoch (PostgreSQL).
 _NOW_MS: Final = "(extract(epoch from clock_timestamp()) * 1000)::bigint"
@@ -101,11 +104,35 @@ RETURNING game_pk
 """).bindparams(bindparam("pks", type_=ARRAY(Integer)))
 
 
+#: PostgreSQL's SQLSTATEs of a transaction it rolled back to break a deadlock or a
+#: serialisation conflict: the transaction is tried again.
+_RETRY_STATES: Final = ("40P01", "40001")
+_TRIES: Final = 3
+
+
+def _retried(fn: Callable[[], T]) -> T:
+    """``fn()``, tried again (up to :data:`_TRIES` times) where PostgreSQL rolled it back to
+    break a deadlock (two workers renewing and taking over each other's claims at once)."""
+    for attempt in range(_TRIES):
+        try:
+            return fn()
+        except OperationalError as exc:
+            state = getattr(exc.orig, "sqlstate", None)
+            if state not in _RETRY_STATES or attempt == _TRIES - 1:
+                raise
+    raise AssertionError("unreachable")  # the loop returns or raises
+
+
 def claim_games(db: Database, worker: str, scope: ClaimScope, lease_ms: int, n: int = 1
                 ) -> list[GameToAnalyse]:
     """Claim up to ``n`` of the scope's newest games without evals or a live claim for
     ``worker`` until ``lease_ms`` from now (see the module's docstring); [] when none is
     free. PostgreSQL only."""
+    return _retried(lambda: _claim_games(db, worker, scope, lease_ms, n))
+
+
+def _claim_games(db: Database, worker: str, scope: ClaimScope, lease_ms: int, n: int
+                 ) -> list[GameToAnalyse]:
     g = Game.__table__.c
     c = _claims().c
     live = exists().where(c.game_pk == g.pk, c.expires_at_ms >= literal_column(_NOW_MS))
@@ -128,11 +155,15 @@ def renew_claims(db: Database, worker: str, pks: Sequence[int], lease_ms: int) -
         return set()
     c = _claims().c
     stmt = (_claims().update()
-            .where(c.worker == worker, c.game_pk.in_(list(pks)))
+            .where(c.worker == worker, c.game_pk.in_(sorted(pks)))
             .values(expires_at_ms=literal_column(_NOW_MS) + lease_ms)
             .returning(c.game_pk))
-    with db.engine.begin() as conn:
-        return set(conn.execute(stmt).scalars())
+
+    def renew() -> set[int]:
+        with db.engine.begin() as conn:
+            return set(conn.execute(stmt).scalars())
+
+    return _retried(renew)
 
 
 def finish_game(db: Database, game_pk: int, analysis: Analysis) -> bool:
