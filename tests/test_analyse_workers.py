@@ -304,3 +304,40 @@ def test_a_transaction_postgres_rolled_back_for_a_deadlock_is_tried_again() -> N
     with pytest.raises(OperationalError):
         claims._retried(other)
     assert len(calls) == 1  # not a deadlock: not tried again
+
+
+@needs_engine
+def test_a_worker_finds_lichess_evals_in_the_text_and_a_stopped_one_gives_its_games_back(
+        pg_store: Store) -> None:
+    import_file(ANALYSED, store=pg_store)
+    with pg_store.engine.begin() as conn:  # as in a database written before evals were kept
+        conn.execute(text("DELETE FROM game_analysis"))
+    said: list[tuple[str, str]] = []
+    found = api.analyse("reda46", db=pg_store, worker=True, lease=5,
+                        on_game=lambda gid, what: said.append((gid, what)))
+    assert (found.status, found.asked, found.found, found.analysed) == ("complete", 41, 41, 0)
+    assert sorted(what for _, what in said) == ["found"] * 41
+    assert stored.count_analysed(pg_store, "reda46") == {"lichess": 41} and not _claims(pg_store)
+
+    with pg_store.engine.begin() as conn:
+        conn.execute(text("DROP SCHEMA public CASCADE; CREATE SCHEMA public"))
+    store = Store(pg_store.url)
+    import_file(bare_export_path(), store=store)
+    stop = threading.Event()
+    seen: list[tuple[int, int]] = []
+
+    def progress(done: int, total: int) -> None:
+        seen.append((done, total))
+        if done >= 1:
+            stop.set()
+
+    partial = api.analyse("reda46", db=store, worker=True, nodes=NODES, jobs=2, stop=stop,
+                          progress=progress)
+    assert partial.status == "partial" and 1 <= partial.analysed < 41
+    assert seen[0] == (0, 41)
+    assert _claims(store) == {}  # the games in flight given back at once, not at lease end
+    rest = api.analyse("reda46", db=store, worker=True, nodes=NODES, jobs=2)
+    assert rest.status == "complete" and partial.analysed + rest.analysed == 41
+    assert rest.asked == 41 - partial.analysed
+    assert stored.count_analysed(store, "reda46") == {"engine": 41}
+    store.close()
