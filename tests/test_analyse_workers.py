@@ -217,7 +217,7 @@ def test_three_workers_one_killed_mid_game_analyse_every_game_exactly_once(
         held: list[int] = []
         while time.monotonic() < deadline and victim.poll() is None:
             held = [pk for pk, w in _claims(pg_store).items()
-                    if w.endswith(f"/{victim.pid}")]
+                    if f"/{victim.pid}-" in w]
             if held and stored.count_analysed(pg_store, "reda46").get("engine", 0) >= 3:
                 break
             time.sleep(0.02)

@@ -4,9 +4,9 @@ Revision ID: 0012
 Revises: 0009
 Create Date: 2026-12-06
 
-``analysis_claims`` holds, for each game a worker is analysing, the worker's id (host and
-process) and when its lease ends (ms since the epoch, by the database's clock). A worker
-claims games with ``SELECT … FOR UPDATE SKIP LOCKED`` on their ``games`` rows, renews its
+``analysis_claims`` holds, for each game a worker is analysing, the worker's id (host,
+process, a random part) and when its lease ends (ms since the epoch, by the database's clock).
+A worker claims games with ``SELECT … FOR UPDATE SKIP LOCKED`` on their ``games`` rows, renews its
 leases while it works, and deletes the claim in the transaction that stores the game's evals;
 a claim whose lease has ended (its worker died) is claimed again. A game whose moves cannot
 be read keeps a claim that never ends (worker ``skipped: …``). See

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import queue
+import secrets
 import socket
 import threading
 import time
@@ -75,9 +76,10 @@ def check_lease(lease: float) -> None:
 
 
 def worker_id() -> str:
-    """This process's worker id: host name and process id (at most 64 characters)."""
-    pid = f"/{os.getpid()}"
-    return socket.gethostname()[: WORKER_MAX - len(pid)] + pid
+    """A new worker id: host name, process id and a random part (two containers may share
+    both), at most 64 characters: ``host/1234-9f3a2c``."""
+    tail = f"/{os.getpid()}-{secrets.token_hex(3)}"
+    return socket.gethostname()[: WORKER_MAX - len(tail)] + tail
 
 
 @dataclass(frozen=True, slots=True)
