@@ -341,3 +341,15 @@ def test_a_worker_finds_lichess_evals_in_the_text_and_a_stopped_one_gives_its_ga
     assert rest.asked == 41 - partial.analysed
     assert stored.count_analysed(store, "reda46") == {"engine": 41}
     store.close()
+
+
+def test_a_worker_id_fits_its_column_whatever_the_host_name(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from tracker.importing import workers
+
+    monkeypatch.setattr(workers.socket, "gethostname", lambda: "h" * 300)
+    long = workers.worker_id()
+    assert len(long) == claims.WORKER_MAX and f"/{os.getpid()}-" in long
+    monkeypatch.setattr(workers.socket, "gethostname", lambda: "box")
+    a, b = workers.worker_id(), workers.worker_id()
+    assert a.startswith(f"box/{os.getpid()}-") and a != b  # two runs in one process differ
