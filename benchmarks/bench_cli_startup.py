@@ -38,9 +38,10 @@ RUNS: Final = 7
 
 
 def tracker_command() -> list[str]:
-    """The installed ``tracker`` script beside this Python, else ``python -m tracker.cli``."""
+    """The installed ``tracker`` script beside this Python, else ``python -m
+    tracker.cli.commands``."""
     script = Path(sys.executable).with_name("tracker")
-    return [str(script)] if script.is_file() else [sys.executable, "-m", "tracker.cli"]
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "tracker.cli.commands"]
 
 
 def _env() -> dict[str, str]:

@@ -160,7 +160,8 @@ def browser_pages(db: Path) -> dict[str, float] | None:
     idle = " && !document.querySelector('[data-testid=\"stStatusWidget\"]')"
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "tracker.cli", "--db", str(db), "dashboard", "--port", str(port)],
+        [sys.executable, "-m", "tracker.cli.commands", "--db", str(db), "dashboard", "--port",
+         str(port)],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
     )
     url = f"http://127.0.0.1:{port}"

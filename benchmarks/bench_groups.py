@@ -175,7 +175,7 @@ def _page_seconds(url: str, runs: int = RUNS) -> float:
 
 def _one_backend(label: str, url: str, players: int, games: int) -> list[Row]:
     from tracker import api
-    from tracker.report_pass import refresh
+    from tracker.report.saved_pass import refresh
 
     path, roster = _ndjson(players, games)
     size = f"{players}×{games:,}"

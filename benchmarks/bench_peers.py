@@ -59,7 +59,8 @@ def install_peers() -> dict[str, str | None]:
 
 def _command(tool: str, pgn: Path, db: Path) -> list[str]:
     if tool == "tracker":
-        return [sys.executable, "-m", "tracker.cli", "--db", str(db), "import-file", str(pgn)]
+        return [sys.executable, "-m", "tracker.cli.commands",
+                "--db", str(db), "import-file", str(pgn)]
     if tool == "chess-to-sqlite":
         return [str(VENV / "bin" / tool), "--silent", str(pgn), str(db)]
     # pgn-to-sqlite reads every *.pgn of a folder: give it a folder holding just this file.

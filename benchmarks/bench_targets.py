@@ -142,7 +142,8 @@ NDJSON_CONTENDERS: Final = ("tracker", "naive", "lean")
 
 def _ndjson_command(who: str, path: Path, db: Path) -> list[str]:
     if who == "tracker":
-        return [sys.executable, "-m", "tracker.cli", "--db", str(db), "import-file", str(path),
+        return [sys.executable, "-m", "tracker.cli.commands",
+                "--db", str(db), "import-file", str(path),
                 "--json"]
     return [sys.executable, "-m", "benchmarks.naive", "ndjson" if who == "naive" else "lean",
             str(path), str(db)]
@@ -323,9 +324,9 @@ def dump_rows(sizes_mb: Sequence[tuple[int, bool, bool]], runs: int) -> list[Row
 def prepare_child(db: str, player: str) -> dict[str, Any]:
     """In a fresh process: what ``tracker import-file`` does after its import, the player's
     replay passes and their default scales' replays computed and saved
-    (:func:`tracker.report_runs.refresh`)."""
+    (:func:`tracker.report.scale_runs.refresh`)."""
     from tracker import api
-    from tracker.report_runs import refresh
+    from tracker.report.scale_runs import refresh
 
     store = api.open_store(db)
     started, cpu = time.perf_counter(), time.process_time()
@@ -342,8 +343,9 @@ def overview_child(db: str, player: str) -> dict[str, Any]:
     without a saved pass)."""
     from sqlalchemy import text
 
-    from tracker import api, report_pass
-    from tracker.report_runs import refresh
+    from tracker import api
+    from tracker.report import saved_pass as report_pass
+    from tracker.report.scale_runs import refresh
     from tracker.store import queries
 
     # The modules imported as in the dashboard, which has shown a page before: a first report
@@ -373,12 +375,12 @@ def overview_child(db: str, player: str) -> dict[str, Any]:
     for _ in range(3):  # --scale all against one model, nothing saved (the pass neither)
         for scale, times in nothing_saved.items():
             with store.engine.begin() as conn:
-                conn.execute(text("DELETE FROM replay_snapshots"))
+                conn.execute(text("DELETE FROM cache_entries"))
             again = time.perf_counter()
             api.replay(player, PERF, db=store, scale=scale)
             times.append(time.perf_counter() - again)
     with store.engine.begin() as conn:  # back to what the import saved, for the next run
-        conn.execute(text("DELETE FROM replay_snapshots"))
+        conn.execute(text("DELETE FROM cache_entries"))
     refresh(store, player)
     return {"cold": cold, "cold_cpu": cold_cpu, "warm": median(warm), "computed": computed,
             "scale": report.scale, "cpu_report": cold_cpu,
@@ -392,7 +394,7 @@ def default_all_child(db: str, player: str) -> dict[str, Any]:
     """The player's saved scale set to ``all`` (the models' median: the product's default
     once it is ``all``), then what an import computes for it (:func:`refresh`), timed."""
     from tracker import api
-    from tracker.report_runs import refresh
+    from tracker.report.scale_runs import refresh
 
     store = api.open_store(db)
     api.settings(player, db=store, scale="all")

@@ -64,13 +64,19 @@ def show_game(game_id: str, color: str) -> None:
     try:
         game = api.strength_game(game_id, db=ui.store())
     except api.NoAnalysisError:
-        st.info("No evals for this game yet: Lichess did not analyse it. Analyse the "
-                "player's games with Stockfish below (or import them again from Lichess "
-                "after requesting a computer analysis there).")
+        st.info("No evals for this game yet: Lichess did not analyse it. "
+                + ("Analyse the player's games with the tracker command where the database "
+                   "is kept" if ui.read_only() else
+                   "Analyse the player's games with Stockfish below")
+                + " (or import them again from Lichess after requesting a computer analysis "
+                "there).")
         return
     st.markdown("#### Strength in the moves")
     source = game.engine or "Lichess's server analysis"
-    st.caption(f"Evals: {ui.md(source)}. {RAPID_NOTE}")
+    st.caption(f"Evals: {ui.md(source)}, {game.coverage_text}. {RAPID_NOTE}")
+    if not game.covered:
+        st.warning(f"Partial analysis: {game.coverage_text}. No accuracy, ACPL or level is "
+                   "shown for it, and it counts in no month's level.")
     cols = st.columns(2)
     for col, side_color in zip(cols, ("white", "black"), strict=True):
         s = game.side(side_color)  # type: ignore[arg-type]
@@ -139,7 +145,7 @@ def analyse_panel(user_id: str, perf: str) -> None:
     one at its next redraw; the new run finds the analysis still in the session (a run that
     reaches its end takes it out), sets its ``stop`` event, waits for the engines to close
     and shows the partial summary."""
-    if ui.read_only():
+    if ui.read_only():  # no engine for visitors: the API refuses too, before any search
         return
     with st.expander(f"Analyse {ui.md(user_id)}'s {perf} games with Stockfish"):
         st.caption("Games without evals get a local engine's: a fixed number of nodes per "

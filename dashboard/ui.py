@@ -446,10 +446,11 @@ def table_height(rows: int) -> int:
 
 
 def signed(x: Any) -> str:
-    """A change as people read it: ``+15.20``, ``-4.80``, ``0.00``; ``—`` for none."""
+    """A change as people read it: ``+15.20``, ``-4.80``, ``0.00``, ``+2.5`` (a Fraction
+    too, on Python 3.11); ``—`` for none."""
     if x is None:
         return "—"
-    return f"{x:+}" if x else f"{x}"
+    return api.figure(x, signed=True)
 
 
 def number(x: int | Decimal | None, empty: str = "—") -> str:

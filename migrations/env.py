@@ -33,7 +33,7 @@ def run_migrations_online() -> None:
     if connection is not None:
         _run(connection)
         return
-    from tracker.config import database_url
+    from tracker.core.config import database_url
     from tracker.store.engine import create_db_engine
 
     url = context.get_x_argument(as_dictionary=True).get("db")

@@ -31,13 +31,13 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import fit_level_model as fit  # the split, the data and the baselines
 
-from tracker.analysis.evals import Color, PlyEval, from_lichess_entry
 from tracker.analysis.level import (
     game_level,
     level_features,
     load_level_model,
     set_level,
 )
+from tracker.core.evals import Color, PlyEval, from_lichess_entry
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CACHE = ROOT / "benchmarks" / ".data" / "analyse-sample.jsonl"

@@ -1,22 +1,27 @@
 """The project's import flow, checked: python scripts/check_imports.py [ROOT]
 
 Data flows one way: sources → records → store → selection → engine → report → api → views.
-Every module of ``tracker/`` and ``dashboard/`` belongs to exactly one layer of :data:`LAYERS`,
-and may import only its own layer and the layers listed beside it, all earlier ones. Reported,
-one line each, exit status 1:
+The folders are the layers: :data:`FLOORS` lists them bottom first, and that order is the only
+table. A module of ``tracker/<folder>/`` belongs to that folder's floor, ``dashboard/`` to the
+views' floor (beside ``tracker/cli``); of the three files at the top of ``tracker/``,
+``_version.py`` is the bottom (it imports nothing) and the package itself and ``__main__.py``
+the top (they hand over to the API and the CLI). Reported, one line each, exit status 1:
 
-- a module importing a layer it may not (a later one, or one it must not know, such as the
-  engine importing the store); for the views (``tracker/cli.py``, ``dashboard/``) that is
-  anything below ``tracker.api`` but ``tracker.errors``;
-- an import cycle among the remaining imports (the allowed imports only go to earlier layers,
-  so such a cycle lies within one layer; a cycle through a forbidden import is reported as
-  that import). An import under ``if TYPE_CHECKING:`` runs nothing, so it makes no cycle
-  (the usual way for a module to name, in annotations only, the type of one that uses it);
-- a module that no layer claims (add it to :data:`LAYERS`);
-- an entry of :data:`KNOWN_VIOLATIONS` that no longer happens (delete it: the list only shrinks).
+- a module importing a folder above its own (every import counts: at the top of the file,
+  inside a function, under ``TYPE_CHECKING``; and a string that is a project module's name,
+  ``"tracker.x"`` or ``"tracker.x:attribute"``, outside a docstring: what
+  ``importlib.import_module`` or a lazy re-export loads, so a dynamic import is declared by
+  its literal name and checked like any other);
+- a view (the top floor: ``tracker/cli``, ``dashboard/``) importing anything of tracker but
+  the floor right under it, :mod:`tracker.api`;
+- a view importing a library below the API (:data:`VIEW_FORBIDDEN_LIBRARIES`);
+- any module importing a private module or name of a dependency (``typer._coercion``,
+  ``from x import _y``): a release of the dependency may change it without notice;
+- an import cycle (an import under ``if TYPE_CHECKING:`` runs nothing, so it makes none);
+- a module in no folder of :data:`FLOORS` (a new folder goes into the table; a new module
+  goes into a folder, never at the top of ``tracker/``).
 
-For the layers every import counts, also one inside a function or under ``TYPE_CHECKING``:
-it is still a dependency. Standard library only (:mod:`ast`); nothing is imported or run.
+Standard library only (:mod:`ast`); nothing is imported or run.
 """
 
 from __future__ import annotations
@@ -24,57 +29,25 @@ from __future__ import annotations
 import ast
 import sys
 from dataclasses import dataclass
-from fnmatch import fnmatchcase
 from pathlib import Path
 
-#: The layers, earliest first: (name, module patterns (fnmatch), layers it may import besides
-#: its own). records.py, errors.py and config.py are the bottom that anything may import
-#: (errors imports nothing); perfs.py (the perf vocabulary), fide_records.py (a FIDE profile,
-#: a month of a FIDE rating list), utc.py (time), codec.py (raw text and compression),
-#: exact.py (exact numbers as text), cursor.py (the sync cursor) and _version.py sit with
-#: records. The import
-#: runners (``importing``; ``real_fide`` for the FIDE lists) drive sources into the store, so
-#: they sit above both. The selection needs only records: it decides on a game's fields, never
-#: on the store's. The engine (``tracker/fide``) is pure and knows nothing of the project but
-#: its errors. The strength analysis (``tracker/analysis``: Lichess's accuracy, ACPL and
-#: judgments, turning points, the level model) is pure like the engine and may use the FIDE
-#: scale models; its eval type (``tracker.analysis.evals``) sits with records so that the
-#: sources and the store can carry evals. The report (with the replay settings and the
-#: presentation of a report) puts store, selection and engine together; the api is the one
-#: door (the package root re-exports it); the views go through that door only.
-LAYERS: list[tuple[str, tuple[str, ...], frozenset[str]]] = [
-    ("errors", ("tracker.errors",), frozenset()),
-    ("base", ("tracker.records", "tracker.config", "tracker.perfs", "tracker.fide_records",
-              "tracker.utc", "tracker.codec", "tracker.cursor", "tracker._version",
-              "tracker.exact", "tracker.analysis.evals", "tracker.forked"),
-     frozenset({"errors"})),
-    ("sources", ("tracker.sources", "tracker.sources.*"), frozenset({"errors", "base"})),
-    ("store", ("tracker.store", "tracker.store.*"), frozenset({"errors", "base"})),
-    ("importing", ("tracker.importing", "tracker.importing.*", "tracker.real_fide",
-                   "tracker.run_liveness"),
-     frozenset({"errors", "base", "sources", "store"})),
-    ("selection", ("tracker.selection",), frozenset({"errors", "base"})),
-    ("engine", ("tracker.fide", "tracker.fide.*"), frozenset({"errors"})),
-    ("analysis", ("tracker.analysis", "tracker.analysis.*"),
-     frozenset({"errors", "base", "engine"})),
-    ("report", ("tracker.replaying", "tracker.replaying.*", "tracker.report*",
-                "tracker.calibration", "tracker.lad",
-                "tracker.lichess_line", "tracker.replay_pass", "tracker.presentation",
-                "tracker.settings", "tracker.game_view"),
-     frozenset({"errors", "base", "store", "selection", "engine", "analysis"})),
-    ("api", ("tracker", "tracker.api", "tracker.api.*", "tracker.api_*"),
-     frozenset({"errors", "base", "sources", "store", "importing", "selection", "engine",
-                "analysis", "report"})),
-    ("views", ("tracker.cli", "tracker.cli.*", "tracker.cli_*", "tracker.launcher", "dashboard",
-               "dashboard.*"),
-     frozenset({"errors", "api"})),
+#: The floors, bottom first: a module imports its own floor and the floors listed before it,
+#: never one after. ``core`` holds the records, errors, config (the environment read once) and
+#: the small vocabularies everything shares; ``fide`` and ``analysis`` are the pure formulas;
+#: ``sources`` turn bytes into records, ``store`` is the only SQL, ``importing`` drives a
+#: source into the store; ``report`` computes what the views show; ``api`` is the one door;
+#: the last floor, the views, goes through that door only.
+FLOORS: list[tuple[str, ...]] = [
+    ("tracker.core",),
+    ("tracker.fide",),
+    ("tracker.analysis",),
+    ("tracker.sources",),
+    ("tracker.store",),
+    ("tracker.importing",),
+    ("tracker.report",),
+    ("tracker.api",),
+    ("tracker.cli", "dashboard"),
 ]
-
-#: Violations the code has today, each removed by the helper named beside it; an entry that
-#: no longer happens fails the check, so this list only shrinks. (importer, imported module):
-#: an import against the flow, or, within a layer, the import that closes an import cycle.
-KNOWN_VIOLATIONS: frozenset[tuple[str, str]] = frozenset({
-})
 
 #: Libraries below the API (storage, HTTP, file codecs) that the views reach only through
 #: ``tracker.api``: a view importing one of them holds logic of its own.
@@ -84,6 +57,7 @@ VIEW_FORBIDDEN_LIBRARIES: frozenset[str] = frozenset({
 
 #: The folders checked, as top-level packages under the root.
 PACKAGES = ("tracker", "dashboard")
+_BOTTOM, _TOP = -1, len(FLOORS)
 
 
 @dataclass(frozen=True)
@@ -95,23 +69,37 @@ class Import:
     type_only: bool = False  # under ``if TYPE_CHECKING:``
 
 
-def layer_of(module: str) -> str | None:
-    """The name of the layer ``module`` belongs to (the first that claims it), or ``None``."""
-    for name, patterns, _ in LAYERS:
-        if any(fnmatchcase(module, p) for p in patterns):
-            return name
+def floor_of(module: str) -> int | None:
+    """The index in :data:`FLOORS` of the floor ``module`` is on (``-1``: ``tracker._version``,
+    below all; ``len(FLOORS)``: the package ``tracker`` and ``tracker.__main__``, above all),
+    or ``None`` for a module in no folder of the table."""
+    if module == "tracker._version":
+        return _BOTTOM
+    if module in ("tracker", "tracker.__main__"):
+        return _TOP
+    for index, folders in enumerate(FLOORS):
+        if any(module == f or module.startswith(f + ".") for f in folders):
+            return index
     return None
 
 
-def may_import(importer_layer: str, imported_layer: str) -> bool:
-    if importer_layer == imported_layer:
-        return True
-    return any(name == importer_layer and imported_layer in allowed
-               for name, _, allowed in LAYERS)
+def folder_of(module: str) -> str:
+    """The folder (a package of :data:`FLOORS`) ``module`` lies in, or the module itself."""
+    for folders in FLOORS:
+        for f in folders:
+            if module == f or module.startswith(f + "."):
+                return f
+    return module
 
 
-def _rank(layer: str) -> int:
-    return [name for name, _, _ in LAYERS].index(layer)
+def may_import(importer: str, imported: str) -> bool:
+    """Whether ``importer`` may import ``imported`` (both modules on a floor)."""
+    mine, theirs = floor_of(importer), floor_of(imported)
+    assert mine is not None and theirs is not None
+    if mine == len(FLOORS) - 1:  # the views: the API only (and their own folder)
+        return (folder_of(imported) in ("tracker.api", folder_of(importer))
+                or theirs in (_BOTTOM, _TOP))  # the package root is the API's front door
+    return theirs <= mine
 
 
 def find_modules(root: Path) -> dict[str, Path]:
@@ -150,9 +138,14 @@ def imports_of(module: str, path: Path, modules: dict[str, Path], root: Path) ->
         for statement in node.body
         for inner in ast.walk(statement)
     }
+    docstrings = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)}
     for node in ast.walk(tree):
         targets: list[str]
-        if isinstance(node, ast.Import):
+        if (isinstance(node, ast.Constant) and isinstance(node.value, str)
+                and id(node) not in docstrings and "." in node.value
+                and node.value.partition(":")[0] in modules):
+            targets = [node.value.partition(":")[0]]  # "tracker.x" or "tracker.x:name": loaded
+        elif isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
@@ -164,6 +157,8 @@ def imports_of(module: str, path: Path, modules: dict[str, Path], root: Path) ->
             # import calculate" loads the package tracker.fide.
             targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base
                        for alias in node.names]
+        elif (dynamic := _dynamic_target(node)) is not None:
+            targets = [dynamic]
         else:
             continue
         for target in targets:
@@ -194,17 +189,33 @@ def _is_type_checking(test: ast.expr) -> bool:
     return isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
 
 
-def _reaches(edges: dict[str, set[str]], start: str, goal: str) -> bool:
-    todo, done = [start], {start}
-    while todo:
-        v = todo.pop()
-        if v == goal:
-            return True
-        for w in edges.get(v, ()):
-            if w not in done:
-                done.add(w)
-                todo.append(w)
-    return False
+def _dynamic_target(node: ast.AST) -> str | None:
+    """The literal module name of ``importlib.import_module("…")`` / ``import_module("…")``."""
+    if not (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)):
+        return None
+    func = node.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+    return node.args[0].value if name == "import_module" else None
+
+
+def private_imports(path: Path) -> list[tuple[int, str]]:
+    """(line, name) of each import of a private module or name of another package."""
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(ast.parse(path.read_bytes(), filename=str(path))):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+        elif (target := _dynamic_target(node)) is not None:
+            names = [target]
+        else:
+            continue
+        found += [(node.lineno, n) for n in names
+                  if n.split(".")[0] not in PACKAGES
+                  and any(part.startswith("_") and not part.startswith("__")
+                          for part in n.split(".")[1:])]
+    return found
 
 
 def _cycles(edges: dict[str, set[str]]) -> list[list[str]]:
@@ -242,70 +253,42 @@ def _cycles(edges: dict[str, set[str]]) -> list[list[str]]:
     return sorted(out)
 
 
-def _why(mine: str, theirs: str) -> str:
-    """Why an import from layer ``mine`` of layer ``theirs`` is against the flow."""
-    if mine == "views":
-        return "the views import only tracker.api (and tracker.errors)"
-    if _rank(theirs) > _rank(mine):
-        return "a later layer"
-    return f"the {mine} layer may not import the {theirs} layer"
+def _why(importer: str, imported: str) -> str:
+    """Why ``importer`` may not import ``imported``."""
+    if floor_of(importer) == len(FLOORS) - 1:
+        return "the views import only tracker.api"
+    return f"{folder_of(imported)} is above {folder_of(importer)}"
 
 
-def _known_cycle_imports(allowed_edges: dict[str, set[str]],
-                         known: frozenset[tuple[str, str]]) -> set[tuple[str, str]]:
-    """The known imports that close a cycle within a layer: left out of the cycle search
-    (removed from ``allowed_edges``) and still "seen" while the module imported reaches back to
-    the importer."""
-    seen: set[tuple[str, str]] = set()
-    for importer, imported in known:
-        if imported in allowed_edges.get(importer, ()):
-            allowed_edges[importer].discard(imported)
-            if _reaches(allowed_edges, imported, importer):
-                seen.add((importer, imported))
-    return seen
-
-
-def _view_library_problems(root: Path, modules: dict[str, Path],
-                           layers: dict[str, str]) -> list[str]:
-    """One line per import of a :data:`VIEW_FORBIDDEN_LIBRARIES` library by a view."""
-    return [f"{modules[module].relative_to(root)}:{line}: {module} (views) imports {name}: "
-            "the views reach it only through tracker.api"
-            for module in sorted(m for m, layer in layers.items() if layer == "views")
-            for line, name in library_imports(modules[module], VIEW_FORBIDDEN_LIBRARIES)]
-
-
-def check(root: Path, known: frozenset[tuple[str, str]] = KNOWN_VIOLATIONS) -> list[str]:
+def check(root: Path) -> list[str]:
     """One line per problem in the project under ``root`` (none: the flow holds)."""
     modules = find_modules(root)
-    layers = {m: layer for m in modules if (layer := layer_of(m)) is not None}
-    problems = [f"{path.relative_to(root)}: {module} belongs to no layer: add it to LAYERS in "
-                "scripts/check_imports.py" for module, path in modules.items()
-                if module not in layers]
+    placed = {m for m in modules if floor_of(m) is not None}
+    problems = [f"{path.relative_to(root)}: {module} is in no folder of FLOORS: put it in a "
+                "folder (or add the folder to FLOORS in scripts/check_imports.py)"
+                for module, path in modules.items() if module not in placed]
+    edges: dict[str, set[str]] = {m: set() for m in placed}
     seen: set[tuple[str, str]] = set()
-    allowed_edges: dict[str, set[str]] = {m: set() for m in layers}
-    for module in sorted(layers):
+    for module in sorted(placed):
         for imp in imports_of(module, modules[module], modules, root):
-            if imp.imported not in layers:
+            if imp.imported not in placed:
                 continue
-            mine, theirs = layers[module], layers[imp.imported]
-            if may_import(mine, theirs):
+            if may_import(module, imp.imported):
                 if not imp.type_only:
-                    allowed_edges[module].add(imp.imported)
-                continue
-            pair = (module, imp.imported)
-            if pair in known or pair in seen:
-                seen.add(pair)
-                continue
-            seen.add(pair)
-            problems.append(f"{imp.path}:{imp.line}: {module} ({mine}) imports "
-                            f"{imp.imported} ({theirs}): {_why(mine, theirs)}")
-    problems += _view_library_problems(root, modules, layers)
-    seen |= _known_cycle_imports(allowed_edges, known)
-    for component in _cycles(allowed_edges):
-        problems.append(f"import cycle: {' ↔ '.join(component)}")
-    for importer, imported in sorted(known - seen):
-        problems.append(f"KNOWN_VIOLATIONS: {importer} no longer imports {imported} against the "
-                        "flow: delete the entry")
+                    edges[module].add(imp.imported)
+            elif (module, imp.imported) not in seen:
+                seen.add((module, imp.imported))
+                problems.append(f"{imp.path}:{imp.line}: {module} imports {imp.imported}: "
+                                f"{_why(module, imp.imported)}")
+    views = [m for m in sorted(placed) if floor_of(m) == len(FLOORS) - 1]
+    problems += [f"{modules[m].relative_to(root)}:{line}: {m} (a view) imports {name}: "
+                 "the views reach it only through tracker.api"
+                 for m in views
+                 for line, name in library_imports(modules[m], VIEW_FORBIDDEN_LIBRARIES)]
+    problems += [f"{modules[m].relative_to(root)}:{line}: {m} imports {name}: a private "
+                 "module or name of a dependency"
+                 for m in sorted(modules) for line, name in private_imports(modules[m])]
+    problems += [f"import cycle: {' ↔ '.join(component)}" for component in _cycles(edges)]
     return problems
 
 
@@ -317,7 +300,7 @@ def main(argv: list[str]) -> int:
     if problems:
         print(f"import flow: {len(problems)} problem(s)", file=sys.stderr)
         return 1
-    print(f"import flow: OK ({len(KNOWN_VIOLATIONS)} known violations left)")
+    print(f"import flow: OK ({len(FLOORS)} floors)")
     return 0
 
 

@@ -25,7 +25,6 @@ from typing import Any
 
 import zstandard
 
-from tracker.analysis.evals import PlyEval, from_lichess_entry
 from tracker.analysis.formulas import (
     JudgmentCounts,
     acpl,
@@ -33,6 +32,7 @@ from tracker.analysis.formulas import (
     judge,
     recomputed_judgments,
 )
+from tracker.core.evals import PlyEval, from_lichess_entry
 
 COLORS = ("white", "black")
 KINDS = ("inaccuracy", "mistake", "blunder")

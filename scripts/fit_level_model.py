@@ -38,7 +38,6 @@ import numpy as np
 import numpy.typing as npt
 import zstandard
 
-from tracker.analysis.evals import from_lichess_entry
 from tracker.analysis.level import (
     GameFeatures,
     blocks,
@@ -49,6 +48,7 @@ from tracker.analysis.level import (
     normalised,
     set_level,
 )
+from tracker.core.evals import from_lichess_entry
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "tracker" / "analysis" / "models" / "level-rapid-1.json"

@@ -13,7 +13,7 @@ bundled history (NDJSON, 2,907 games) and the two real PGN files of ``shared/dat
 again gives the same bytes.
 
 Never change ``raw-dictionary-1.zdict``: to train a better one, write ``raw-dictionary-2``
-with a new id and teach :mod:`tracker.codec` to read both.
+with a new id and teach :mod:`tracker.core.codec` to read both.
 """
 
 from __future__ import annotations

@@ -58,7 +58,7 @@ def running_dashboard(db: Path, *args: str) -> Iterator[str]:
     log = db.parent / f"dashboard-{port}.log"
     with log.open("w") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "tracker.cli", "--db", str(db), "dashboard", "--port",
+            [sys.executable, "-m", "tracker.cli.commands", "--db", str(db), "dashboard", "--port",
              str(port), *args],
             stdout=out, stderr=subprocess.STDOUT, start_new_session=True, cwd=db.parent)
     url = f"http://127.0.0.1:{port}"

@@ -106,3 +106,12 @@ def any_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]
         with store.engine.begin() as conn:  # a clean schema for the next test
             conn.execute(text("DROP SCHEMA public CASCADE; CREATE SCHEMA public"))
         store.close()
+
+
+def default_sigint() -> None:
+    """``preexec_fn`` of a child a test sends SIGINT to: a suite started as a background job
+    (``pytest … &``) runs with SIGINT ignored, which every child inherits, and Python only
+    turns SIGINT into KeyboardInterrupt where it starts with the default handler."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

@@ -17,10 +17,10 @@ from sqlalchemy import text
 
 from tests.conftest import ANALYSED, INDEXINATOR_LATER
 from tracker import api
-from tracker.analysis.evals import PlyEval
+from tracker.core.evals import PlyEval
 from tracker.importing import import_file
 from tracker.importing.analyse import run_analyse
-from tracker.report_strength import engine_judgments
+from tracker.report.strength import engine_judgments
 from tracker.sources.engine import EngineMissingError, LocalEngine, find_engine
 from tracker.store import analysis as stored
 from tracker.store.db import Store
@@ -157,7 +157,8 @@ def test_bad_arguments_are_usage_errors(store: Store) -> None:
 def test_sigterm_exits_143_and_keeps_every_finished_game(tmp_path: Path) -> None:
     db = tmp_path / "t.db"
     import_file(bare_export(tmp_path), store=Store(str(db)))
-    proc = subprocess.Popen([sys.executable, "-m", "tracker.cli", "--db", str(db), "analyse",
+    proc = subprocess.Popen([sys.executable, "-m", "tracker.cli.commands",
+                             "--db", str(db), "analyse",
                              "reda46", "--last", "5", "--nodes", str(NODES * 5)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     check = Store(str(db))
@@ -170,7 +171,7 @@ def test_sigterm_exits_143_and_keeps_every_finished_game(tmp_path: Path) -> None
     assert b"every finished game is kept" in err and b"Traceback" not in err
     kept = len(_engine_rows(check))
     assert kept >= 1
-    done = subprocess.run([sys.executable, "-m", "tracker.cli", "--db", str(db), "analyse",
+    done = subprocess.run([sys.executable, "-m", "tracker.cli.commands", "--db", str(db), "analyse",
                            "reda46", "--last", "5", "--nodes", str(NODES * 5), "--json"],
                           capture_output=True, timeout=300)
     assert done.returncode == 0, done.stderr
@@ -252,7 +253,8 @@ def test_an_engine_that_dies_makes_a_partial_run_that_says_so(store: Store, tmp_
     import_file(bare_export(tmp_path), store=store)
     done = run_analyse(store, "reda46", last=3, nodes=NODES, jobs=2, engine_path=str(engine))
     assert (done.status, done.analysed) == ("partial", 0)
-    assert done.message is not None and "engine stopped" in done.message
+    assert done.message is not None and done.message.startswith(
+        f"the engine Dying 1 ({engine}) stopped: engine process died")
     assert stored.count_analysed(store, "reda46") == {}
 
 
@@ -260,7 +262,7 @@ def test_the_cli_knows_the_default_budget_without_loading_the_engine_module() ->
     from tracker.sources.engine import DEFAULT_NODES
 
     assert api.default_nodes() == DEFAULT_NODES
-    code = ("import sys; from tracker.cli import app, main; import typer; "
+    code = ("import sys; from tracker.cli.commands import app, main; import typer; "
             "typer.main.get_command(app); print('chess.engine' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.strip()

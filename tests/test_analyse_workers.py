@@ -21,8 +21,8 @@ from sqlalchemy import bindparam, select, text
 from tests.conftest import ANALYSED, INDEXINATOR_LATER
 from tests.test_analyse import NODES, bare_export, needs_engine
 from tracker import api
+from tracker.core.records import Analysis
 from tracker.importing import import_file
-from tracker.records import Analysis
 from tracker.store import analysis as stored
 from tracker.store import claims
 from tracker.store.db import Store
@@ -110,7 +110,7 @@ def test_analyse_group_takes_the_groups_newest_games_with_one_progress(store: St
 def test_worker_on_sqlite_is_refused_in_one_line(tmp_path: Path) -> None:
     db = tmp_path / "t.db"
     import_file(ANALYSED, store=Store(str(db)))
-    done = subprocess.run([sys.executable, "-m", "tracker.cli", "--db", str(db), "analyse",
+    done = subprocess.run([sys.executable, "-m", "tracker.cli.commands", "--db", str(db), "analyse",
                            "reda46", "--worker"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2, done.stderr
     lines = done.stderr.strip().splitlines()
@@ -206,7 +206,7 @@ def test_three_workers_one_killed_mid_game_analyse_every_game_exactly_once(
     api.group_add("club", ["reda46"], db=pg_store)
     ids = {g.id for g in stored.games_to_analyse(pg_store, "reda46")[0]}
     assert len(ids) == 41
-    cmd = [sys.executable, "-m", "tracker.cli", "--db", pg_store.url, "analyse", "--group",
+    cmd = [sys.executable, "-m", "tracker.cli.commands", "--db", pg_store.url, "analyse", "--group",
            "club", "--worker", "--lease", "3", "--nodes", str(NODES)]
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -262,7 +262,7 @@ def test_migration_0012_up_and_down(tmp_path: Path) -> None:
     cfg = alembic_config()
     with engine.begin() as conn:
         cfg.attributes["connection"] = conn
-        command.downgrade(cfg, "0009")  # the revision before 0012
+        command.downgrade(cfg, "0014")  # the revision before 0012
     assert "analysis_claims" not in inspect(engine).get_table_names()
     engine.dispose()
     with Store(url) as s, s.engine.connect() as conn:  # upgraded again on open

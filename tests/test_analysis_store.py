@@ -12,9 +12,9 @@ from alembic import command
 from sqlalchemy import create_engine, inspect, text
 
 from tests.conftest import ANALYSED, LICHESS, SINGLE
-from tracker.analysis.evals import PlyEval, from_lichess_entry
+from tracker.core.evals import PlyEval, from_lichess_entry
+from tracker.core.records import Analysis
 from tracker.importing import import_file
-from tracker.records import Analysis
 from tracker.sources.ndjson import read_ndjson, record_from_json, typed_record
 from tracker.sources.pgn import read_pgn
 from tracker.sources.pgn_evals import pgn_analysis
@@ -63,9 +63,11 @@ def test_a_game_without_evals_or_with_broken_ones_is_imported_without_them() -> 
     broken = json.dumps(obj)
     (record,) = read_ndjson([broken])
     assert record.analysis is None and record.plies == 91
-    obj["analysis"][3] = {"eval": 10**9}
+    obj["analysis"][3] = {"eval": 10**9}  # out of range: that eval alone dropped, counted
     (record,) = read_ndjson([json.dumps(obj)])
-    assert record.analysis is None
+    assert record.analysis is not None and record.analysis.dropped == 1
+    assert record.analysis.evals[3] == PlyEval(None, None)
+    assert record.analysis.evals[4].cp == obj["analysis"][4]["eval"]
 
 
 def test_pgn_evals_equal_the_ndjson_export_of_the_same_game() -> None:

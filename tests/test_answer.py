@@ -24,7 +24,8 @@ FIDE_ID = "35009192"  # served by the local Lichess-compatible server (tests/lic
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tracker.cli", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "tracker.cli.commands",
+                           *args], capture_output=True,
                           text=True, timeout=300)
 
 

@@ -124,7 +124,7 @@ def test_club_scale_errors(club: str) -> None:
 
 
 def _tracker(db: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tracker.cli", "--db", db, *args],
+    return subprocess.run([sys.executable, "-m", "tracker.cli.commands", "--db", db, *args],
                           capture_output=True, text=True, check=False)
 
 
@@ -175,8 +175,8 @@ def test_dashboard_picker_offers_the_club_model(club: str,
 
 def test_a_line_that_cannot_be_fitted_is_refused_not_a_traceback(
         store: object, monkeypatch: pytest.MonkeyPatch) -> None:
-    from tracker import calibration
-    from tracker.calibration import MemberMonth
+    from tracker.report import calibration
+    from tracker.report.calibration import MemberMonth
 
     api.group_create("flat", db=store)  # type: ignore[arg-type]
     api.group_add("flat", [f"m{i}x" for i in range(8)], db=store)  # type: ignore[arg-type]

@@ -13,14 +13,15 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import CMRADE, INDEXINATOR
-from tracker import cli
+from tracker.cli import commands as cli
 
 #: 0 done; 1 nothing done or only part of it; 2 a usage error.
 DONE, NOTHING, USAGE = 0, 1, 2
 
 
 def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tracker.cli", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "tracker.cli.commands",
+                           *args], capture_output=True,
                           text=True, timeout=120, cwd=cwd,
                           env={**os.environ, "NO_COLOR": "1", "COLUMNS": "100"})
 

@@ -11,7 +11,7 @@ import pytest
 
 
 def calc(*args: str) -> dict:
-    proc = subprocess.run([sys.executable, "-m", "tracker.cli", "calc", "--json", *args],
+    proc = subprocess.run([sys.executable, "-m", "tracker.cli.commands", "calc", "--json", *args],
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout, parse_float=Decimal)
@@ -62,7 +62,7 @@ def test_400_rule_off_uses_the_real_difference() -> None:
 
 
 def test_bad_game_argument_is_a_clear_error() -> None:
-    proc = subprocess.run([sys.executable, "-m", "tracker.cli", "calc", "--rating", "1500",
+    proc = subprocess.run([sys.executable, "-m", "tracker.cli.commands", "calc", "--rating", "1500",
                            "--k", "20", "1700-1"], capture_output=True, text=True)
     assert proc.returncode == 2
     assert "OPPONENT:SCORE" in proc.stderr and "Traceback" not in proc.stderr
@@ -80,7 +80,7 @@ def test_bad_game_argument_is_a_clear_error() -> None:
 )
 def test_bad_calc_input_is_one_line_with_exit_code_2(args: tuple[str, ...], message: str
                                                      ) -> None:
-    proc = subprocess.run([sys.executable, "-m", "tracker.cli", "calc", *args],
+    proc = subprocess.run([sys.executable, "-m", "tracker.cli.commands", "calc", *args],
                           capture_output=True, text=True)
     assert proc.returncode == 2
     assert proc.stderr.startswith("error: ") and proc.stderr.count("\n") == 1

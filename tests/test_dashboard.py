@@ -30,8 +30,8 @@ from dashboard import charts
 from tests.conftest import CMRADE, INDEXINATOR, INDEXINATOR_LATER, LICHESS
 from tests.lichess_server import LichessServer, ndjson_lines
 from tracker import api
-from tracker.errors import DashboardError, TrackerError
-from tracker.replaying import PERIOD_KEYS, periods_csv
+from tracker.core.errors import DashboardError, TrackerError
+from tracker.report.presentation import PERIOD_KEYS, periods_csv
 from tracker.store.db import Store
 
 APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
@@ -41,7 +41,7 @@ TIMEOUT = 60
 def cli_json(db: Path, *args: str) -> dict[str, Any]:
     """``tracker --db DB ARGS --json``, run as the user runs it (decimals exact)."""
     out = subprocess.run(
-        [sys.executable, "-m", "tracker.cli", "--db", str(db), *args, "--json"],
+        [sys.executable, "-m", "tracker.cli.commands", "--db", str(db), *args, "--json"],
         check=True, capture_output=True, text=True,
     )
     return json.loads(out.stdout, parse_float=Decimal)
@@ -559,7 +559,8 @@ def test_wheel_layout_runs_the_same_app(tmp_path: Path, shared_db: Path,
 # --- tracker dashboard: the port ------------------------------------------------------------
 
 def run_dashboard_cli(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tracker.cli", "--db", str(db), "dashboard",
+    return subprocess.run([sys.executable, "-m", "tracker.cli.commands",
+                           "--db", str(db), "dashboard",
                            *args], capture_output=True, text=True, timeout=60)
 
 

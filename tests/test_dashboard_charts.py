@@ -9,7 +9,7 @@ from pathlib import Path
 from dashboard import charts
 from tracker import api
 from tracker.fide import PeriodResult
-from tracker.replaying import PeriodRow
+from tracker.report.replay import PeriodRow
 
 
 def row(period: str, before: int | None, after: int | None, note: str = "",

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import CASES, CMRADE, DB2013, LICHESS, SINGLE
-from tracker.records import GameRecord
+from tracker.core.records import GameRecord
 from tracker.sources.files import ReadLog
 from tracker.sources.pgn import (
     PGNGame,

@@ -16,7 +16,7 @@ from tracker.fide import CountedGame, ReplaySettings, chapter_for_perf, replay
 
 
 def calc(*args: str) -> dict:
-    proc = subprocess.run([sys.executable, "-m", "tracker.cli", "calc", "--json", *args],
+    proc = subprocess.run([sys.executable, "-m", "tracker.cli.commands", "calc", "--json", *args],
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout, parse_float=Decimal)
@@ -61,7 +61,7 @@ def test_standard_chapter_keeps_the_2650_exemption_and_rates_every_game() -> Non
 
 
 def test_unknown_chapter_is_a_one_line_error() -> None:
-    proc = subprocess.run([sys.executable, "-m", "tracker.cli", "calc", "--rating", "1500",
+    proc = subprocess.run([sys.executable, "-m", "tracker.cli.commands", "calc", "--rating", "1500",
                            "--k", "20", "--chapter", "bullet", "1500:1"],
                           capture_output=True, text=True)
     assert proc.returncode == 2

@@ -16,10 +16,10 @@ from sqlalchemy import create_engine, inspect, text
 from tests.conftest import INDEXINATOR_LATER, LICHESS
 from tests.lichess_server import LichessServer, ndjson_lines
 from tracker import api
-from tracker.config import USER_AGENT
-from tracker.errors import ArgumentError
+from tracker.core.config import USER_AGENT
+from tracker.core.errors import ArgumentError
 from tracker.importing import import_file
-from tracker.real_fide import ms_month
+from tracker.importing.real_fide import ms_month
 from tracker.sources.fide import (
     FideError,
     FideIdError,
@@ -232,7 +232,7 @@ def tracked(db_path: Path) -> Path:
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "tracker.cli", *args], capture_output=True, text=True,
+        [sys.executable, "-m", "tracker.cli.commands", *args], capture_output=True, text=True,
         env={**os.environ, "NO_COLOR": "1"}, timeout=120,
     )
 

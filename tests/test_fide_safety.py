@@ -165,7 +165,7 @@ def test_a_failed_fide_refresh_never_fails_the_import(
         f"FIDE rating not refreshed: Lichess sent no usable profile for FIDE player {ARJUN}: "
         f"the FIDE player {ARJUN}'s name is 300 characters long (at most 200)"]
     # a failure below the checks (here the store's) is one line too, the run complete
-    from tracker import real_fide
+    from tracker.importing import real_fide
 
     def broken(*args: object, **kwargs: object) -> object:
         raise OverflowError("Python int too large to convert to SQLite INTEGER")

@@ -88,7 +88,8 @@ def test_models_and_the_perfs_they_cover() -> None:
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tracker.cli", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "tracker.cli.commands",
+                           *args], capture_output=True,
                           text=True)
 
 

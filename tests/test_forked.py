@@ -1,18 +1,20 @@
-"""tracker.forked: work in a forked child, its items streamed back in order; its errors, its
+"""tracker.core.forked: work in a forked child, its items streamed back in order; its errors, its
 death and an early stop here all end it, reaped."""
 
 from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
-from tracker import forked
-from tracker.errors import TrackerError
-from tracker.forked import ForkedProcessError, Send, beside
+from tracker.core import forked
+from tracker.core.errors import TrackerError
+from tracker.core.forked import ForkedProcessError, Send, beside
 
 
 @pytest.fixture(autouse=True)
@@ -91,3 +93,60 @@ def test_available_only_from_the_main_thread_and_unless_switched_off(
     assert seen == [False]
     monkeypatch.setenv(forked.ENV_SWITCH, "1")
     assert not forked.available()
+
+
+def test_a_child_killed_in_the_middle_of_a_message_raises_in_one_line() -> None:
+    def work(send: Send) -> None:
+        send(b"z" * 10_000_000)  # far past a pipe's 64 KB: the feeder waits inside the write
+        time.sleep(0.5)
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    with beside(work, name="reader") as items, pytest.raises(ForkedProcessError) as info:
+        deadline = time.monotonic() + 30
+        while multiprocessing.active_children():  # not read until it is dead: a cut message
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        next(items)
+    assert str(info.value) == "the reader process stopped (exit code -9) before the end of its work"
+
+
+def test_the_child_holds_only_its_own_end_of_the_pipe_and_ends_when_its_parent_dies(
+        tmp_path: Path) -> None:
+    """A middle process runs beside(); it is killed (SIGKILL, nothing of it runs) while its
+    child is blocked writing to the pipe: the child goes too."""
+    pid_file = tmp_path / "child.pid"
+    middle = os.fork()
+    if middle == 0:  # the parent to be killed
+        try:
+            def work(send: Send) -> None:
+                pid_file.write_text(str(os.getpid()))
+                while True:
+                    send(b"w" * 100_000)
+
+            with beside(work, name="test"):
+                time.sleep(60)
+        finally:
+            os._exit(0)
+    deadline = time.monotonic() + 30
+    while not pid_file.exists() or not pid_file.read_text():
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    child = int(pid_file.read_text())
+    time.sleep(0.3)  # its pipe full: it waits in a write
+    os.kill(middle, signal.SIGKILL)
+    os.waitpid(middle, 0)
+    assert gone_within(child, 10)
+
+
+def gone_within(pid: int, seconds: float) -> bool:
+    """Whether process ``pid`` ended (no longer in /proc, or a zombie) within ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except FileNotFoundError:
+            return True
+        if stat.rsplit(")", 1)[1].split()[0] in ("Z", "X"):
+            return True
+        time.sleep(0.05)
+    return False

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from tests.conftest import INDEXINATOR
 from tracker import api
-from tracker.report_pass import _options, walk
-from tracker.selection import FUTURE, REASONS
+from tracker.report.saved_pass import _options, walk
+from tracker.report.selection import FUTURE, REASONS
 from tracker.store import queries, snapshots
 from tracker.store.db import Store
 

@@ -20,8 +20,9 @@ import pytest
 
 from tests.conftest import CMRADE, LICHESS
 from tests.lichess_server import LichessServer
-from tracker import api, report
-from tracker.errors import ReadOnlyError
+from tracker import api
+from tracker.core.errors import ReadOnlyError
+from tracker.report import replay as report
 
 OPEN_DB = LICHESS / "lichess_db_standard_rated_2013-01-first50.pgn"
 FIDE_RATINGS = LICHESS / "api-examples" / "api-fide-player_35009192_ratings.json"
@@ -60,8 +61,8 @@ def _recent_blitz_games() -> int:
 
 def _snapshots(db: Path) -> int:
     with sqlite3.connect(db) as conn:
-        return int(conn.execute("SELECT count(*) FROM replay_snapshots WHERE options LIKE "
-                                "'group-%'").fetchone()[0])
+        return int(conn.execute("SELECT count(*) FROM cache_entries WHERE kind = 'group'"
+                                ).fetchone()[0])
 
 
 def test_the_table_holds_each_members_real_figures(club_db: Path) -> None:
@@ -137,7 +138,7 @@ def test_json_and_csv_shapes(club_db: Path) -> None:
 
 
 def _cli(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tracker.cli", "--db", str(db), "group",
+    return subprocess.run([sys.executable, "-m", "tracker.cli.commands", "--db", str(db), "group",
                            "show", "club", *args], capture_output=True, text=True, timeout=120)
 
 

@@ -12,6 +12,7 @@ from alembic import command
 from sqlalchemy import create_engine, inspect
 
 from tracker import api
+from tracker.api.groups import read_roster
 from tracker.store.db import Store
 from tracker.store.engine import alembic_config
 
@@ -55,12 +56,15 @@ def test_add_usernames_and_fide_ids_then_remove(store: Store) -> None:
     assert api.group_list(db=store)[0].members == 2
 
 
+NOT_A_USERNAME = ("is not a Lichess username (2-30 letters, digits, _ or -, starting with a "
+                  "letter or digit)")
+
+
 def test_a_bad_username_is_one_line_and_the_rest_is_added(store: Store) -> None:
     api.group_create("club", db=store)
     r = api.group_add("club", ["ok_1", "no way", "x"], db=store)
     assert r.added == ["ok_1"]
-    assert r.bad == ["'no way': 'no way' is not a Lichess username (2-30 letters, digits, _ "
-                     "or -)", "'x': 'x' is not a Lichess username (2-30 letters, digits, _ or -)"]
+    assert r.bad == [f"'no way': 'no way' {NOT_A_USERNAME}", f"'x': 'x' {NOT_A_USERNAME}"]
 
 
 def test_unknown_group(store: Store) -> None:
@@ -77,8 +81,7 @@ def test_roster_csv_of_12_with_one_malformed_row(store: Store, tmp_path: Path) -
     api.group_create("club", db=store)
     r = api.group_add("club", from_csv=roster, db=store)
     assert len(r.added) == 11 and r.already == []
-    assert r.bad == ["row 12: 'bad row!' is not a Lichess username (2-30 letters, digits, _ "
-                     "or -)"]
+    assert r.bad == [f"row 12: 'bad row!' {NOT_A_USERNAME}"]
     members = dict(api.group_members("club", db=store))
     assert members["player03"] == 1003 and members["player10"] is None
     assert members["player11"] is None and len(members) == 11
@@ -87,7 +90,9 @@ def test_roster_csv_of_12_with_one_malformed_row(store: Store, tmp_path: Path) -
 @pytest.mark.parametrize(("line", "reason"), [
     ("alice,12,extra", "row 2: 3 columns, expected username[,fide_id]"),
     ("alice,twelve", "row 2: 'twelve' is not a FIDE id (a positive number, up to 10 digits)"),
-    (",12", "row 2: '' is not a Lichess username (2-30 letters, digits, _ or -)"),
+    (",12", f"row 2: '' {NOT_A_USERNAME}"),
+    ("-2-3,12", f"row 2: '-2-3' {NOT_A_USERNAME}"),
+    ("_x,12", f"row 2: '_x' {NOT_A_USERNAME}"),
 ])
 def test_each_kind_of_bad_row(store: Store, tmp_path: Path, line: str, reason: str) -> None:
     api.group_create("club", db=store)
@@ -114,7 +119,8 @@ def test_fide_pairs() -> None:
 
 
 def _tracker(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tracker.cli", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "tracker.cli.commands",
+                           *args], capture_output=True,
                           text=True, check=False)
 
 
@@ -128,8 +134,7 @@ def test_cli_group_commands(tmp_path: Path) -> None:
     added = _tracker("group", "add", "club", "bob", "--fide", "carol=3", "--from", str(roster),
                      "--db", db)
     assert added.returncode == 1
-    assert added.stderr == ("skipped row 3: 'bad!' is not a Lichess username (2-30 letters, "
-                            "digits, _ or -)\n")
+    assert added.stderr == f"skipped row 3: 'bad!' {NOT_A_USERNAME}\n"
     assert added.stdout == "group club: 3 added, 0 already there, 1 bad\n"
     listed = _tracker("--db", db, "group", "list")
     assert "club" in listed.stdout and " 3 " in listed.stdout
@@ -177,3 +182,36 @@ def test_groups_and_migration_0009_on_postgres(pg_url: str) -> None:
         with store.engine.begin() as conn:
             conn.execute(text("DROP SCHEMA public CASCADE; CREATE SCHEMA public"))
         store.close()
+
+
+def test_a_user_given_with_two_fide_ids_is_a_reported_conflict(any_store: Store,
+                                                              tmp_path: Path) -> None:
+    roster = _roster(tmp_path, "username,fide_id\nalice,12345\nbob,777\nAlice,67890\n"
+                               "bob,777\ncarol,1\ncarol\ndave,5\ndave,6\nDAVE,7\n")
+    api.group_create("club", db=any_store)
+    r = api.group_add("club", from_csv=roster, db=any_store)
+    assert r.added == ["bob", "carol"]  # same id twice, or an id and none: no conflict
+    assert r.bad == [
+        "rows 2 and 4: 'alice' is given with different FIDE ids (12345, 67890): not added",
+        "rows 8, 9 and 10: 'dave' is given with different FIDE ids (5, 6, 7): not added"]
+    assert dict(api.group_members("club", db=any_store)) == {"bob": 777, "carol": 1}
+    # the roster against --fide on the same command
+    again = api.group_add("club", fide={"bob": 778}, from_csv=roster, db=any_store)
+    assert again.bad[1] == ("row 3, row 5 and --fide: 'bob' is given with different FIDE ids "
+                            "(777, 778): not added")
+    assert dict(api.group_members("club", db=any_store))["bob"] == 777  # unchanged
+    # read on its own, the roster says the same
+    members, bad = read_roster(roster)
+    assert [m.user_id for m in members] == ["bob", "bob", "carol", "carol"]
+    assert bad == r.bad
+
+
+def test_the_cli_names_the_conflicting_rows(tmp_path: Path) -> None:
+    db = str(tmp_path / "t.db")
+    roster = _roster(tmp_path, "alice,12345\nalice,67890\n")
+    assert _tracker("--db", db, "group", "create", "club").returncode == 0
+    added = _tracker("--db", db, "group", "add", "club", "--from", str(roster))
+    assert added.returncode == 1
+    assert added.stderr == ("skipped rows 1 and 2: 'alice' is given with different FIDE ids "
+                            "(12345, 67890): not added\n")
+    assert added.stdout == "group club: 0 added, 0 already there, 1 bad\n"

@@ -19,10 +19,10 @@ import pytest
 import zstandard
 
 from tests.conftest import CASES, CMRADE, DB2013, LICHESS, SINGLE, stored_rows
-from tracker import selection
+from tracker.core.records import GameRecord
 from tracker.importing import import_file
-from tracker.records import GameRecord
-from tracker.selection import exclusion_reason, select_games
+from tracker.report import selection
+from tracker.report.selection import exclusion_reason, select_games
 from tracker.sources import pgn as pgn_module
 from tracker.sources.files import InputError
 from tracker.sources.ndjson import read_ndjson
@@ -91,7 +91,7 @@ def test_c02_late_january_game_is_january_whatever_the_host_time_zone(tmp_path: 
     script = (
         "import sys, time\n"
         "from tracker.importing import import_file\n"
-        "from tracker.records import month_of\n"
+        "from tracker.core.records import month_of\n"
         "from tracker.store.db import Store\n"
         "from tracker.store import queries\n"
         "time.tzset()\n"
@@ -740,7 +740,7 @@ def test_dump_filter_reads_only_the_headers_of_the_games_it_drops(
 def test_dump_with_several_users_and_the_cli(dump: Path, tmp_path: Path) -> None:
     db = tmp_path / "t.db"
     proc = subprocess.run(
-        [sys.executable, "-m", "tracker.cli", "--db", str(db), "import-file", str(dump),
+        [sys.executable, "-m", "tracker.cli.commands", "--db", str(db), "import-file", str(dump),
          "--user", "cmrade", "--user", "lance5500"],
         capture_output=True, text=True,
     )

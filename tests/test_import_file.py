@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CMRADE, DB2013, INDEXINATOR, INDEXINATOR_LATER, SINGLE
+from tests.conftest import CMRADE, DB2013, INDEXINATOR, INDEXINATOR_LATER, SINGLE, default_sigint
 from tracker import api
 from tracker.importing import import_file
 from tracker.sources.files import InputError
@@ -96,7 +96,7 @@ def test_bad_input_is_one_line_error_and_database_unchanged(
     with pytest.raises(InputError, match=message):
         api.import_file(path, db=str(db))
     proc = subprocess.run(
-        [sys.executable, "-m", "tracker.cli", "--db", str(db), "import-file", str(path)],
+        [sys.executable, "-m", "tracker.cli.commands", "--db", str(db), "import-file", str(path)],
         capture_output=True, text=True,
     )
     assert proc.returncode == 1
@@ -114,7 +114,7 @@ def test_cli_import_file_prints_one_line_summary(tmp_path: Path) -> None:
     copy = tmp_path / "games.ndjson"
     shutil.copy(INDEXINATOR_LATER, copy)
     proc = subprocess.run(
-        [sys.executable, "-m", "tracker.cli", "--db", str(db), "import-file", str(copy)],
+        [sys.executable, "-m", "tracker.cli.commands", "--db", str(db), "import-file", str(copy)],
         capture_output=True, text=True, check=True,
     )
     assert proc.stdout.strip().startswith(
@@ -186,8 +186,9 @@ def test_cli_ctrl_c_says_what_was_kept_and_a_rerun_finishes(tmp_path: Path) -> N
             for line in INDEXINATOR.read_text().splitlines():
                 out.write(line.replace('"id":"', f'"id":"{i:02d}', 1) + "\n")
     db = tmp_path / "t.db"
-    cmd = [sys.executable, "-m", "tracker.cli", "--db", str(db), "import-file", str(big)]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    cmd = [sys.executable, "-m", "tracker.cli.commands", "--db", str(db), "import-file", str(big)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=default_sigint)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:  # wait until the first batches are in
         time.sleep(0.2)
@@ -213,7 +214,8 @@ def test_cli_ctrl_c_says_what_was_kept_and_a_rerun_finishes(tmp_path: Path) -> N
 def test_cli_partial_file_import_exits_1(tmp_path: Path) -> None:
     from tests.conftest import CASES
 
-    proc = subprocess.run([sys.executable, "-m", "tracker.cli", "--db", str(tmp_path / "t.db"),
+    proc = subprocess.run([sys.executable, "-m", "tracker.cli.commands",
+                           "--db", str(tmp_path / "t.db"),
                            "import-file", str(CASES / "C08.ndjson")], capture_output=True,
                           text=True)
     assert proc.returncode == 1

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import CMRADE, INDEXINATOR
-from tracker.records import GameRecord, Side, invalid_value, why_invalid
+from tracker.core.records import GameRecord, Side, invalid_value, why_invalid
 from tracker.sources.ndjson import read_ndjson
 from tracker.sources.pgn import read_pgn
 

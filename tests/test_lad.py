@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from tracker.lad import FitError, Line, cost, lad_line, weighted_median
+from tracker.report.lad import FitError, Line, cost, lad_line, weighted_median
 
 
 def _brute(points: list[tuple[float, float, float]]) -> float:

@@ -12,8 +12,8 @@ import requests
 
 from tests.conftest import ANALYSED
 from tests.lichess_server import LichessServer, ndjson_lines
-from tracker.analysis.evals import from_lichess_entry
-from tracker.config import USER_AGENT
+from tracker.core.config import USER_AGENT
+from tracker.core.evals import from_lichess_entry
 from tracker.importing.lichess import import_user
 from tracker.sources.pgn import read_pgn
 from tracker.store import analysis as stored

@@ -20,12 +20,12 @@ import pytest
 import requests
 from typer.testing import CliRunner
 
-from tests.conftest import CASES, INDEXINATOR, INDEXINATOR_LATER
+from tests.conftest import ANALYSED, CASES, INDEXINATOR, INDEXINATOR_LATER
 from tests.lichess_server import LichessServer, ndjson_lines
 from tests.test_lichess_server import C08_THIRD
 from tracker import api
-from tracker import cli as cli_module
-from tracker.config import USER_AGENT
+from tracker.cli import commands as cli_module
+from tracker.core.config import USER_AGENT
 from tracker.importing import import_file
 from tracker.importing import lichess as lichess_source
 from tracker.importing.lichess import import_user
@@ -73,7 +73,7 @@ def run(server: LichessServer, store: Store, username: str = "indexinator",
 
 def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "tracker.cli", *args], capture_output=True, text=True,
+        [sys.executable, "-m", "tracker.cli.commands", *args], capture_output=True, text=True,
         env={**os.environ, "NO_COLOR": "1", **(env or {})}, timeout=120,
     )
 
@@ -563,6 +563,9 @@ def test_bad_arguments_are_refused_before_any_request(lichess: LichessServer) ->
         api.import_user("indexinator", perf="blits", base_url=lichess.url)
     with pytest.raises(ImportArgumentError, match="not a Lichess username"):
         api.import_user("../etc/passwd", base_url=lichess.url)
+    for name in ("-2-3", "_x", "-indexinator"):  # Lichess names start with a letter or digit
+        with pytest.raises(ImportArgumentError, match="starting with a letter or digit"):
+            api.import_user(name, base_url=lichess.url)
     with pytest.raises(ImportArgumentError, match="YYYY-MM-DD"):
         api.import_user("indexinator", since="yesterday", base_url=lichess.url)
     assert lichess.requests == []
@@ -625,3 +628,21 @@ def test_a_store_failure_fails_the_run_without_moving_the_cursor_past_lost_games
     monkeypatch.setattr(store, "write_prepared", real_write)
     assert run(lichess, store).new == 1907
     assert queries.count_games(store) == 2907
+
+
+def test_games_of_another_player_are_skipped_and_counted(any_store: Store) -> None:
+    # A server that answers indexinator's download with reda46's games too (41, none of
+    # which indexinator played): only indexinator's are stored, the others counted.
+    mine = ndjson_lines(INDEXINATOR)[:30]
+    others = ndjson_lines(ANALYSED)
+    with LichessServer() as server:
+        server.add_user("indexinator", mine + others)
+        summary = api.import_user("indexinator", db=any_store, base_url=server.url, **FAST)
+    assert summary.status == "complete"
+    assert (summary.read, summary.new) == (71, 30)
+    assert summary.skipped == {"not the player's game": 41}
+    assert "skipped 41 (41 not the player's game)" in summary.line()
+    assert summary.warnings[0].endswith("not a game of indexinator (the server sent another "
+                                        "player's game): skipped")
+    assert [p.id for p in api.players(db=any_store)] == ["indexinator"]
+    assert sum(p.games for p in api.players(db=any_store)[0].perfs) == 30

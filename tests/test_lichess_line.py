@@ -4,9 +4,9 @@ from datetime import UTC, datetime
 from itertools import pairwise
 
 from tests.conftest import INDEXINATOR
+from tracker.core.records import GameRecord, Side
 from tracker.importing import import_file
-from tracker.lichess_line import lichess_line, monthly_last
-from tracker.records import GameRecord, Side
+from tracker.report.lichess_line import lichess_line, monthly_last
 from tracker.store import queries
 from tracker.store.db import Store
 

@@ -15,7 +15,7 @@ import requests
 
 from tests.conftest import CASES, INDEXINATOR
 from tests.lichess_server import LichessServer, game_to_pgn, iter_pgn_games, ndjson_lines
-from tracker.config import USER_AGENT
+from tracker.core.config import USER_AGENT
 
 NDJSON = {"Accept": "application/x-ndjson", "User-Agent": USER_AGENT}
 LINES = ndjson_lines(INDEXINATOR)

@@ -19,8 +19,8 @@ from sqlalchemy import Engine, create_engine, event, text
 
 from tests.conftest import INDEXINATOR, INDEXINATOR_LATER, stored_rows
 from tracker import api
+from tracker.core.records import GameRecord
 from tracker.importing import import_file
-from tracker.records import GameRecord
 from tracker.sources.ndjson import read_ndjson
 from tracker.store import queries
 from tracker.store.db import Store

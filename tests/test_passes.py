@@ -55,7 +55,8 @@ def test_the_passes_command(tmp_path: Path) -> None:
     api.import_file(INDEXINATOR, db=db)  # saves the passes of blitz and bullet ahead
 
     def tracker(*args: str) -> str:
-        done = subprocess.run([sys.executable, "-m", "tracker.cli", "--db", str(db), *args],
+        done = subprocess.run([sys.executable, "-m", "tracker.cli.commands",
+                               "--db", str(db), *args],
                               capture_output=True, text=True, check=True)
         return done.stdout
 

@@ -58,7 +58,7 @@ def test_postgres_replay_equals_sqlite_replay(pg_store: Store, store: Store) -> 
 
 
 def test_postgres_saves_the_replay_pass_and_a_write_makes_it_stale(pg_store: Store) -> None:
-    from tracker import report_pass
+    from tracker.report import saved_pass as report_pass
     from tracker.store import snapshots
 
     import_file(INDEXINATOR, store=pg_store, user="indexinator")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import zlib
 
-from tracker.codec import compress_raw, decompress_raw
+from tracker.core.codec import compress_raw, decompress_raw
 
 
 def test_raw_text_round_trips_through_compression() -> None:
@@ -28,7 +28,7 @@ def test_raw_text_is_compressed_with_the_raw_dictionary_and_is_smaller() -> None
     import zstandard
 
     from tests.conftest import INDEXINATOR
-    from tracker.codec import RAW_DICTIONARY_ID
+    from tracker.core.codec import RAW_DICTIONARY_ID
 
     lines = INDEXINATOR.read_text(encoding="utf-8").splitlines()[:200]
     blobs = [compress_raw(line) for line in lines]
@@ -52,7 +52,7 @@ def test_a_frame_of_an_unknown_dictionary_is_a_clear_error() -> None:
     import pytest
     import zstandard
 
-    from tracker.codec import RawTextError
+    from tracker.core.codec import RawTextError
 
     other = zstandard.train_dictionary(
         4096, [f'{{"id":"g{i:05d}","moves":"e4 e5 Nf3"}}'.encode() for i in range(400)],
@@ -67,7 +67,7 @@ def test_the_raw_dictionary_file_never_changes() -> None:
     import hashlib
     from importlib import resources
 
-    from tracker.codec import RAW_DICTIONARY_FILE, RAW_DICTIONARY_SHA256
+    from tracker.core.codec import RAW_DICTIONARY_FILE, RAW_DICTIONARY_SHA256
 
     data = resources.files("tracker").joinpath("data", RAW_DICTIONARY_FILE).read_bytes()
     assert len(data) == 65536

@@ -16,9 +16,10 @@ from sqlalchemy import text
 
 from tests.browser import free_port
 from tests.conftest import CMRADE, INDEXINATOR
-from tracker import api, launcher
-from tracker.errors import ArgumentError, ReadOnlyError
-from tracker.records import GameRecord
+from tracker import api
+from tracker.api import launcher
+from tracker.core.errors import ArgumentError, ReadOnlyError
+from tracker.core.records import GameRecord
 from tracker.store.db import DatabaseError, Store
 
 
@@ -36,7 +37,7 @@ def _state(db: Path) -> tuple[object, ...]:
     settings, read with plain sqlite3."""
     with sqlite3.connect(db) as conn:
         counts = [conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
-                  for t in ("games", "fide_links", "replay_snapshots")]
+                  for t in ("games", "fide_links", "cache_entries")]
         return (*counts, conn.execute("SELECT * FROM players ORDER BY 1").fetchall())
 
 
@@ -63,7 +64,7 @@ def test_every_write_of_the_api_is_refused_and_nothing_changes(
         api.import_user("indexinator", db=store, base_url="http://127.0.0.1:9")
     # Reading works, and a report computed on it saves no pass.
     with sqlite3.connect(copy_db) as conn:
-        conn.execute("DELETE FROM replay_snapshots")
+        conn.execute("DELETE FROM cache_entries")
     before = (*before[:2], 0, before[3])
     report = api.replay("indexinator", "blitz", db=store, scale="all")
     assert report.current_band is not None and report.current_band.median == 1499
@@ -82,7 +83,7 @@ def test_every_write_of_the_api_is_refused_and_nothing_changes(
 def test_the_cli_under_tracker_read_only_refuses_in_one_line(copy_db: Path) -> None:
     before = _state(copy_db)
     env = {"TRACKER_READ_ONLY": "yes", "PATH": "/usr/bin:/bin"}
-    done = subprocess.run([sys.executable, "-m", "tracker.cli", "--db", str(copy_db),
+    done = subprocess.run([sys.executable, "-m", "tracker.cli.commands", "--db", str(copy_db),
                            "settings", "indexinator", "--start-rating", "1800"],
                           capture_output=True, text=True, env=env, timeout=60)
     assert done.returncode == 1
@@ -101,8 +102,10 @@ def test_the_store_and_the_database_refuse_a_write_past_the_api(copy_db: Path) -
     # Any module's write through the engine: one line, before the database sees it.
     with pytest.raises(ReadOnlyError, match=WRITE_REFUSED), store.engine.begin() as conn:
         conn.execute(text("DELETE FROM games"))
+    from tracker.store import groups
+
     with pytest.raises(ReadOnlyError, match=WRITE_REFUSED):
-        api.group_create("club", db=store)  # a write the API does not guard itself
+        groups.create_group(store, "club")  # a write past the API's own guard
     # Past SQLAlchemy, on the driver's own connection, SQLite refuses it (query_only).
     raw = store.engine.raw_connection()
     try:
@@ -180,7 +183,7 @@ def test_beyond_this_machine_needs_read_only_or_allow_writes(host: str) -> None:
 
 
 def test_cli_host_without_a_flag_is_a_usage_error(copy_db: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "tracker.cli", "--db", str(copy_db),
+    done = subprocess.run([sys.executable, "-m", "tracker.cli.commands", "--db", str(copy_db),
                            "dashboard", "--host", "0.0.0.0", "--port", "8999"],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
@@ -260,3 +263,108 @@ def test_read_only_has_no_import_page(copy_db: Path, monkeypatch: pytest.MonkeyP
     at: Any = _app(copy_db, monkeypatch)
     with pytest.raises(Exception, match="import_"):
         at.switch_page("views/import_.py").run()
+
+
+# --- read-only: no engine starts, no write path is reachable ---------------------------------
+
+@pytest.fixture
+def recording_engine(tmp_path: Path) -> tuple[Path, Path]:
+    """An engine path that records being started (then runs Stockfish): ``(engine, marker)``
+    where ``marker`` exists once anything started the engine."""
+    marker = tmp_path / "engine-started"
+    engine = tmp_path / "engine.sh"
+    engine.write_text(f"#!/bin/sh\necho started >> '{marker}'\nexec /usr/games/stockfish\n")
+    engine.chmod(0o755)
+    return engine, marker
+
+
+def _refused_writes(store: Store, user: str, engine: Path) -> dict[str, Any]:
+    return {
+        "analysing games": lambda: api.analyse(user, db=store, engine=str(engine), last=3,
+                                               nodes=1000),
+        "dropping saved passes": lambda: api.drop_passes(db=store),
+        "changing groups": [lambda: api.group_create("club", db=store),
+                            lambda: api.group_add("club", [user], db=store),
+                            lambda: api.group_remove("club", [user], db=store)],
+        "syncing players": lambda: api.sync(db=store, base_url="http://127.0.0.1:9"),
+        "saving a club model": lambda: api.group_calibrate("club", "blitz", db=store),
+        "importing games": lambda: api.import_uploads([("games.pgn", b"")], db=store),
+    }
+
+
+def _assert_refused(store: Store, user: str, engine: Path) -> None:
+    for action, writes in _refused_writes(store, user, engine).items():
+        for write in writes if isinstance(writes, list) else [writes]:
+            with pytest.raises(ReadOnlyError) as info:
+                write()
+            assert str(info.value) == (
+                f"{action} is not allowed: the database is served read-only (tracker "
+                "dashboard --read-only, or $TRACKER_READ_ONLY); run it with the tracker "
+                "command where the database is kept")
+
+
+def test_read_only_refuses_analyse_before_any_engine_starts_and_every_write(
+        copy_db: Path, recording_engine: tuple[Path, Path]) -> None:
+    engine, marker = recording_engine
+    before = _state(copy_db)
+    store = api.open_store(copy_db, read_only=True)
+    _assert_refused(store, "indexinator", engine)
+    store.close()
+    assert not marker.exists()
+    assert _state(copy_db) == before
+    # The same database writable: the engine starts (the recording engine works).
+    summary = api.analyse("indexinator", db=copy_db, engine=str(engine), last=1, nodes=1000)
+    assert summary.analysed == 1 and marker.exists()
+
+
+def test_postgres_read_only_refuses_analyse_and_every_write(
+        pg_url: str, recording_engine: tuple[Path, Path]) -> None:
+    engine, marker = recording_engine
+    writable = Store(pg_url)
+    try:
+        assert api.import_file(CMRADE, db=writable, user="cmrade").new == 474
+        store = api.open_store(pg_url, read_only=True)
+        _assert_refused(store, "cmrade", engine)
+        store.close()
+        assert not marker.exists()
+        with writable.engine.connect() as conn:
+            assert conn.execute(text("SELECT count(*) FROM games")).scalar() == 474
+            assert conn.execute(text("SELECT count(*) FROM groups")).scalar() == 0
+    finally:
+        with writable.engine.begin() as conn:
+            conn.execute(text("DROP SCHEMA public CASCADE; CREATE SCHEMA public"))
+        writable.close()
+
+
+def test_the_cli_refuses_analyse_in_one_line_without_an_engine(
+        copy_db: Path, recording_engine: tuple[Path, Path]) -> None:
+    engine, marker = recording_engine
+    env = {"TRACKER_READ_ONLY": "1", "PATH": "/usr/bin:/bin"}
+    done = subprocess.run([sys.executable, "-m", "tracker.cli.commands", "--db", str(copy_db),
+                           "analyse", "indexinator", "--last", "3", "--engine", str(engine)],
+                          capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 1
+    assert done.stderr == ("error: analysing games is not allowed: the database is served "
+                           "read-only (tracker dashboard --read-only, or $TRACKER_READ_ONLY); "
+                           "run it with the tracker command where the database is kept\n")
+    assert not marker.exists()
+
+
+def _analyse_panels(at: Any) -> list[str]:
+    return [e.label for e in at.expander if "with Stockfish" in e.label]
+
+
+def test_the_read_only_games_page_has_no_analyse_panel(
+        copy_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    at: Any = _app(copy_db, monkeypatch, "views/games.py")
+    assert _analyse_panels(at) == []
+    assert "Analyse" not in " ".join(b.label for b in at.button)
+    # Writable, the same page has it.
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.delenv("TRACKER_READ_ONLY")
+    writable = AppTest.from_file(str(APP), default_timeout=60)
+    writable.run()
+    writable.switch_page("views/games.py").run()
+    assert not writable.exception
+    assert _analyse_panels(writable) == ["Analyse indexinator's blitz games with Stockfish"]

@@ -7,15 +7,19 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import subprocess
+import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tracker import forked
-from tracker.forked import ForkedProcessError
+from tracker.core import forked
+from tracker.core.errors import InterruptedRun
+from tracker.core.forked import ForkedProcessError
 from tracker.importing import files, import_file, reader_process
 from tracker.importing.runner import ImportRecorder, ImportSummary
 from tracker.sources.files import open_inputs
@@ -193,9 +197,10 @@ def test_ctrl_c_in_the_writer_keeps_its_batches_and_ends_the_reader(
 
     monkeypatch.setattr(ImportRecorder, "add_read", add_read)
     store = Store(str(db_path))
-    with pytest.raises(KeyboardInterrupt) as info:
+    with pytest.raises(InterruptedRun) as info:  # a KeyboardInterrupt, with the run's summary
         import_file(INDEXINATOR, store=store)
-    summary = info.value.summary  # type: ignore[attr-defined]
+    summary = info.value.summary
+    assert isinstance(summary, ImportSummary)
     assert (summary.status, summary.read, summary.new) == ("partial", 2000, 2000)
     assert queries.count_games(store) == 2000
     assert multiprocessing.active_children() == []
@@ -236,3 +241,43 @@ def test_where_the_reader_process_is_used(opened: Any, db_path: Path,
     worker.start()
     worker.join()
     assert in_thread == [False]  # only from the main thread
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (from /proc)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # ended meanwhile
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux's /proc")
+def test_a_killed_import_leaves_no_reader_process_behind(tmp_path: Path) -> None:
+    """``kill -9`` of a real ``tracker import-file`` of a file past MIN_BYTES: its reader
+    process (blocked on the full pipe, or still reading) ends within seconds."""
+    from .test_forked import gone_within
+
+    big = tmp_path / "big.ndjson"
+    big.write_bytes(INDEXINATOR.read_bytes() * 4)  # 8.5 MB: read in a reader process
+    assert big.stat().st_size >= reader_process.MIN_BYTES
+    env = {k: v for k, v in os.environ.items() if k != forked.ENV_SWITCH}
+    proc = subprocess.Popen([sys.executable, "-m", "tracker.cli.commands",
+                             "--db", str(tmp_path / "t.db"),
+                             "import-file", str(big)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, env=env)
+    deadline = time.monotonic() + 60
+    children: list[int] = []
+    while not children:
+        assert proc.poll() is None, "the import ended before its reader process was seen"
+        assert time.monotonic() < deadline
+        children = _children(proc.pid)
+        time.sleep(0.01)
+    time.sleep(0.5)  # reading, and soon waiting on the pipe
+    proc.kill()
+    proc.wait(timeout=30)
+    assert all(gone_within(child, 5) for child in children)

@@ -18,8 +18,8 @@ import pytest
 from tests.conftest import INDEXINATOR
 from tests.lichess_server import LichessServer, ndjson_lines
 from tracker import api
-from tracker.cli import visible
-from tracker.errors import Terminated
+from tracker.cli.commands import visible
+from tracker.core.errors import Terminated
 from tracker.importing import interrupts_deferred
 from tracker.sources.lichess import TokenError
 from tracker.store.db import DatabaseError
@@ -28,7 +28,8 @@ LINES = ndjson_lines(INDEXINATOR)
 
 
 def cli(*args: str, **kw: object) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([sys.executable, "-m", "tracker.cli", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "tracker.cli.commands",
+                           *args], capture_output=True,
                           env={**os.environ, "NO_COLOR": "1"}, timeout=120, **kw)  # type: ignore[call-overload]
 
 
@@ -118,7 +119,7 @@ def test_a_two_line_token_file_and_a_bad_environment_token_are_one_line(
     assert done.stderr.count(b"\n") == 1
     assert b"secret" not in done.stdout + done.stderr
     done = subprocess.run(
-        [sys.executable, "-m", "tracker.cli", "--db", str(tmp_path / "t.db"), "import",
+        [sys.executable, "-m", "tracker.cli.commands", "--db", str(tmp_path / "t.db"), "import",
          "indexinator", "--base-url", lichess.url], capture_output=True, timeout=120,
         env={**os.environ, "LICHESS_TOKEN": "lip_ünicodesecret"})
     assert done.returncode == 2
@@ -190,7 +191,7 @@ def test_sigterm_stops_an_import_as_partial_with_its_summary_and_exit_143(
     with LichessServer(throttle=400) as server:  # ~7 s for the 2,907 games
         server.add_user("indexinator", LINES)
         proc = subprocess.Popen(
-            [sys.executable, "-m", "tracker.cli", "--db", str(db), "import", "indexinator",
+            [sys.executable, "-m", "tracker.cli.commands", "--db", str(db), "import", "indexinator",
              "--base-url", server.url], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             env={**os.environ, "NO_COLOR": "1"})
         deadline = time.monotonic() + 60
@@ -224,7 +225,7 @@ def _games(db: Path) -> int:
 
 def _start_api_import(db: Path, server: LichessServer) -> subprocess.Popen[bytes]:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "tracker.cli", "--db", str(db), "import", "indexinator",
+        [sys.executable, "-m", "tracker.cli.commands", "--db", str(db), "import", "indexinator",
          "--base-url", server.url], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         env={**os.environ, "NO_COLOR": "1"})
     deadline = time.monotonic() + 60

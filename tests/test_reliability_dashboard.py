@@ -17,7 +17,7 @@ import pytest
 from sqlalchemy import text
 from streamlit.testing.v1 import AppTest
 
-from tests.conftest import CMRADE, DB2013, INDEXINATOR
+from tests.conftest import CMRADE, DB2013, INDEXINATOR, default_sigint
 from tracker import api
 from tracker.store.db import Store
 
@@ -138,8 +138,10 @@ def test_stopping_tracker_dashboard_stops_its_server(tmp_path: Path, sig: int) -
         port = s.getsockname()[1]
     db = tmp_path / "t.db"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "tracker.cli", "--db", str(db), "dashboard", "--port", str(port)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        [sys.executable, "-m", "tracker.cli.commands",
+         "--db", str(db), "dashboard", "--port", str(port)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        preexec_fn=default_sigint)
     try:
         deadline = time.monotonic() + 60
         while not _port_open(port):

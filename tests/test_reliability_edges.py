@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CMRADE, DB2013, INDEXINATOR_LATER, SINGLE
+from tests.conftest import CMRADE, DB2013, INDEXINATOR_LATER, SINGLE, default_sigint
 from tests.test_reliability_dashboard import PAGES, open_app, page_text
 from tracker import api
 from tracker.importing import import_file
@@ -22,7 +22,8 @@ from tracker.store.db import Store
 
 
 def tracker(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tracker.cli", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "tracker.cli.commands",
+                           *args], capture_output=True,
                           text=True, env={**os.environ, "NO_COLOR": "1"}, timeout=120)
 
 
@@ -90,11 +91,11 @@ def test_a_stopped_fide_link_says_so_with_its_exit_code(tmp_path: Path, sig: int
         silent.bind(("127.0.0.1", 0))
         silent.listen(1)
         proc = subprocess.Popen(
-            [sys.executable, "-m", "tracker.cli", "--db", str(db), "fide", "link",
+            [sys.executable, "-m", "tracker.cli.commands", "--db", str(db), "fide", "link",
              "indexinator", "35009192", "--base-url",
              f"http://127.0.0.1:{silent.getsockname()[1]}"],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            env={**os.environ, "NO_COLOR": "1"})
+            env={**os.environ, "NO_COLOR": "1"}, preexec_fn=default_sigint)
         conn, _ = silent.accept()
         time.sleep(0.5)  # the request sent, the answer awaited
         proc.send_signal(sig)

@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import INDEXINATOR
+from tracker.core.records import invalid_value
 from tracker.importing import import_file
-from tracker.records import invalid_value
 from tracker.sources.ndjson import record_from_json
 from tracker.store import queries
 from tracker.store.db import Store
@@ -254,7 +254,7 @@ def _fill_disk_after(monkeypatch: pytest.MonkeyPatch, batches: int) -> None:
 def test_a_full_disk_is_one_line_exit_1_and_a_partial_run(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
         ) -> None:
-    from tracker import cli
+    from tracker.cli import commands as cli
 
     db = tmp_path / "t.db"
     _fill_disk_after(monkeypatch, batches=2)
@@ -275,7 +275,7 @@ def test_a_full_disk_is_one_line_exit_1_and_a_partial_run(
 @pytest.mark.usefixtures("file_batches_of_500")
 def test_a_refused_last_batch_is_counted_as_not_stored(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from tracker.errors import DiskFullError
+    from tracker.core.errors import DiskFullError
     from tracker.importing import SKIP_NOT_STORED
 
     db = tmp_path / "t.db"

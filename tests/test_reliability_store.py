@@ -77,7 +77,7 @@ def test_a_resumed_sync_fetches_the_new_games_after_a_file_import(
 def test_a_cursor_an_older_tracker_moved_into_the_future_is_read_afresh(
     lichess: LichessServer, any_store: Store
 ) -> None:
-    from tracker.cursor import Cursor
+    from tracker.core.cursor import Cursor
     from tracker.store.sync import save_cursor
 
     any_store.ensure_player("indexinator", "indexinator")
@@ -167,18 +167,19 @@ FIDE_CHECKED = {("fide_players", "name"), ("fide_players", "federation"),
 def _longest_written() -> dict[tuple[str, str], int]:
     """Every bounded text column → the longest value tracker writes there, from the limits
     the code keeps to (the sources check a game's fields against ``TEXT_LIMITS``)."""
-    from tracker.codec import raw_digest
+    from tracker.core.codec import raw_digest
+    from tracker.core.fide_records import LIST_KINDS
+    from tracker.core.records import PERFS, SIDE_TEXT_LIMITS, TEXT_LIMITS, AnalysisSource
     from tracker.fide import EXPECTED_METHODS, RULES
     from tracker.fide.rules import CHAPTERS
-    from tracker.fide_records import LIST_KINDS
-    from tracker.records import PERFS, SIDE_TEXT_LIMITS, TEXT_LIMITS, AnalysisSource
-    from tracker.report_pass import _options
-    from tracker.report_runs import run_options
-    from tracker.settings import CLUB_PREFIX, SCALES, START_SCALES, PlayerSettings
+    from tracker.report.saved_pass import _options
+    from tracker.report.scale_runs import run_options
+    from tracker.report.settings import CLUB_PREFIX, SCALES, START_SCALES, PlayerSettings
     from tracker.sources.engine import ENGINE_NAME_MAX, ENGINE_VERSION_MAX
     from tracker.store.claims import WORKER_MAX
     from tracker.store.groups import MAX_NAME
     from tracker.store.runs import RUN_STATUSES
+    from tracker.store.snapshots import GROUP, PASS, RUN
 
     user_id = SIDE_TEXT_LIMITS["user_id"]  # a game's player; an account's id is 2-30
     perf = max(map(len, PERFS))
@@ -204,10 +205,11 @@ def _longest_written() -> dict[tuple[str, str], int]:
         ("rating_history", "player_id"): user_id, ("rating_history", "perf"): 32,
         ("fide_links", "player_id"): user_id,
         ("fide_ratings", "kind"): longest(LIST_KINDS), ("fide_ratings", "month"): len("2026-12"),
-        ("replay_snapshots", "user_id"): user_id, ("replay_snapshots", "perf"): perf,
-        ("replay_snapshots", "options"): longest((
-            _options(True), _options(False),  # a pass, and a scale's replay of it
-            run_options("chessdojo-2024", PlayerSettings(start_rating=2000).resolved()))),
+        ("cache_entries", "user_id"): user_id, ("cache_entries", "perf"): perf,
+        ("cache_entries", "kind"): longest((PASS, RUN, GROUP)),
+        ("cache_entries", "options"): longest((
+            _options(True).options, _options(False).options,  # a pass, a scale's replay of it
+            run_options("chessdojo-2024", PlayerSettings(start_rating=2000).resolved()).options)),
         ("groups", "name"): MAX_NAME,
         ("group_members", "user_id"): user_id,
         ("group_members", "username"): SIDE_TEXT_LIMITS["name"],
@@ -284,7 +286,7 @@ def test_a_killed_run_is_marked_interrupted_and_every_status_is_stored(any_store
 
 
 def test_an_import_of_every_perf_keeps_its_cursor(lichess: LichessServer, any_store: Store) -> None:
-    from tracker.records import PERFS
+    from tracker.core.records import PERFS
 
     summary = import_user("indexinator", store=any_store, base_url=lichess.url,
                           perf=",".join(PERFS), **FAST)
@@ -384,7 +386,7 @@ def test_a_since_in_the_future_is_refused_with_one_line_and_exit_2(
     ahead = (datetime.now(UTC) + timedelta(days=30)).date().isoformat()
     db = tmp_path / "t.db"
     proc = subprocess.run(
-        [sys.executable, "-m", "tracker.cli", "--db", str(db), "import", "indexinator",
+        [sys.executable, "-m", "tracker.cli.commands", "--db", str(db), "import", "indexinator",
          "--since", ahead, "--base-url", lichess.url],
         capture_output=True, text=True, env={**os.environ, "NO_COLOR": "1"}, timeout=120)
     assert proc.returncode == 2  # before: 0, and the cursor at that date
@@ -453,8 +455,8 @@ def test_a_run_starts_with_its_process_in_one_commit(any_store: Store) -> None:
     killed one: one transaction, not two (a sync starts one run per player)."""
     from sqlalchemy import event
 
+    from tracker.importing.run_liveness import running_message
     from tracker.importing.runner import ImportRecorder
-    from tracker.run_liveness import running_message
 
     commits: list[int] = []
 

@@ -13,13 +13,14 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import CMRADE, DB2013, INDEXINATOR
+from tracker.core.records import month_of
 from tracker.fide import CountedGame, replay
 from tracker.importing import import_file
-from tracker.lichess_line import lichess_line
-from tracker.records import month_of
-from tracker.replay_pass import LazySelected, MonthOf, utc
-from tracker.replaying import PeriodRow, build_report, get_settings
-from tracker.selection import select_games
+from tracker.report.lichess_line import lichess_line
+from tracker.report.replay import PeriodRow, ReplayOptions, build_report
+from tracker.report.replay_pass import LazySelected, MonthOf, utc
+from tracker.report.selection import select_games
+from tracker.report.settings import get_settings
 from tracker.store import queries
 from tracker.store.db import Store
 
@@ -68,8 +69,8 @@ def test_report_matches_the_record_by_record_reference(
     for perf in perfs:
         if not list(queries.replay_rows(store, uid, perf)):
             continue
-        report = build_report(store, uid, perf, count_provisional=count_provisional,
-                              scale="lichess")
+        report = build_report(store, uid, perf, ReplayOptions(
+            count_provisional=count_provisional, scale="lichess"))
         rows, line, selected, name = _reference(store, uid, perf, count_provisional)
         assert report.periods == rows
         assert report.lichess == line

@@ -12,15 +12,18 @@ import pytest
 
 from tests.conftest import CASES
 from tracker import api
+from tracker.core.perfs import PerfError
 from tracker.fide import round_half_away
 from tracker.importing import import_file
-from tracker.replaying import PERIOD_KEYS, NoGamesError, PerfError, SettingsError
+from tracker.report.presentation import PERIOD_KEYS
+from tracker.report.replay import NoGamesError
+from tracker.report.settings import SettingsError
 from tracker.store.db import Store
 from tracker.store.queries import UnknownPlayerError
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tracker.cli", *args],
+    return subprocess.run([sys.executable, "-m", "tracker.cli.commands", *args],
                           capture_output=True, text=True)
 
 
@@ -74,7 +77,7 @@ def test_c03_games_against_the_ai_are_skipped_as_computer(store: Store) -> None:
     for perf in ("blitz", "rapid"):
         report = api.replay("rook_lover_77", perf, db=store, start_rating=1600)
         assert report.counted == 0
-        # both were casual too; who the opponent was is the first reason (tracker.selection)
+        # both were casual too; who the opponent was is the first reason (tracker.report.selection)
         assert [g.reason for g in report.games] == ["opponent is the computer"]
 
 

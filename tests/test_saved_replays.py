@@ -1,4 +1,4 @@
-"""Each scale's replay of the saved pass (tracker.report_runs): the report read from what is
+"""Each scale's replay of the saved pass (tracker.report.scale_runs): the report read from what is
 saved equals the one computed from the games, for ``--scale all`` (the median of the models)
 and for each model and the Lichess scale; it is never read once a game was written after it;
 the import saves the default scales' replays, so the first report under them replays nothing;
@@ -16,11 +16,13 @@ import pytest
 from sqlalchemy import text
 
 from tests.conftest import INDEXINATOR, INDEXINATOR_LATER
-from tracker import api, report_pass, report_runs
+from tracker import api
 from tracker.fide.scale import MODELS
 from tracker.importing import import_file
-from tracker.report import build_report
-from tracker.settings import PlayerSettings
+from tracker.report import saved_pass as report_pass
+from tracker.report import scale_runs as report_runs
+from tracker.report.replay import ReplayOptions, build_report
+from tracker.report.settings import PlayerSettings
 from tracker.store import snapshots
 from tracker.store.db import Store
 
@@ -28,7 +30,7 @@ SCALES = ("all", "lebowitz", "mathtuition", "lichess")
 
 
 def _report(store: Store, perf: str, **flags: Any) -> tuple[Any, ...]:
-    r = build_report(store, "indexinator", perf, **flags)
+    r = build_report(store, "indexinator", perf, ReplayOptions(**flags))
     return (r.to_json(), [p.result for p in r.periods], [p.band for p in r.periods],
             r.start_ratings, list(r.lichess), r.player)
 
@@ -37,11 +39,11 @@ def _no_replay(*_: Any, **__: Any) -> Any:
     raise AssertionError("a scale was replayed although its replay was saved")
 
 
-def _keys(store: Store, perf: str) -> set[str]:
+def _keys(store: Store, perf: str) -> set[snapshots.Key]:
     """The keys of the pass and replays of ``perf`` saved at the write counter now."""
     with store.engine.connect() as conn:
-        return {o for (o,) in conn.execute(text(
-            "SELECT options FROM replay_snapshots WHERE perf = :p"
+        return {snapshots.Key(k, o, v) for k, o, v in conn.execute(text(
+            "SELECT kind, options, version FROM cache_entries WHERE perf = :p"
             " AND write_seq = (SELECT write_seq FROM store_state)"), {"p": perf})}
 
 
@@ -79,9 +81,9 @@ def test_a_report_read_from_the_saved_replays_is_the_computed_report(
 def test_the_median_is_the_models_median_read_back(tmp_path: Path) -> None:
     with Store(str(tmp_path / "t.db")) as store:
         import_file(INDEXINATOR, store=store, user="indexinator")
-        computed = build_report(store, "indexinator", "blitz", scale="all")
-        read = build_report(store, "indexinator", "blitz", scale="all")
-        alone = {k: build_report(store, "indexinator", "blitz", scale=k)
+        computed = build_report(store, "indexinator", "blitz", ReplayOptions(scale="all"))
+        read = build_report(store, "indexinator", "blitz", ReplayOptions(scale="all"))
+        alone = {k: build_report(store, "indexinator", "blitz", ReplayOptions(scale=k))
                  for k in ("lebowitz", "mathtuition")}
     for i, row in enumerate(read.periods):
         models = {k: r.periods[i].result.rating_after for k, r in alone.items()}
@@ -116,10 +118,10 @@ def test_the_import_saves_the_default_scales_so_the_first_report_replays_nothing
             m.setattr(report_pass, "walk", _no_replay)
             read = {p: _report(store, p) for p in ("blitz", "bullet")}
         with store.engine.begin() as conn:
-            conn.execute(text("DELETE FROM replay_snapshots"))
+            conn.execute(text("DELETE FROM cache_entries"))
         assert {p: _report(store, p) for p in ("blitz", "bullet")} == read
         with store.engine.begin() as conn:
-            conn.execute(text("DELETE FROM replay_snapshots"))
+            conn.execute(text("DELETE FROM cache_entries"))
         assert report_runs.refresh(store, "indexinator") == ["blitz", "bullet"]
         assert report_runs.refresh(store, "indexinator") == []  # all current
 
@@ -153,8 +155,13 @@ def test_a_replay_is_keyed_on_its_scale_settings_and_code() -> None:
                   PlayerSettings(start_rating=1500, start_scale="lichess")):
         assert report_runs.run_options("lebowitz", other.resolved("blitz")) != \
             report_runs.run_options("lebowitz", s)
-    assert all(len(k) <= 32 for k in keys)  # replay_snapshots.options is String(32)
-    assert report_pass.CODE_PRINT[:8] not in report_runs.RUN_PRINT  # a print of its own
+    assert all(len(k.options) <= 32 for k in keys)  # cache_entries.options is String(32)
+    assert {(k.kind, k.version) for k in keys} == {("run", report_runs.RUN_VERSION)}
+    # its pass's version is in its options: a new pass version never reads an old replay
+    now = report_runs.run_options("lebowitz", s)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(report_runs, "CODE_PRINT", "v0")
+        assert report_runs.run_options("lebowitz", s).options != now.options
 
 
 def test_a_saved_replay_round_trips_exactly_with_games_below_the_model() -> None:
@@ -187,7 +194,7 @@ def test_bytes_it_did_not_write_are_not_a_replay_and_the_report_is_computed(
         import_file(INDEXINATOR, store=store, user="indexinator")
         computed = _report(store, "blitz", scale="all")
         with store.engine.begin() as conn:
-            conn.execute(text("UPDATE replay_snapshots SET payload = :p WHERE options LIKE 'r-%'"),
+            conn.execute(text("UPDATE cache_entries SET payload = :p WHERE kind = 'run'"),
                          {"p": junk})
         assert _report(store, "blitz", scale="all") == computed
 

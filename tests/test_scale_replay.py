@@ -24,7 +24,7 @@ import pytest
 
 from tests.conftest import CMRADE, INDEXINATOR
 from tracker import api
-from tracker.errors import ArgumentError
+from tracker.core.errors import ArgumentError
 from tracker.importing import import_file
 from tracker.store.db import Store
 
@@ -160,7 +160,7 @@ def hand_replay(by_period: dict[str, list[tuple[int, Fraction]]]) -> list[dict]:
 # -- the tests ------------------------------------------------------------------------------
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tracker.cli", *args],
+    return subprocess.run([sys.executable, "-m", "tracker.cli.commands", *args],
                           capture_output=True, text=True)
 
 
@@ -426,7 +426,7 @@ def run_in_terminal(*args: str, columns: int) -> str:
     sees: piped output is laid out 200 wide on purpose)."""
     leader, follower = os.openpty()
     fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 50, columns, 0, 0))
-    proc = subprocess.Popen([sys.executable, "-m", "tracker.cli", *args], stdout=follower,
+    proc = subprocess.Popen([sys.executable, "-m", "tracker.cli.commands", *args], stdout=follower,
                             stderr=subprocess.PIPE, env={**os.environ, "NO_COLOR": "1",
                                                          "TERM": "dumb"})
     os.close(follower)

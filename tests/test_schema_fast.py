@@ -178,7 +178,7 @@ def test_import_file_into_a_new_database_does_not_load_alembic(tmp_path: Path) -
     are stored and the schema is at head, and Alembic was never imported."""
     db = tmp_path / "new.db"
     code = ("import sys\n"
-            "from tracker import cli\n"
+            "from tracker.cli import commands as cli\n"
             "sys.argv = ['tracker', '--db', sys.argv[1], 'import-file', sys.argv[2], '--json']\n"
             "try:\n"
             "    cli.main()\n"

@@ -10,8 +10,8 @@ from alembic.runtime.migration import MigrationContext
 from sqlalchemy import func, select
 
 from tests.conftest import INDEXINATOR
+from tracker.core.records import GameRecord, Side
 from tracker.importing import import_file
-from tracker.records import GameRecord, Side
 from tracker.store import queries
 from tracker.store.db import DatabaseError, Store
 from tracker.store.engine import create_db_engine, upgrade_by_migrations

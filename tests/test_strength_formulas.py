@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import pytest
 
-from tracker.analysis.evals import PlyEval, from_lichess_entry
 from tracker.analysis.formulas import (
     JudgmentCounts,
     PlayerSummary,
@@ -23,6 +22,7 @@ from tracker.analysis.formulas import (
     round_half_up,
     win_percent,
 )
+from tracker.core.evals import PlyEval, from_lichess_entry
 
 
 def cps(*values: int) -> list[PlyEval]:

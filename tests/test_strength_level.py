@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 import zstandard
 
-from tracker.analysis.evals import PlyEval, from_lichess_entry
 from tracker.analysis.formulas import acpl, win_percent
 from tracker.analysis.level import (
     GameFeatures,
@@ -29,6 +28,7 @@ from tracker.analysis.level import (
     set_level,
 )
 from tracker.analysis.turning import win_curve
+from tracker.core.evals import PlyEval, from_lichess_entry
 from tracker.fide.scale import MODELS, fide_rating
 
 SAMPLE = (Path(__file__).parent / "fixtures" / "analysed"

@@ -16,7 +16,7 @@ import pytest
 from tests.conftest import ANALYSED
 from tracker import api
 from tracker.importing import import_file
-from tracker.report_strength import GAME_KEYS
+from tracker.report.strength import GAME_KEYS
 from tracker.store.db import Store
 
 LINES = [json.loads(line) for line in ANALYSED.read_text().splitlines()]
@@ -94,7 +94,7 @@ def test_one_game_gives_both_sides_in_the_same_keys(db: Path) -> None:
 
 
 def _cli(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tracker.cli", "--db", str(db), *args],
+    return subprocess.run([sys.executable, "-m", "tracker.cli.commands", "--db", str(db), *args],
                           capture_output=True, text=True, timeout=120,
                           env={**os.environ, "NO_COLOR": "1"})
 
@@ -121,3 +121,63 @@ def test_cli_errors_are_one_line(db: Path) -> None:
     assert blitz.returncode == 1 and "no analysed blitz games" in blitz.stderr
     nobody = _cli(db, "strength", "nobody")
     assert nobody.returncode == 1 and "no games of 'nobody'" in nobody.stderr
+
+
+def _partial_export(tmp_path: Path) -> tuple[Path, str, int]:
+    """reda46's export with the longest game's ``analysis[]`` cut to its first 3 entries:
+    ``(file, that game's id, its plies that need an eval)`` (a checkmating ply has none)."""
+    lines = [json.loads(line) for line in ANALYSED.read_text().splitlines()]
+    longest = max(lines, key=lambda g: len(g["moves"].split()))
+    plies = len(longest["moves"].split()) - (longest["status"] == "mate")
+    longest["analysis"] = longest["analysis"][:3]
+    path = tmp_path / "partial.ndjson"
+    path.write_text("".join(json.dumps(g) + "\n" for g in lines))
+    return path, longest["id"], plies
+
+
+def test_a_partial_analysis_shows_its_coverage_and_counts_in_no_level(
+        any_store: Store, tmp_path: Path) -> None:
+    path, game_id, plies = _partial_export(tmp_path)
+    assert plies > 100
+    import_file(path, store=any_store, user="reda46")
+    report = api.strength("reda46", db=any_store, perf="rapid")
+    assert (len(report.games), report.partial) == (41, 1)
+    game = next(g for g, _ in report.games if g.id == game_id)
+    assert (game.evaluated, game.plies, game.covered) == (3, plies, False)
+    assert game.coverage_text == f"evals for 3 of {plies} plies"
+    for side in (game.white, game.black):
+        assert (side.accuracy, side.acpl, side.level) == (None, None, None)
+    # every other game is covered, and the months count 40 games, not 41
+    assert all(g.covered for g, _ in report.games if g.id != game_id)
+    assert sum(m.games for m in report.months) == 40
+    data = report.to_json()
+    partial = next(g for g in data["games"] if g["id"] == game_id)
+    assert partial["coverage"] == {"evals": 3, "plies": plies, "full": False}
+    assert (partial["accuracy"], partial["level"]) == (None, None)
+    full = next(g for g in data["games"] if g["id"] != game_id)
+    assert full["coverage"]["full"] is True and full["accuracy"] is not None
+    one = api.strength_game(game_id, db=any_store)
+    assert one.coverage_text == f"evals for 3 of {plies} plies" and not one.covered
+
+
+def test_the_cli_says_what_a_partial_analysis_covers(tmp_path: Path) -> None:
+    path, game_id, plies = _partial_export(tmp_path)
+    db = tmp_path / "p.db"
+    with Store(str(db)) as store:
+        import_file(path, store=store, user="reda46")
+    env = {**os.environ, "COLUMNS": "200"}
+    done = subprocess.run([sys.executable, "-m", "tracker.cli.commands",
+                           "--db", str(db), "strength",
+                           "--game", game_id], capture_output=True, text=True, env=env,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert f"evals for 3 of {plies} plies (partial: no accuracy, ACPL or level)" in done.stdout
+    assert "accuracy -, ACPL -" in done.stdout
+    listed = subprocess.run([sys.executable, "-m", "tracker.cli.commands",
+                             "--db", str(db), "strength",
+                             "reda46", "--games", "50"], capture_output=True, text=True,
+                            env=env, timeout=120)
+    assert listed.returncode == 0, listed.stderr
+    assert f"- (evals for 3 of {plies} plies)" in listed.stdout
+    assert ("1 game with evals for part of the plies only: no accuracy, ACPL or level, and "
+            "left out of the levels above") in listed.stdout

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 import zstandard
 
-from tracker.analysis.evals import PlyEval, from_lichess_entry
 from tracker.analysis.formulas import win_percent
 from tracker.analysis.turning import TurningPoint, notation, turning_points, win_curve
+from tracker.core.evals import PlyEval, from_lichess_entry
 
 SAMPLE = (Path(__file__).parent / "fixtures" / "analysed"
           / "lichess-rapid-analysed-first2000.ndjson.zst")

@@ -66,7 +66,7 @@ def test_roster_sync_then_nothing_to_fetch(server: LichessServer, roster: Roster
     added = _club(db, roster, tmp_path)
     assert len(added.added) == 11
     assert added.bad == ["row 13: 'member12!' is not a Lichess username (2-30 letters, "
-                         "digits, _ or -)"]
+                         "digits, _ or -, starting with a letter or digit)"]
     seen: list[tuple[int, int, str]] = []
     first = api.sync("club", db=db, base_url=server.url,
                      on_player=lambda i, n, u: seen.append((i, n, u)))
@@ -269,7 +269,7 @@ def test_two_syncs_at_once_never_store_a_game_twice(roster: Roster, tmp_path: Pa
 
 def _tracker(db: str, url: str, *args: str) -> subprocess.Popen[str]:
     env = {**os.environ, "LICHESS_BASE_URL": url}
-    return subprocess.Popen([sys.executable, "-m", "tracker.cli", "--db", db, *args],
+    return subprocess.Popen([sys.executable, "-m", "tracker.cli.commands", "--db", db, *args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
 
 

@@ -17,8 +17,8 @@ from streamlit.testing.v1 import AppTest
 
 from tests.conftest import INDEXINATOR, SINGLE
 from tracker import api
-from tracker.game_view import MAX_VIEW_PGN_CHARS, game_moves
 from tracker.importing import import_file
+from tracker.report.game_view import MAX_VIEW_PGN_CHARS, game_moves
 from tracker.sources.ndjson import record_from_json
 from tracker.store.db import Store
 from tracker.store.games import write_games

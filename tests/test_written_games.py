@@ -11,13 +11,13 @@ from sqlalchemy import select
 
 from tracker import api
 from tracker.importing import import_inputs
-from tracker.report_runs import refresh
+from tracker.report.scale_runs import refresh
 from tracker.sources.files import open_inputs
 from tracker.store import games as store_games
 from tracker.store import queries, snapshots
 from tracker.store.db import Store
 from tracker.store.games import WrittenGames
-from tracker.store.models import ReplaySnapshot
+from tracker.store.models import CacheEntry
 
 from .conftest import CMRADE, INDEXINATOR, INDEXINATOR_LATER
 from .test_reader_process import _edge_file
@@ -54,16 +54,18 @@ def test_the_passes_saved_from_them_are_the_passes_computed_again(
     assert queries.replay_rows_by_perf is read_back
     store = Store(str(db_path))
 
-    def payloads() -> dict[tuple[str, str], bytes]:
-        snap = ReplaySnapshot.__table__
+    def payloads() -> dict[tuple[str, str, str], bytes]:
+        snap = CacheEntry.__table__
         with store.engine.connect() as conn:
-            return {(r.perf, r.options): r.payload
-                    for r in conn.execute(select(snap.c.perf, snap.c.options, snap.c.payload))}
+            return {(r.perf, r.kind, r.options): r.payload
+                    for r in conn.execute(select(snap.c.perf, snap.c.kind, snap.c.options,
+                                                 snap.c.payload))}
 
     saved = payloads()
     # blitz: the pass and its replay on each of the two models covering it; bullet: one
-    assert sorted((perf, o[:2]) for perf, o in saved) == [
-        ("blitz", "p0"), ("blitz", "r-"), ("blitz", "r-"), ("bullet", "p0"), ("bullet", "r-")]
+    assert sorted((perf, kind) for perf, kind, _ in saved) == [
+        ("blitz", "pass"), ("blitz", "run"), ("blitz", "run"), ("bullet", "pass"),
+        ("bullet", "run")]
     snapshots.drop_passes(store)
     refresh(store, "indexinator")  # read back from the database
     assert payloads() == saved

@@ -73,7 +73,9 @@ if strength is not None:
         f"range, from the moves alone (model {strength.model or '-'}; never a rating), on the "
         f"Lichess {perf} scale. The last {strength.recent.games} analysed games show "
         + (f"{recent.estimate} ({recent.low}–{recent.high})." if recent else "no level.")
-        + (f" {strength.note}" if strength.note else ""))
+        + (f" {strength.note}" if strength.note else "")
+        + (f" {strength.partial} game{'s' if strength.partial != 1 else ''} with evals for "
+           "part of the plies only count in no level." if strength.partial else ""))
 
 conversion = api.conversion_text(report)
 if conversion is not None:

@@ -1,7 +1,7 @@
 """claims on games being analysed by workers sharing one database (``tracker analyse --worker``)
 
 Revision ID: 0012
-Revises: 0009
+Revises: 0014
 Create Date: 2026-12-06
 
 ``analysis_claims`` holds, for each game a worker is analysing, the worker's id (host,
@@ -21,7 +21,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0012"
-down_revision: str | None = "0009"
+down_revision: str | None = "0014"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -3,7 +3,7 @@
 Pure (no I/O). Floats, as Lichess computes them (lila ``modules/analyse``
 ``AccuracyPercent.scala``, scalachess ``eval.scala``, lila ``modules/tree`` ``Advice.scala``);
 the results equal Lichess's (``docs/strength.md``). ``evals`` is always one
-:class:`~tracker.analysis.evals.PlyEval` per ply, after the move, White's view;
+:class:`~tracker.core.evals.PlyEval` per ply, after the move, White's view;
 ``white_first=False`` for a game that starts with Black to move.
 """
 
@@ -13,7 +13,7 @@ import math
 from collections.abc import Iterator, Sequence
 from typing import Final, NamedTuple
 
-from tracker.analysis.evals import START, Judgment, PlyEval
+from tracker.core.evals import START, Judgment, PlyEval
 
 #: |cp| above this counts as this much (lila ``Eval.Cp.CEILING``).
 CEILING: Final = 1000

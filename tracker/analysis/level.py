@@ -25,12 +25,12 @@ from typing import Any, Final, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from tracker.analysis.evals import START, Color, PlyEval
 from tracker.analysis.formulas import acpl as lichess_acpl
 from tracker.analysis.formulas import win_percent
 from tracker.analysis.turning import win_curve
+from tracker.core.evals import START, Color, PlyEval
+from tracker.core.records import SPEEDS
 from tracker.fide.scale import fide_rating, models_for
-from tracker.records import SPEEDS
 
 #: The model files, one per perf fitted: ``level-<perf>-<version>.json``.
 MODELS_DIR: Final = Path(__file__).parent / "models"

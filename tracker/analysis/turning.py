@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final, NamedTuple
 
-from tracker.analysis.evals import START, Color, PlyEval
 from tracker.analysis.formulas import win_percent
+from tracker.core.evals import START, Color, PlyEval
 
 #: The winner's Win% from which the result counts as likely (STRENGTH.md §4).
 LIKELY: Final = 70.0

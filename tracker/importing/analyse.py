@@ -11,7 +11,7 @@ every finished game and the same command goes on with the rest. Games Lichess an
 never analysed again.
 
 Ctrl+C and SIGTERM (raised in the calling thread as KeyboardInterrupt /
-:class:`~tracker.errors.Terminated`): the engines are closed, the games in flight are dropped,
+:class:`~tracker.core.errors.Terminated`): the engines are closed, the games in flight are dropped,
 the summary so far rides on the exception (``exc.summary``). ``stop`` (an Event) does the
 same from another thread (the dashboard), returning a partial summary.
 """
@@ -26,9 +26,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from tracker.errors import ArgumentError
+from tracker.core.errors import ArgumentError, InterruptedRun
+from tracker.core.records import Analysis
 from tracker.importing.runner import interrupts_deferred
-from tracker.records import Analysis
 from tracker.sources.engine import (
     DEFAULT_NODES,
     MAX_NODES,
@@ -160,8 +160,7 @@ def run_analyse(store: Store, user: str, *, perf: str | None = None,
         summary.status = "partial"
         summary.message = "stopped; run the same command again to go on"
         summary.seconds = time.perf_counter() - started
-        exc.summary = summary  # type: ignore[attr-defined]  # read by the CLI, as for imports
-        raise
+        raise InterruptedRun.of(exc, summary) from exc  # for the caller's last line
     finally:
         summary.seconds = time.perf_counter() - started
     return summary

@@ -12,15 +12,15 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 
-from tracker.codec import raw_digest
-from tracker.errors import ArgumentError
+from tracker.core.codec import raw_digest
+from tracker.core.errors import ArgumentError
+from tracker.core.records import GameRecord, player_name_problem
 from tracker.importing import reader_process
 from tracker.importing.reader_process import Sink
 from tracker.importing.runner import ImportRecorder, ImportSummary, Progress
-from tracker.records import GameRecord, player_name_problem
 from tracker.sources.files import InputFile, ReadLog, open_inputs
 from tracker.sources.limits import MAX_NDJSON_GAME_BYTES, MAX_PGN_GAME_BYTES, capped_chunks
-from tracker.sources.ndjson import read_ndjson
+from tracker.sources.ndjson import EVALS_DROPPED, read_ndjson
 from tracker.sources.pgn import filter_chunks, read_pgn
 from tracker.store.db import Store
 from tracker.store.games import BATCH_SIZE, FILE_BATCH_SIZE, KEPT_GAMES, WrittenGames
@@ -66,7 +66,7 @@ def import_file(
 
 def _check_users(users: Sequence[str], inputs: Sequence[InputFile]) -> None:
     """Refuse (ArgumentError, the inputs closed) a ``--user`` no column takes, before
-    anything is written: see :func:`~tracker.records.player_name_problem`."""
+    anything is written: see :func:`~tracker.core.records.player_name_problem`."""
     for u in users:
         why = player_name_problem(u)
         if why:
@@ -175,6 +175,8 @@ def _import_one(f: InputFile, recorder: Sink, users: Sequence[str],
     try:
         for rec in records:
             recorder.add(rec)
+            if rec.analysis is not None and rec.analysis.dropped:
+                recorder.repair(EVALS_DROPPED)
     finally:  # counted even when the import is interrupted
         for reason, n in log.skipped.items():
             recorder.skip(reason, n)

@@ -2,10 +2,10 @@
 
 Each player goes through the ordinary incremental API import (:mod:`tracker.importing.lichess`:
 the sync cursor, a linked FIDE id refreshed after a complete import — here at most once a UTC
-day, :func:`tracker.real_fide.refresh_due`; with a token, the rating history only when the
+day, :func:`tracker.importing.real_fide.refresh_due`; with a token, the rating history only when the
 player has new games or none is stored), one Lichess request at a time on one HTTP session.
 A member of a group with a FIDE id that is not yet the one linked is linked after its import
-(:func:`tracker.real_fide.link_player`, the machinery of ``tracker fide link``). An import
+(:func:`tracker.importing.real_fide.link_player`, the machinery of ``tracker fide link``). An import
 stopped by HTTP 429s is waited out (Lichess asks for a full minute) and resumed; a player that
 still fails (a closed account, the network) is reported and the others go on. Writes are
 idempotent (a game is stored once, under the store's write lock), so two syncs at once, or a
@@ -21,14 +21,14 @@ from typing import Final
 
 import requests
 
-from tracker import real_fide
-from tracker.errors import TrackerError
+from tracker.core.errors import TrackerError
+from tracker.core.utc import now_ms
+from tracker.importing import real_fide
 from tracker.importing.lichess import connect, run_import
 from tracker.sources.lichess.client import RETRY_WAIT_429_S
 from tracker.sources.lichess.stream import MAX_RETRIES, RETRY_WAIT_S
 from tracker.store.db import Store
 from tracker.store.fide import linked_fide_id
-from tracker.utc import now_ms
 
 #: Imports of one player in a row before it is reported as failed (a partial import, e.g.
 #: HTTP 429 twice, is resumed after a wait).
@@ -39,7 +39,7 @@ SYNCED: Final = "synced"
 FAILED: Final = "failed"
 
 #: A linked FIDE id not refreshed by this sync: it was fetched earlier the same UTC day, and
-#: FIDE publishes its lists once a month (see :func:`tracker.real_fide.refresh_due`).
+#: FIDE publishes its lists once a month (see :func:`tracker.importing.real_fide.refresh_due`).
 FIDE_UP_TO_DATE: Final = "fetched today"
 
 

@@ -9,7 +9,7 @@ Two steps, so that nothing is written for a bad argument or an unknown account:
    :func:`~tracker.sources.lichess.sync.advance_cursor` what to remember), the runner's
    :class:`~tracker.importing.runner.ImportRecorder` writing the games, the rating history
    stored when a token is given, and a linked FIDE id's profile and lists refreshed
-   (:func:`tracker.real_fide.refresh_player`) after a complete import.
+   (:func:`tracker.importing.real_fide.refresh_player`) after a complete import.
 
 :func:`import_user` does both. A partial import (HTTP 429 twice, a stream that keeps
 breaking, Ctrl+C) keeps every game read and is never recorded as complete; the next run
@@ -26,12 +26,14 @@ from typing import Final
 
 import requests
 
-from tracker import config, real_fide
-from tracker.cursor import Cursor
-from tracker.errors import TrackerError
+from tracker.core import config
+from tracker.core.cursor import Cursor
+from tracker.core.errors import TrackerError
+from tracker.core.records import GameRecord
+from tracker.core.utc import now_ms
+from tracker.importing import real_fide
 from tracker.importing.runner import SKIP_NOT_STORED, ImportRecorder, ImportSummary, Progress
-from tracker.records import GameRecord
-from tracker.sources.files import MAX_MESSAGES
+from tracker.sources.files import MAX_MESSAGES, SKIP_NOT_PLAYER
 from tracker.sources.lichess.client import (
     DEFAULT_TIMEOUT,
     RETRY_WAIT_429_S,
@@ -51,6 +53,7 @@ from tracker.sources.lichess.sync import (
     beyond,
     plan_sync,
 )
+from tracker.sources.ndjson import EVALS_DROPPED
 from tracker.store.db import Store
 from tracker.store.players import player_perfs
 from tracker.store.runs import RunStatus
@@ -60,7 +63,6 @@ from tracker.store.sync import (
     replace_rating_history,
     save_cursor,
 )
-from tracker.utc import now_ms
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -187,13 +189,17 @@ def _plan(job: UserImport, store: Store) -> _Plan:
 
 class _Feed:
     """Where a download's games go: records to the recorder, skips counted (a few of their
-    messages kept as warnings), progress reported at most every :data:`PROGRESS_INTERVAL_S`."""
+    messages kept as warnings), progress reported at most every :data:`PROGRESS_INTERVAL_S`.
+    A game the player (``player``, a lowercase id) did not play is skipped as
+    :data:`~tracker.sources.files.SKIP_NOT_PLAYER`, as ``import-file --user`` skips it: a
+    server that answers with another user's games stores none of them."""
 
     def __init__(self, recorder: ImportRecorder, progress: Progress | None,
-                 total: int | None) -> None:
+                 total: int | None, player: str | None = None) -> None:
         self.recorder = recorder
         self.progress = progress
         self.total = total
+        self.player = player
         self.warnings: list[str] = []
         self._last_report = 0.0
 
@@ -207,7 +213,14 @@ class _Feed:
             self.progress(n, n, None if self.total is None else max(self.total, n))
 
     def game(self, record: GameRecord) -> None:
+        if self.player is not None and self.player not in (record.white.user_id,
+                                                           record.black.user_id):
+            self.skip(SKIP_NOT_PLAYER, f"game {record.id}: not a game of {self.player} "
+                      "(the server sent another player's game): skipped")
+            return
         self.recorder.add(record)
+        if record.analysis is not None and record.analysis.dropped:
+            self.recorder.repair(EVALS_DROPPED)
         self.report()
 
     def skip(self, reason: str, message: str | None) -> None:
@@ -257,7 +270,7 @@ def run_import(job: UserImport, *, store: Store, progress: Progress | None = Non
     """Run a connected import into ``store``; see the module docstring.
 
     ``refresh_fide=False``: a linked FIDE id is not refreshed (``tracker sync`` refreshes it
-    once a UTC day, see :func:`tracker.real_fide.refresh_due`; ``tracker import`` always).
+    once a UTC day, see :func:`tracker.importing.real_fide.refresh_due`; ``tracker import`` always).
     ``history_if_new`` (``tracker sync``): the rating history (token only) is fetched only
     when the run received games or none is stored for the player: Lichess's history moves
     only when a rated game ends, and such a game is one this run receives.
@@ -271,7 +284,7 @@ def run_import(job: UserImport, *, store: Store, progress: Progress | None = Non
     recorder = ImportRecorder(store, "api", target, player=job.user.id)
     fetcher = GameFetcher(job.client, job.username, retry_wait=job.retry_wait,
                           max_retries=job.max_retries)
-    feed = _Feed(recorder, progress, plan.total)
+    feed = _Feed(recorder, progress, plan.total, job.user.id)
     results: list[SegmentResult] = []
     recorder.on_finish(_cursor_mover(store, job, plan, results))
     with recorder:

@@ -5,7 +5,7 @@ JSON or PGN, building and checking the record, turning it into the rows to store
 text digested and compressed: :func:`~tracker.store.games.prepare`) and writing it (the
 dedupe against the stored copies, SQLite's or PostgreSQL's insert). On a machine with two cores the
 two run at once: :func:`read_in_child` reads the file in a child process
-(:func:`tracker.forked.beside`), exactly as the import reads it in one process (the same
+(:func:`tracker.core.forked.beside`), exactly as the import reads it in one process (the same
 function, over the same opened file), and this process writes what it sends through the
 :class:`~tracker.importing.runner.ImportRecorder` as usual: batches, run counts, the write
 lock, the "never poorer" rule and resumability are the writer's, unchanged.
@@ -16,7 +16,7 @@ or repaired and how the file ended; it runs at most a few messages ahead of the 
 memory stays flat. Ctrl+C and SIGTERM are the writer's: it stores what it received, and the
 reader is ended with the import.
 
-Used where a fork is (:func:`tracker.forked.available`: Linux, the main thread, not
+Used where a fork is (:func:`tracker.core.forked.available`: Linux, the main thread, not
 ``TRACKER_PROCESSES=1``), for a database the child can open (not an in-memory SQLite) and a
 file of at least :data:`MIN_BYTES` (below it the fork costs more than it saves).
 """
@@ -28,13 +28,13 @@ from collections import Counter
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Final, Protocol
 
-from tracker import forked
+from tracker.core import forked
 from tracker.importing.runner import count_players
 from tracker.store.games import PreparedGame, StoredGame, prepare
 
 if TYPE_CHECKING:
+    from tracker.core.records import GameRecord
     from tracker.importing.runner import ImportRecorder, Progress
-    from tracker.records import GameRecord
     from tracker.sources.files import InputFile, ReadLog
     from tracker.store.db import Store
 

@@ -25,9 +25,10 @@ from typing import Final
 
 from sqlalchemy.exc import SQLAlchemyError
 
-from tracker.errors import DiskFullError, Terminated, TrackerError
-from tracker.records import GameRecord
-from tracker.run_liveness import mark_interrupted, running_message
+from tracker.core.errors import DiskFullError, InterruptedRun, Terminated, TrackerError
+from tracker.core.records import GameRecord
+from tracker.core.utc import now_ms
+from tracker.importing.run_liveness import mark_interrupted, running_message
 from tracker.store.db import Store
 from tracker.store.engine import DatabaseError
 from tracker.store.games import (
@@ -41,7 +42,6 @@ from tracker.store.games import (
     prepare,
 )
 from tracker.store.runs import RunStatus
-from tracker.utc import now_ms
 
 LOG = logging.getLogger(__name__)
 
@@ -146,7 +146,7 @@ DEFERRED_SIGNALS: Final = (signal.SIGINT, signal.SIGTERM)
 def interrupts_deferred() -> Iterator[None]:
     """Hold Ctrl+C (SIGINT) and SIGTERM until the block ends, then act on the first one as
     its handler outside the block would (KeyboardInterrupt; ``tracker``'s SIGTERM handler
-    raises :class:`~tracker.errors.Terminated`; the default SIGTERM action ends the process).
+    raises :class:`~tracker.core.errors.Terminated`; the default SIGTERM action ends the process).
 
     A batch is written in one transaction; an interrupt in the middle of the driver's work can
     leave the connection holding SQLite's write lock, so the run could not be recorded. Held
@@ -398,6 +398,8 @@ class ImportRecorder:
         finally:
             if self._gc_was_enabled:
                 gc.enable()
+        if isinstance(exc, KeyboardInterrupt) and not isinstance(exc, InterruptedRun):
+            raise InterruptedRun.of(exc, self.summary) from exc  # for the caller's last line
 
     def _exit(self, exc_type: type[BaseException] | None, exc: BaseException | None) -> None:
         if exc_type is None:
@@ -407,7 +409,6 @@ class ImportRecorder:
         try:
             if isinstance(exc, KeyboardInterrupt):
                 self.finish("partial", interrupted_message(exc))
-                exc.summary = self.summary  # type: ignore[attr-defined]  # for the CLI's last line
             elif isinstance(exc, DiskFullError):
                 self.finish("partial", f"{exc}; free some space and run the import again")
             else:

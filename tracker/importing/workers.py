@@ -29,10 +29,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from tracker.errors import ArgumentError
+from tracker.core.errors import ArgumentError, InterruptedRun
+from tracker.core.records import Analysis
 from tracker.importing.analyse import SKIP_MOVES, AnalyseProgress, AnalyseSummary, check_nodes_jobs
 from tracker.importing.runner import interrupts_deferred
-from tracker.records import Analysis
 from tracker.sources.engine import (
     DEFAULT_NODES,
     EngineFailedError,
@@ -146,8 +146,7 @@ def run_worker(store: Store, label: str, members: Sequence[str], *, perf: str | 
         summary.status = "partial"
         summary.message = "stopped; run the same command again to go on"
         summary.seconds = time.perf_counter() - started
-        exc.summary = summary  # type: ignore[attr-defined]  # read by the CLI, as for imports
-        raise
+        raise InterruptedRun.of(exc, summary) from exc  # for the caller's last line
     finally:
         summary.seconds = time.perf_counter() - started
     return summary

@@ -15,20 +15,24 @@ alone, which then closes its engines itself.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import logging
 import os
 import shutil
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 import chess
 import chess.engine
 
-from tracker.analysis.evals import PlyEval
-from tracker.errors import TrackerError
-from tracker.records import Analysis
+from tracker.core import config
+from tracker.core.errors import TrackerError
+from tracker.core.evals import PlyEval
+from tracker.core.records import Analysis
+from tracker.sources.ndjson import MAX_EVAL
 
 #: Where Debian's package ``stockfish`` installs the engine (not on a user's PATH).
 DEBIAN_STOCKFISH: Final = "/usr/games/stockfish"
@@ -42,6 +46,17 @@ HASH_MB: Final = 16
 #: takes minutes.
 MIN_NODES: Final = 1_000
 MAX_NODES: Final = 100_000_000
+#: The slowest search a position is given time for (nodes a second): Stockfish searches
+#: ~1M a second on a busy core, twenty times this.
+SLOWEST_NPS: Final = 50_000
+#: Seconds a position is given beyond ``nodes / SLOWEST_NPS``: an engine silent for longer
+#: is hung, and the run stops with one line naming it.
+GRACE_S: Final = 10.0
+
+# python-chess logs what an engine's answer fails to parse (an illegal ``pv``), with its
+# traceback, to stderr where logging is not set up: the analysis says it in one line instead.
+logging.getLogger("chess.engine").addHandler(logging.NullHandler())
+logging.getLogger("chess.engine").propagate = False
 
 
 class EngineMissingError(TrackerError):
@@ -56,7 +71,7 @@ def find_engine(path: str | os.PathLike[str] | None = None) -> str:
     """The engine's executable: ``path`` if given, else ``$TRACKER_ENGINE``, else ``stockfish``
     on the PATH, else Debian's ``/usr/games/stockfish``. Raises EngineMissingError (one line,
     naming ``apt-get install stockfish``)."""
-    given = path if path is not None else os.environ.get("TRACKER_ENGINE")
+    given = path if path is not None else config.engine()
     if given:
         found = shutil.which(os.fspath(given))
         if found is None:
@@ -132,6 +147,14 @@ class LocalEngine:
         except (chess.engine.EngineError, OSError) as exc:
             raise EngineFailedError(f"the engine {self.path} did not start: {exc}") from None
         self.name, self.version = split_engine_name(self._engine.id.get("name", "engine"))
+        #: What python-chess could not make of the engine's last answers (an illegal
+        #: ``bestmove``), kept for the one line that stops the run instead of a traceback.
+        self._nonsense: str | None = None
+        self._engine.protocol.loop.set_exception_handler(self._keep_nonsense)
+
+    def _keep_nonsense(self, _loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        exc = context.get("exception")
+        self._nonsense = str(exc) if exc is not None else str(context.get("message"))
 
     def __enter__(self) -> LocalEngine:
         return self
@@ -170,13 +193,26 @@ class LocalEngine:
 
     def _search(self, board: chess.Board, game_id: str, spent: EngineTime
                 ) -> tuple[tuple[int | None, int | None], str | None]:
-        """((cp, mate) White's view, best move UCI) of one position."""
+        """((cp, mate) White's view, best move UCI) of one position. Raises EngineFailedError
+        (one line naming the engine) when it dies, gives no answer within
+        :meth:`position_limit_s`, or answers an eval beyond ``MAX_EVAL``."""
         started = time.perf_counter()
+        limit_s = self.position_limit_s()
+        engine = f"the engine {self.name} {self.version}".rstrip() + f" ({self.path})"
         try:
-            info = self._engine.analyse(board, chess.engine.Limit(nodes=self.nodes),
-                                        game=game_id, info=_INFO)
+            # SimpleEngine.analyse waits forever on a search bounded by nodes alone
+            protocol = self._engine.protocol
+            search = protocol.analyse(board, chess.engine.Limit(nodes=self.nodes),
+                                      game=game_id, info=_INFO)
+            info = asyncio.run_coroutine_threadsafe(
+                asyncio.wait_for(search, limit_s), protocol.loop).result()
+        except TimeoutError:
+            why = f" (it answered nonsense: {self._nonsense})" if self._nonsense else ""
+            raise EngineFailedError(
+                f"{engine} gave no answer within {limit_s:.0f} s for a position of game "
+                f"{game_id} ({self.nodes:,} nodes){why}: stopped") from None
         except (chess.engine.EngineError, chess.engine.EngineTerminatedError) as exc:
-            raise EngineFailedError(f"the engine stopped: {exc}") from None
+            raise EngineFailedError(f"{engine} stopped: {exc}") from None
         spent.wall += time.perf_counter() - started
         spent.seconds += float(info.get("time", 0.0))
         spent.nodes += int(info.get("nodes", 0))
@@ -187,7 +223,18 @@ class LocalEngine:
         if score is None:
             return (None, None), best
         white = score.white()
-        return (white.score(), white.mate()), best
+        cp, mate = white.score(), white.mate()
+        if abs(cp or 0) > MAX_EVAL or abs(mate or 0) > MAX_EVAL:
+            value = str(cp if mate is None else f"mate {mate}")
+            raise EngineFailedError(
+                f"{engine} answered an eval out of range ({value[:20]}"
+                f"{'…' if len(value) > 20 else ''}) for a position of game {game_id}: stopped")
+        return (cp, mate), best
+
+    def position_limit_s(self) -> float:
+        """Seconds one position may take before the engine counts as hung:
+        ``nodes / SLOWEST_NPS + GRACE_S`` (12 s for 100,000 nodes)."""
+        return self.nodes / SLOWEST_NPS + GRACE_S
 
 
 def _legal_moves(board: chess.Board, sans: Sequence[str]) -> list[chess.Move]:

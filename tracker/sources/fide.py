@@ -13,7 +13,7 @@ fetches them:
   :func:`parse_rating_lists` → ``{kind: [ListEntry, …]}``.
 
 JSON in, typed records out (:class:`FideProfile`, :class:`ListEntry`: defined in
-:mod:`tracker.fide_records`, re-exported here): a malformed entry is skipped and described in
+:mod:`tracker.core.fide_records`, re-exported here): a malformed entry is skipped and described in
 ``errors`` (a list the caller passes), never a crash. Ratings are FIDE rating points
 (integers); months are ``"YYYY-MM"`` strings (calendar months, as FIDE publishes its lists).
 """
@@ -24,8 +24,8 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any, Final
 
-from tracker.errors import TrackerError
-from tracker.fide_records import (
+from tracker.core.errors import TrackerError
+from tracker.core.fide_records import (
     LIST_KINDS,
     FidePlayerData,
     FideProfile,

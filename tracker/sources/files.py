@@ -30,8 +30,8 @@ from typing import Any, BinaryIO, Final, Literal, Protocol
 
 import zstandard
 
-from tracker.codec import compression_of
-from tracker.errors import TrackerError
+from tracker.core.codec import compression_of
+from tracker.core.errors import TrackerError
 from tracker.sources.limits import (
     MAX_NDJSON_GAME_BYTES,
     MAX_PGN_GAME_BYTES,
@@ -42,7 +42,7 @@ from tracker.sources.limits import (
 Format = Literal["pgn", "ndjson"]
 
 # Reasons a game is skipped (not imported) or repaired (imported after a fix), in the words
-# the import summary shows. The replay has its own reasons (tracker.selection).
+# the import summary shows. The replay has its own reasons (tracker.report.selection).
 SKIP_UNREADABLE: Final = "unreadable game"
 SKIP_TRUNCATED: Final = "truncated or invalid line"
 SKIP_STUDY: Final = "study chapter"
@@ -70,6 +70,28 @@ MAX_MESSAGES: Final = 20
 
 class InputError(TrackerError, ValueError):
     """A file that cannot be imported (missing, empty, unknown format); one-line message."""
+
+
+#: The most digits a JSON integer is read with; a longer one (past Python's 4,300-digit limit
+#: it would fail the whole line) reads as :data:`OUT_OF_RANGE`, of its sign.
+_MAX_INT_DIGITS: Final = 40
+OUT_OF_RANGE: Final = 10**40
+
+
+def _bounded_int(text: str) -> int:
+    if len(text.lstrip("-")) <= _MAX_INT_DIGITS:
+        return int(text)
+    return -OUT_OF_RANGE if text.startswith("-") else OUT_OF_RANGE
+
+
+def json_loads(text: str | bytes) -> Any:
+    """``json.loads``, but an integer of more than 40 digits reads as a value out of range
+    (:data:`OUT_OF_RANGE`) instead of failing the whole text (Python reads 4,300 digits at
+    most). Raises ValueError for text that is not JSON."""
+    try:
+        return json.loads(text)
+    except ValueError:  # rare: retried with every integer read by length first
+        return json.loads(text, parse_int=_bounded_int)
 
 
 @dataclass
@@ -329,7 +351,7 @@ def _line_vote(line: bytes, last: bool) -> Format | None:
     or movetext (``1.``), ``None`` for anything else."""
     if line.startswith(b"{"):
         try:
-            obj = json.loads(line if line.isascii() else line.decode("latin-1"))
+            obj = json_loads(line if line.isascii() else line.decode("latin-1"))
         except ValueError:  # a broken line, or one cut by the sniff window
             return "ndjson" if last and b'"id":' in line and len(line) > 20 else None
         if isinstance(obj, dict) and isinstance(obj.get("id"), str) and "players" in obj:
@@ -384,7 +406,7 @@ def not_a_game_file_reason(head: bytes) -> str:
 
 def _is_json(line: bytes) -> bool:
     try:
-        json.loads(line)
+        json_loads(line)
     except ValueError:
         return False
     return True

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import chess.pgn
 
-from tracker.records import Analysis
+from tracker.core.records import Analysis
 from tracker.sources.ndjson import analysis_from_json
 from tracker.sources.pgn_evals import pgn_analysis
 

@@ -22,8 +22,8 @@ from typing import Annotated, Any, Final, Literal
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from tracker.analysis.evals import PlyEval, from_lichess_entry
-from tracker.records import (
+from tracker.core.evals import PlyEval, from_lichess_entry
+from tracker.core.records import (
     BLACK_WINS,
     DRAW,
     WHITE_WINS,
@@ -34,6 +34,7 @@ from tracker.records import (
     invalid_value,
     unstorable_text,
 )
+from tracker.core.utc import MIN_EPOCH_MS, ms_to_datetime, utc_from_ms
 from tracker.sources.files import (
     REPAIRED_ENCODING,
     SKIP_INVALID,
@@ -42,9 +43,9 @@ from tracker.sources.files import (
     SKIP_TRUNCATED,
     ReadLog,
     decode_fallback,
+    json_loads,
 )
 from tracker.sources.limits import MAX_NDJSON_GAME_BYTES, OversizedLine
-from tracker.utc import MIN_EPOCH_MS, ms_to_datetime, utc_from_ms
 
 #: Statuses of games that ended without a result (Lichess exports only finished games, but
 #: ``noStart``, ``aborted`` and ``unknownFinish`` can still show up in old data).
@@ -133,16 +134,19 @@ def _key(value: Any) -> str | None:
 
 
 #: The largest ``|eval|`` (centipawns) or ``|mate|`` (moves) an export's analysis may hold: far
-#: beyond any engine's output; a larger one is a broken value, and the game is imported
-#: without its evals.
+#: beyond any engine's output; a larger one is a broken value: that eval is dropped (the ply
+#: is read without one) and counted (:attr:`Analysis.dropped`), the game kept.
 MAX_EVAL: Final = 100_000
+#: The import summary's reason for the games with an eval dropped so (``repaired``).
+EVALS_DROPPED: Final = "with evals out of range dropped"
 
 
 def analysis_from_json(entries: object) -> Analysis | None:
     """An export's ``analysis[]`` (one entry per ply: ``eval`` or ``mate``, ``best`` and
-    ``judgment`` where Lichess judged the move) → :class:`~tracker.records.Analysis` from
+    ``judgment`` where Lichess judged the move) → :class:`~tracker.core.records.Analysis` from
     Lichess's server; ``None`` when absent or empty, or when an entry is malformed (a value
-    of the wrong type or out of range: the game is imported without evals, never skipped).
+    of the wrong type: the game is imported without evals, never skipped). An eval out of
+    range is dropped alone and counted (:func:`_checked_analysis`).
     """
     if entries.__class__ is not list or not entries:
         return None
@@ -156,11 +160,17 @@ def analysis_from_json(entries: object) -> Analysis | None:
 
 
 def _checked_analysis(evals: tuple[PlyEval, ...]) -> Analysis | None:
-    for cp, mate, _best, _judgment in evals:
-        if (cp is not None and not -MAX_EVAL <= cp <= MAX_EVAL) or (
-                mate is not None and not -MAX_EVAL <= mate <= MAX_EVAL):
-            return None
-    return Analysis(evals)
+    """``evals`` with each one out of range dropped (no eval at its ply) and counted."""
+    dropped = sum(1 for e in evals if not in_range(e))
+    if dropped:
+        evals = tuple(e if in_range(e) else e._replace(cp=None, mate=None) for e in evals)
+    return Analysis(evals, dropped=dropped)
+
+
+def in_range(e: PlyEval) -> bool:
+    """Whether an eval's ``cp`` and ``mate`` are within :data:`MAX_EVAL` (or absent)."""
+    return ((e.cp is None or -MAX_EVAL <= e.cp <= MAX_EVAL)
+            and (e.mate is None or -MAX_EVAL <= e.mate <= MAX_EVAL))
 
 
 def side_from_json(obj: Mapping[str, Any] | None, *, game_source: str | None = None) -> Side:
@@ -212,7 +222,7 @@ def record_from_json(obj: Mapping[str, Any], *, source: Source = "ndjson", raw: 
     (berserk) or ISO text. ``raw`` is the original line; by default the object is serialised
     again. Raises RecordError for an object that is not a game (no ``id`` or no
     ``createdAt``), InvalidValue (a RecordError) for one with a value of the wrong type or out
-    of range (see :func:`tracker.records.invalid_value`): nothing else.
+    of range (see :func:`tracker.core.records.invalid_value`): nothing else.
     """
     try:
         record = _record_from_json(obj, source, raw)
@@ -475,7 +485,7 @@ _NO_EVAL: Final = PlyEval(None, None)
 
 def _checked_record(line: str, source: Source) -> GameRecord:
     """The record of one line, the typed decoder first, then :func:`_record_of_line`; every
-    value checked (:func:`tracker.records.invalid_value`). Raises InvalidValue for a value
+    value checked (:func:`tracker.core.records.invalid_value`). Raises InvalidValue for a value
     of the wrong type or out of range, RecordError or ValueError for a line that is no game."""
     try:
         record = typed_record(line, line, source)
@@ -492,8 +502,8 @@ def _checked_record(line: str, source: Source) -> GameRecord:
 
 
 def _record_of_line(line: str, source: Source) -> GameRecord:
-    """``json.loads`` and :func:`record_from_json`: every shape Lichess has produced."""
-    obj = json.loads(line)
+    """``json_loads`` and :func:`record_from_json`: every shape Lichess has produced."""
+    obj = json_loads(line)
     if not isinstance(obj, dict):
         raise RecordError("not a JSON object")
     return record_from_json(obj, source=source, raw=line)

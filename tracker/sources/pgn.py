@@ -39,7 +39,7 @@ from datetime import UTC, datetime
 from itertools import chain
 from typing import Final, cast
 
-from tracker.records import DRAW, RESULTS, GameRecord, Side, invalid_value, unstorable_text
+from tracker.core.records import DRAW, RESULTS, GameRecord, Side, invalid_value, unstorable_text
 from tracker.sources.files import (
     REPAIRED_ENCODING,
     SKIP_CUT_GAME,

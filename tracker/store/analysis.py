@@ -1,6 +1,6 @@
 """Analysed games in the store: one ``game_analysis`` row per game, its evals packed.
 
-The evals of a game (one :class:`~tracker.analysis.evals.PlyEval` per ply) are kept as one
+The evals of a game (one :class:`~tracker.core.evals.PlyEval` per ply) are kept as one
 compressed blob (:func:`pack_evals`), never as one row per ply: ~80 plies take ~150 bytes.
 Which copy wins: Lichess's own analysis is kept and preferred. An import writes the Lichess
 evals a record carries (:func:`write_lichess_analyses`, in the import's transaction); a local
@@ -18,12 +18,12 @@ import msgspec
 import zstandard
 from sqlalchemy import Connection, Table, and_, delete, exists, func, select
 
-from tracker.analysis.evals import JUDGMENTS, PlyEval
-from tracker.codec import decompress_raw
-from tracker.records import Analysis
+from tracker.core.codec import decompress_raw
+from tracker.core.evals import JUDGMENTS, PlyEval
+from tracker.core.records import Analysis
+from tracker.core.utc import now_ms
 from tracker.store.engine import Database
 from tracker.store.models import Game, GameAnalysis, GameSide
-from tracker.utc import now_ms
 
 #: The first byte of a packed blob: the layout of what follows (zstd-compressed msgpack).
 PACK_VERSION: Final = 1
@@ -176,7 +176,7 @@ def write_found_analysis(db: Database, game_pk: int, analysis: Analysis) -> None
 
 @dataclass(frozen=True, slots=True)
 class StoredAnalysis:
-    """One game's stored evals and their source (see :class:`~tracker.records.Analysis`)."""
+    """One game's stored evals and their source (see :class:`~tracker.core.records.Analysis`)."""
 
     analysis: Analysis
     created_at_ms: int

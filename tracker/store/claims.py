@@ -35,8 +35,8 @@ from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.types import Integer
 
-from tracker.errors import ArgumentError
-from tracker.records import Analysis
+from tracker.core.errors import ArgumentError
+from tracker.core.records import Analysis
 from tracker.store.analysis import (
     GameToAnalyse,
     games_by_key,

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from tracker.records import GameRecord
+from tracker.core.records import GameRecord
 from tracker.store import games, players, runs
 from tracker.store.engine import Database, DatabaseError, alembic_config
 from tracker.store.games import PreparedGame, RunCounts, StoredGame, WriteCounts, WrittenGames
@@ -29,7 +29,7 @@ class Store(Database):
     WriteCounts(new=0, updated=0, unchanged=0)
 
     ``url`` is a SQLAlchemy URL or a file path; ``None`` means ``$TRACKER_DB`` or the default
-    file in the user data folder (see :func:`tracker.config.database_url`).
+    file in the user data folder (see :func:`tracker.core.config.database_url`).
     Raises DatabaseError (one-line message) when the database cannot be opened or migrated.
     """
 

@@ -35,8 +35,8 @@ from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
 from sqlalchemy.sql import Select
 
-from tracker.config import database_url, shown_url, url_problem
-from tracker.errors import ReadOnlyError, TrackerError
+from tracker.core.config import database_url, shown_url, url_problem
+from tracker.core.errors import ReadOnlyError, TrackerError
 
 if TYPE_CHECKING:  # Alembic is loaded only when a schema must be checked in full or upgraded
     from alembic.config import Config
@@ -358,7 +358,7 @@ class Database:
     """An open tracker database, migrated to the newest schema on open.
 
     ``url`` is a SQLAlchemy URL or a file path; ``None`` means ``$TRACKER_DB`` or the default
-    file in the user data folder (see :func:`tracker.config.database_url`).
+    file in the user data folder (see :func:`tracker.core.config.database_url`).
     Raises DatabaseError (one-line message) when the database cannot be opened or migrated.
     """
 
@@ -388,7 +388,7 @@ class Database:
 
     @property
     def display_url(self) -> str:
-        """The URL with any password hidden (see :func:`tracker.config.shown_url`)."""
+        """The URL with any password hidden (see :func:`tracker.core.config.shown_url`)."""
         return shown_url(self.url)
 
     @property

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from sqlalchemy import select
 
-from tracker.fide_records import (
+from tracker.core.fide_records import (
     LIST_KINDS,
     FidePlayerData,
     FideProfile,
@@ -30,8 +30,8 @@ from tracker.fide_records import (
     ListKind,
     next_month,
 )
+from tracker.core.utc import now_ms
 from tracker.store.models import FideLinkRow, FidePlayerRow, FideRatingRow
-from tracker.utc import now_ms
 
 if TYPE_CHECKING:
     from tracker.store.db import Store

@@ -2,7 +2,7 @@
 
 One column spec, :data:`GAME_COLUMNS` and :data:`SIDE_COLUMNS`, is used by both paths: the
 write builds rows in that order, and the reads select the columns named there (the record's
-own columns, :data:`RECORD_GAME_COLUMNS`, in :class:`~tracker.records.GameRecord` field
+own columns, :data:`RECORD_GAME_COLUMNS`, in :class:`~tracker.core.records.GameRecord` field
 order; :data:`REPLAY_COLUMNS` for the replay's plain rows) and read the rows back by the same
 names' positions.
 """
@@ -18,14 +18,14 @@ from typing import Any, Final
 from sqlalchemy import Connection, Select, Table, and_, func, select, update
 from sqlalchemy.sql import ColumnElement, FromClause
 
-from tracker.codec import compress_raw, decompress_raw, intact_raw, raw_digest
-from tracker.records import Analysis, GameRecord, Side
+from tracker.core.codec import compress_raw, decompress_raw, intact_raw, raw_digest
+from tracker.core.records import Analysis, GameRecord, Side
+from tracker.core.utc import datetime_to_ms, utc_from_ms
 from tracker.store.analysis import write_lichess_analyses
 from tracker.store.engine import Database, sqlite_select_in_sql, sqlite_upsert_sql
 from tracker.store.models import Game, GameSide, ImportRun
 from tracker.store.snapshots import bump_write_seq
 from tracker.store.snapshots import write_seq as read_write_seq
-from tracker.utc import datetime_to_ms, utc_from_ms
 
 #: Games written per transaction: an interrupted import keeps every finished batch, never a
 #: half-written game, and a batch is small enough to keep memory flat. The API import's size:
@@ -145,7 +145,7 @@ class WriteCounts:
 #: ``games`` row without its key, raw text and digest (:data:`GAME_COLUMNS` from ``id`` to
 #: ``tournament_id``: times in ms since epoch UTC); each side's ``game_sides`` row without
 #: the game's key (:data:`SIDE_COLUMNS` after ``game_pk``: colour first); the evals to keep
-#: apart; the raw text as stored (compressed, :func:`~tracker.codec.compress_raw`).
+#: apart; the raw text as stored (compressed, :func:`~tracker.core.codec.compress_raw`).
 PreparedGame = tuple[str, str, str, int | None, str | None, tuple[Any, ...], tuple[Any, ...],
                      tuple[Any, ...], Analysis | None, bytes]
 P_ID: Final = 0
@@ -286,7 +286,7 @@ KEPT_GAMES: Final = 120_000
 class WrittenGames:
     """The games one import wrote into a database that held none before it, kept as the
     columns a replay pass reads (:data:`REPLAY_COLUMNS`), so that the passes saved right
-    after the import (:func:`tracker.report_runs.refresh`) walk them instead of reading them
+    after the import (:func:`tracker.report.scale_runs.refresh`) walk them instead of reading them
     all back (100k games: ~0.9 s of SQL, sorted, against ~0.25 s here).
 
     Usable only while they are the whole truth: :meth:`begin` found no game stored, and the

@@ -9,14 +9,14 @@ from collections.abc import Collection
 
 from sqlalchemy import and_, bindparam, select
 
-from tracker.fide_records import ListEntry
+from tracker.core.fide_records import ListEntry
 from tracker.store.engine import Database
 from tracker.store.models import (
+    CacheEntry,
     FideLinkRow,
     FideRatingRow,
     GameSide,
     Player,
-    ReplaySnapshot,
     StoreState,
 )
 from tracker.store.players import SettingsRow
@@ -61,13 +61,13 @@ def settings_rows(db: Database, user_ids: Collection[str]) -> dict[str, Settings
     return out
 
 
-def current_payloads(db: Database, user_ids: Collection[str], perf: str, prefix: str
-                     ) -> tuple[int, dict[tuple[str, str], bytes]]:
-    """The write counter now and the saved payloads of these players in ``perf`` whose
-    ``options`` start with ``prefix`` and that are current (saved at the counter now), by
-    ``(user id, options)``; counter and payloads are read in one statement each chunk, in one
+def current_payloads(db: Database, user_ids: Collection[str], perf: str, kind: str,
+                     version: int) -> tuple[int, dict[tuple[str, str], bytes]]:
+    """The write counter now and the saved payloads of these players in ``perf`` of ``kind``
+    saved by ``version`` that are current (saved at the counter now), by ``(user id,
+    options)``; counter and payloads are read in one statement each chunk, in one
     transaction."""
-    snap, state = ReplaySnapshot, StoreState
+    snap, state = CacheEntry, StoreState
     out: dict[tuple[str, str], bytes] = {}
     seq = 0
     with db.engine.begin() as conn:
@@ -76,8 +76,8 @@ def current_payloads(db: Database, user_ids: Collection[str], perf: str, prefix:
             rows = conn.execute(
                 select(snap.user_id, snap.options, snap.payload)
                 .join(state, and_(state.id == 1, state.write_seq == snap.write_seq))
-                .where(snap.user_id.in_(chunk), snap.perf == perf,
-                       snap.options.startswith(prefix, autoescape=True))).all()
+                .where(snap.user_id.in_(chunk), snap.perf == perf, snap.kind == kind,
+                       snap.version == version)).all()
             for uid, options, payload in rows:
                 out[(uid, options)] = bytes(payload)
     return seq, out

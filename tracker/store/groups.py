@@ -21,10 +21,10 @@ from typing import Any
 from sqlalchemy import delete, func, select
 from sqlalchemy.exc import IntegrityError
 
-from tracker.errors import ArgumentError, TrackerError
+from tracker.core.errors import ArgumentError, TrackerError
+from tracker.core.utc import now_ms
 from tracker.store.engine import Database
 from tracker.store.models import ClubModelRow, GroupMemberRow, GroupRow
-from tracker.utc import now_ms
 
 #: The longest group name (characters): ``club:NAME`` fits a player's saved scale (32).
 MAX_NAME = 27

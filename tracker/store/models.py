@@ -11,7 +11,7 @@ make exactly, column order included: tests compare both ways on SQLite and Postg
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
+from typing import Any, Final
 
 from sqlalchemy import (
     JSON,
@@ -39,6 +39,10 @@ NAMING_CONVENTION = {
 }
 
 
+#: A game id's column type: ``VARCHAR(32)``, with the binary ("C") collation on PostgreSQL,
+#: whose default collation (``en_US.utf8``, ICU) sorts ``BBBBBBBB`` before ``aaaaaaaa``.
+GAME_ID_TYPE: Final = String(32).with_variant(String(32, collation="C"), "postgresql")
+
 class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
 
@@ -49,7 +53,11 @@ class Game(Base):
 
     __tablename__ = "games"
 
-    id: Mapped[str] = mapped_column(String(32), unique=True)
+    #: Compared byte by byte on every database (PostgreSQL: the "C" collation, migration
+    #: 0010), as SQLite and Python compare it: ``ORDER BY ended_at_ms, id`` is one order, so a
+    #: replay of rows kept in memory equals one read back (two games ending in the same
+    #: millisecond, ``aaaaaaaa`` and ``BBBBBBBB``, in the same order everywhere).
+    id: Mapped[str] = mapped_column(GAME_ID_TYPE, unique=True)
     source: Mapped[str] = mapped_column(String(8))  # api | ndjson | pgn
     created_at_ms: Mapped[int] = mapped_column(BigInteger)
     last_move_at_ms: Mapped[int | None] = mapped_column(BigInteger)
@@ -72,7 +80,7 @@ class Game(Base):
     opening_name: Mapped[str | None] = mapped_column(Text)
     tournament_id: Mapped[str | None] = mapped_column(String(64))
     #: The source text of the game (NDJSON line or PGN), UTF-8, zstd-compressed (zlib in older
-    #: databases; :func:`tracker.codec.decompress_raw` reads both).
+    #: databases; :func:`tracker.core.codec.decompress_raw` reads both).
     raw: Mapped[bytes] = mapped_column(LargeBinary)
     #: A digest of the raw text: an unchanged re-import is detected without decompressing.
     digest: Mapped[str] = mapped_column(String(16))
@@ -284,7 +292,7 @@ class FideLinkRow(Base):
     linked_at_ms: Mapped[int] = mapped_column(BigInteger)
 
 
-# -- the replay's saved pass (migration 0005; read and written by tracker.store.snapshots) ---
+# -- the write counter and the saved results (migrations 0005, 0014; tracker.store.snapshots) --
 
 
 class StoreState(Base):
@@ -298,16 +306,21 @@ class StoreState(Base):
     write_seq: Mapped[int] = mapped_column(BigInteger, default=0)
 
 
-class ReplaySnapshot(Base):
-    """The replay report's pass over one player's games of one perf, saved (an opaque
-    ``payload`` that :mod:`tracker.report` writes and reads) with the ``write_seq`` of the
-    games it was computed from. ``options``: the selection options it was computed with."""
+class CacheEntry(Base):
+    """A result computed from one player's games of one perf, saved (an opaque ``payload``
+    that :mod:`tracker.report` writes and reads) with the ``write_seq`` of the games it was
+    computed from: the replay's pass over the games (``kind`` ``pass``), its replay on a scale
+    (``run``), a group member's summary (``group``). ``options``: what it depends on besides
+    the games; ``version``: the version of the code of its kind that computed it (a result of
+    another version is never read). Migration 0014."""
 
-    __tablename__ = "replay_snapshots"
+    __tablename__ = "cache_entries"
 
     user_id: Mapped[str] = mapped_column(String(64), primary_key=True)
     perf: Mapped[str] = mapped_column(String(16), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(8), primary_key=True)
     options: Mapped[str] = mapped_column(String(32), primary_key=True)
+    version: Mapped[int] = mapped_column(Integer)
     write_seq: Mapped[int] = mapped_column(BigInteger)
     payload: Mapped[bytes] = mapped_column(LargeBinary)
 

@@ -11,11 +11,11 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import func, select
 
-from tracker.errors import ArgumentError, TrackerError
-from tracker.records import player_name_problem
+from tracker.core.errors import ArgumentError, TrackerError
+from tracker.core.records import player_name_problem
+from tracker.core.utc import now_ms
 from tracker.store.engine import Database
 from tracker.store.models import Game, GameSide, Player
-from tracker.utc import now_ms
 
 
 class UnknownPlayerError(TrackerError, LookupError):
@@ -112,7 +112,8 @@ def list_players(db: Database) -> list[PlayerSummary]:
 
 def resolve_player(db: Database, username: str) -> str:
     """The stored user id for ``username`` (any case). Raises UnknownPlayerError, or
-    ArgumentError for a name no player can have (:func:`~tracker.records.player_name_problem`)."""
+    ArgumentError for a name no player can have
+    (:func:`~tracker.core.records.player_name_problem`)."""
     why = player_name_problem(username)
     if why:
         raise ArgumentError(f"{username!r} cannot be a player's name: {why}")

@@ -10,13 +10,13 @@ from typing import Any, Final, Literal, get_args
 
 from sqlalchemy import func, select
 
+from tracker.core.utc import now_ms
 from tracker.store.engine import Database, DatabaseError
 from tracker.store.models import Game, ImportRun
-from tracker.utc import now_ms
 
 #: How an import run stands: ``running`` until it ends ``complete``, ``partial`` (stopped
 #: early, what was read is kept) or ``failed``; ``interrupted`` when its process was found gone
-#: (:mod:`tracker.run_liveness`). ``import_runs.status`` holds the longest.
+#: (:mod:`tracker.importing.run_liveness`). ``import_runs.status`` holds the longest.
 RunStatus = Literal["running", "complete", "partial", "failed", "interrupted"]
 RUN_STATUSES: Final[tuple[str, ...]] = get_args(RunStatus)
 INTERRUPTED: Final = "interrupted"

@@ -1,34 +1,60 @@
-"""Saved replay passes and the write counter that says whether one is still current.
+"""Saved results (replay passes, their replays on each scale, group summaries) and the write
+counter that says whether one is still current.
 
 The replay report's pass over a player's games of a perf (which games count, why the others do
 not, the Lichess line) costs a read of every game: about 0.5-0.8 s at 100k games. It is saved
-here as an opaque ``payload`` (what :mod:`tracker.replay_pass` encodes; the store does not
-look inside) beside the ``write_seq`` of the database when it was computed. Every batch of
-games written bumps ``write_seq`` in its own transaction (:func:`bump_write_seq`), so a saved
-pass is current exactly while the counter has not moved since: no game can change without the
-counter changing with it.
+here as an opaque ``payload`` (what :mod:`tracker.report.saved_pass` encodes; the store does
+not look inside) beside the ``write_seq`` of the database when it was computed, and so are the
+results built on it, each under a :class:`Key`: its kind, its options and the version of the
+code that computed it. Every batch of games written bumps ``write_seq`` in its own transaction
+(:func:`bump_write_seq`), so a saved result is current exactly while the counter has not moved
+since (no game can change without the counter changing with it) and its version is the code's.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
-from sqlalchemy import Connection, Table, and_, delete, func, select, update
+from sqlalchemy import ColumnElement, Connection, Table, and_, delete, func, select, update
 from sqlalchemy.exc import DBAPIError
 
 from tracker.store.engine import Database
-from tracker.store.models import ReplaySnapshot, StoreState
+from tracker.store.models import CacheEntry, StoreState
 
 #: ``store_state``'s one row.
 _STATE_ID = 1
 
 
-def _table(model: type[StoreState] | type[ReplaySnapshot]) -> Table:
+def _table(model: type[StoreState] | type[CacheEntry]) -> Table:
     table = model.__table__
     assert isinstance(table, Table)
     return table
+
+
+#: The kinds of saved results: a replay's pass over the games, its replay on one scale, a
+#: group member's summary (their versions: :mod:`tracker.report.saved_pass`,
+#: :mod:`tracker.report.scale_runs`, :mod:`tracker.report.group`).
+PASS: Final = "pass"
+RUN: Final = "run"
+GROUP: Final = "group"
+
+
+@dataclass(frozen=True, slots=True)
+class Key:
+    """What a result is saved under besides the player and the perf: its ``kind``, its
+    ``options`` (what it depends on besides the games; at most 32 characters) and the
+    ``version`` of the code of its kind that computed it."""
+
+    kind: str
+    options: str
+    version: int
+
+
+def _is(snap: Table, key: Key) -> ColumnElement[bool]:
+    return and_(snap.c.kind == key.kind, snap.c.options == key.options,
+                snap.c.version == key.version)
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,11 +68,12 @@ class SavedPass:
 
 @dataclass(frozen=True, slots=True)
 class SavedPasses:
-    """The database's ``write_seq`` now and, by ``options``, the payloads saved at that
-    ``write_seq`` (one missing: none saved, or saved before a later write)."""
+    """The database's ``write_seq`` now and, by :class:`Key`, the payloads saved at that
+    ``write_seq`` (one missing: none saved, or saved before a later write or by another
+    version)."""
 
     write_seq: int
-    payloads: dict[str, bytes] = field(default_factory=dict)
+    payloads: dict[Key, bytes] = field(default_factory=dict)
 
 
 def bump_write_seq(db: Database, conn: Connection) -> None:
@@ -66,17 +93,17 @@ def write_seq(db: Database) -> int:
     return int(now or 0)
 
 
-def saved_pass(db: Database, user_id: str, perf: str, options: str) -> SavedPass:
-    """The write counter and, if current, the pass saved for ``(user_id, perf, options)``:
+def saved_pass(db: Database, user_id: str, perf: str, key: Key) -> SavedPass:
+    """The write counter and, if current, the result saved for ``(user_id, perf, key)``:
     one query, so the two are read in one state of the database."""
-    snap = _table(ReplaySnapshot)
+    snap = _table(CacheEntry)
     state = _table(StoreState)
     # Counter and payload in one statement: a write between two reads could otherwise pair
     # an old payload with a new counter.
     stmt = (
         select(state.c.write_seq, snap.c.write_seq, snap.c.payload)
         .select_from(state.outerjoin(snap, and_(
-            snap.c.user_id == user_id, snap.c.perf == perf, snap.c.options == options)))
+            snap.c.user_id == user_id, snap.c.perf == perf, _is(snap, key))))
         .where(state.c.id == _STATE_ID)
     )
     with db.engine.connect() as conn:
@@ -87,16 +114,17 @@ def saved_pass(db: Database, user_id: str, perf: str, options: str) -> SavedPass
     return SavedPass(int(now), bytes(payload) if at == now else None)
 
 
-def saved_passes(db: Database, user_id: str, perf: str,
-                 options: Sequence[str]) -> SavedPasses:
-    """The write counter and the current payloads saved for ``(user_id, perf, o)``, ``o`` in
-    ``options`` (a report's pass and its replays on each scale): one query, so all are read
+def saved_passes(db: Database, user_id: str, perf: str, keys: Sequence[Key]) -> SavedPasses:
+    """The write counter and the current payloads saved for ``(user_id, perf, k)``, ``k`` in
+    ``keys`` (a report's pass and its replays on each scale): one query, so all are read
     in one state of the database, and a payload saved before the last write is not read."""
-    snap, state = _table(ReplaySnapshot), _table(StoreState)
+    snap, state = _table(CacheEntry), _table(StoreState)
     stmt = (
-        select(state.c.write_seq, snap.c.options, snap.c.payload)
+        select(state.c.write_seq, snap.c.kind, snap.c.options, snap.c.version, snap.c.payload)
         .select_from(state.outerjoin(snap, and_(
-            snap.c.user_id == user_id, snap.c.perf == perf, snap.c.options.in_(list(options)),
+            snap.c.user_id == user_id, snap.c.perf == perf,
+            snap.c.kind.in_({k.kind for k in keys}),
+            snap.c.options.in_({k.options for k in keys}),
             snap.c.write_seq == state.c.write_seq)))
         .where(state.c.id == _STATE_ID)
     )
@@ -104,46 +132,51 @@ def saved_passes(db: Database, user_id: str, perf: str,
         rows: list[Any] = list(conn.execute(stmt))
     if not rows:  # no counter row (the migration makes it): nothing is ever current
         return SavedPasses(0)
-    return SavedPasses(int(rows[0][0]), {o: bytes(p) for _, o, p in rows if o is not None})
+    wanted = set(keys)
+    found = {Key(kind, options, version): bytes(payload)
+             for _, kind, options, version, payload in rows if kind is not None}
+    return SavedPasses(int(rows[0][0]), {k: p for k, p in found.items() if k in wanted})
 
 
-def is_current(db: Database, user_id: str, perf: str, options: str) -> bool:
-    """Whether a pass is saved for ``(user_id, perf, options)`` at the write counter now."""
-    snap, state = _table(ReplaySnapshot), _table(StoreState)
+def is_current(db: Database, user_id: str, perf: str, key: Key) -> bool:
+    """Whether a result is saved for ``(user_id, perf, key)`` at the write counter now."""
+    snap, state = _table(CacheEntry), _table(StoreState)
     stmt = (
         select(snap.c.write_seq)
         .join(state, and_(state.c.id == _STATE_ID, state.c.write_seq == snap.c.write_seq))
-        .where(snap.c.user_id == user_id, snap.c.perf == perf, snap.c.options == options)
+        .where(snap.c.user_id == user_id, snap.c.perf == perf, _is(snap, key))
     )
     with db.engine.connect() as conn:
         return conn.execute(stmt).first() is not None
 
 
-def save_pass(db: Database, user_id: str, perf: str, options: str, write_seq: int,
+def save_pass(db: Database, user_id: str, perf: str, key: Key, write_seq: int,
               payload: bytes) -> bool:
-    """Save a pass computed from the games as they were at ``write_seq`` (read *before* the
+    """Save a result computed from the games as they were at ``write_seq`` (read *before* the
     games were read: a write in between leaves it stale, never wrong). Returns False, having
     saved nothing, when the database refuses the write (a read-only file or role): a saved
     pass only saves time, so a report is never refused for it."""
-    return save_passes(db, user_id, perf, write_seq, {options: payload})
+    return save_passes(db, user_id, perf, write_seq, {key: payload})
 
 
 def save_passes(db: Database, user_id: str, perf: str, write_seq: int,
-                payloads: Mapping[str, bytes]) -> bool:
-    """:func:`save_pass` of several payloads by ``options``, in one transaction."""
+                payloads: Mapping[Key, bytes]) -> bool:
+    """:func:`save_pass` of several payloads by :class:`Key`, in one transaction."""
     if not payloads:
         return True
     if db.read_only:
         return False  # a read-only store writes nothing, a saved pass neither
-    table = _table(ReplaySnapshot)
+    table = _table(CacheEntry)
     try:
         with db.engine.begin() as conn:
-            for options, payload in payloads.items():
-                stmt = db.insert(table).values(user_id=user_id, perf=perf, options=options,
+            for key, payload in payloads.items():
+                stmt = db.insert(table).values(user_id=user_id, perf=perf, kind=key.kind,
+                                               options=key.options, version=key.version,
                                                write_seq=write_seq, payload=payload)
                 stmt = stmt.on_conflict_do_update(
-                    index_elements=["user_id", "perf", "options"],
-                    set_={"write_seq": stmt.excluded.write_seq,
+                    index_elements=["user_id", "perf", "kind", "options"],
+                    set_={"version": stmt.excluded.version,
+                          "write_seq": stmt.excluded.write_seq,
                           "payload": stmt.excluded.payload},
                 )
                 conn.execute(stmt)
@@ -155,54 +188,50 @@ def save_passes(db: Database, user_id: str, perf: str, write_seq: int,
 @dataclass(frozen=True, slots=True)
 class SavedPassInfo:
     """One saved pass as listed: the player's lowercase Lichess id, the perf, the selection
-    options it was computed with, whether it is current (saved at the write counter now) and
-    its size in bytes."""
+    options it was computed with, the version of the code that computed it, whether it is
+    current (saved at the write counter now) and its size in bytes."""
 
     user_id: str
     perf: str
     options: str
+    version: int
     current: bool
     size: int
 
 
-#: The start of the ``options`` of a scale's replay of a pass (:mod:`tracker.report_runs`),
-#: saved beside the pass: listed and counted with it, not as a pass of its own.
-REPLAY_PREFIX = "r-"
-
-
 def list_passes(db: Database, user_id: str | None = None) -> list[SavedPassInfo]:
-    """The saved passes (of ``user_id`` only, when given), by player and perf (not the
-    scales' replays of them, see :data:`REPLAY_PREFIX`)."""
-    snap, state = _table(ReplaySnapshot), _table(StoreState)
+    """The saved passes (kind :data:`PASS`; of ``user_id`` only, when given), by player and
+    perf: not the results built on them (their replays, the group summaries)."""
+    snap, state = _table(CacheEntry), _table(StoreState)
     stmt = (
-        select(snap.c.user_id, snap.c.perf, snap.c.options, snap.c.write_seq,
+        select(snap.c.user_id, snap.c.perf, snap.c.options, snap.c.version, snap.c.write_seq,
                func.length(snap.c.payload), select(state.c.write_seq)
                .where(state.c.id == _STATE_ID).scalar_subquery())
-        .where(snap.c.options.not_like(f"{REPLAY_PREFIX}%"))
+        .where(snap.c.kind == PASS)
         .order_by(snap.c.user_id, snap.c.perf, snap.c.options)
     )
     if user_id is not None:
         stmt = stmt.where(snap.c.user_id == user_id)
     with db.engine.connect() as conn:
         rows = conn.execute(stmt).all()
-    return [SavedPassInfo(uid, perf, options, at == now, int(size or 0))
-            for uid, perf, options, at, size, now in rows]
+    return [SavedPassInfo(uid, perf, options, int(version), at == now, int(size or 0))
+            for uid, perf, options, version, at, size, now in rows]
 
 
 def drop_passes(db: Database, user_id: str | None = None) -> int:
-    """Drop the saved passes (of ``user_id`` only, when given) and move the write counter on,
+    """Drop the saved results (of ``user_id`` only, when given) and move the write counter on,
     in one transaction: what was computed from the games before is stale from this commit on
-    (every saved pass, every cache keyed on the counter). For a database edited by hand,
-    which moves no counter. Returns the passes dropped (the scales' replays of them go too,
+    (every saved result, every cache keyed on the counter). For a database edited by hand,
+    which moves no counter. Returns the passes dropped (the results built on them go too,
     uncounted)."""
-    snap = _table(ReplaySnapshot)
+    snap = _table(CacheEntry)
     stmt = delete(snap)
     if user_id is not None:
         stmt = stmt.where(snap.c.user_id == user_id)
     with db.engine.begin() as conn:
         db.lock_writes(conn)
-        # the replays first, uncounted: what is left to delete are the passes
-        conn.execute(stmt.where(snap.c.options.like(f"{REPLAY_PREFIX}%")))
+        # the others first, uncounted: what is left to delete are the passes
+        conn.execute(stmt.where(snap.c.kind != PASS))
         dropped = conn.execute(stmt).rowcount
         bump_write_seq(db, conn)
     return int(dropped or 0)

@@ -12,7 +12,7 @@ from datetime import date
 
 from sqlalchemy import delete, select
 
-from tracker.cursor import Cursor
+from tracker.core.cursor import Cursor
 from tracker.store.engine import Database
 from tracker.store.models import RatingHistoryPoint, SyncCursor
 

@@ -11,7 +11,7 @@ The import runner that drives them into the store is :mod:`tracker.importing.lic
 
 from __future__ import annotations
 
-from tracker.cursor import Cursor
+from tracker.core.cursor import Cursor
 from tracker.sources.lichess.client import (
     DEFAULT_TIMEOUT,
     RETRY_WAIT_429_S,

@@ -2,7 +2,7 @@
 
 berserk gives the endpoints; this module adds what it lacks (spec ``LICHESS.md``):
 
-- **A User-Agent of our own** on every request (:data:`tracker.config.USER_AGENT`): Lichess
+- **A User-Agent of our own** on every request (:data:`tracker.core.config.USER_AGENT`): Lichess
   answers 404 to ``python-requests``/``python-urllib3``, which berserk sends, and
   ``berserk.TokenSession`` drops the session's default headers, so it is set on both sessions.
 - **Timeouts** ``(connect, read)`` on every request (:class:`LichessSession`).
@@ -20,7 +20,6 @@ stored, or put in a message.
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import re
 import time
@@ -34,9 +33,9 @@ import berserk.exceptions
 import requests
 from requests.structures import CaseInsensitiveDict
 
-from tracker.config import USER_AGENT
-from tracker.errors import TrackerError
-from tracker.sources.files import SKIP_TOO_LARGE, SKIP_TRUNCATED
+from tracker.core.config import USER_AGENT
+from tracker.core.errors import TrackerError
+from tracker.sources.files import SKIP_TOO_LARGE, SKIP_TRUNCATED, json_loads
 from tracker.sources.limits import MAX_NDJSON_GAME_BYTES, OversizedLine, capped_lines
 
 LOG = logging.getLogger(__name__)
@@ -361,7 +360,7 @@ def read_game_stream(chunks: Iterable[bytes], max_line_bytes: int = MAX_NDJSON_G
         if not text:
             continue
         try:
-            obj = json.loads(text)
+            obj = json_loads(text)
         except (ValueError, RecursionError):
             if not line.endswith(b"\n"):
                 raise ValueError("the stream ends in the middle of a line") from None

@@ -12,12 +12,13 @@ from collections.abc import Sequence
 from datetime import UTC, date, datetime
 from typing import Final
 
-from tracker.errors import TrackerError
-from tracker.records import PERFS
-from tracker.utc import MIN_EPOCH_MS, datetime_to_ms
+from tracker.core.errors import TrackerError
+from tracker.core.records import PERFS
+from tracker.core.utc import MIN_EPOCH_MS, datetime_to_ms
 
 #: Lichess usernames: 2-30 letters, digits, ``_`` or ``-``.
-_USERNAME: Final = re.compile(r"^[A-Za-z0-9_-]{2,30}$")
+#: A Lichess username: 2-30 letters, digits, ``_`` or ``-``, starting with a letter or digit.
+_USERNAME: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{1,29}$")
 
 
 class ImportArgumentError(TrackerError, ValueError):
@@ -102,7 +103,8 @@ def check_username(username: str) -> str:
     name = (username or "").strip()
     if not _USERNAME.fullmatch(name):
         raise ImportArgumentError(
-            f"{username!r} is not a Lichess username (2-30 letters, digits, _ or -)"
+            f"{username!r} is not a Lichess username (2-30 letters, digits, _ or -, "
+            "starting with a letter or digit)"
         )
     return name
 

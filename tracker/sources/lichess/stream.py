@@ -1,7 +1,7 @@
 """The game stream of a Lichess import: a player's games, segment by segment, with resume.
 
 A download (:class:`~tracker.sources.lichess.sync.Segment`) comes newest first; this module
-turns it into :class:`~tracker.records.GameRecord` values and survives what a long stream
+turns it into :class:`~tracker.core.records.GameRecord` values and survives what a long stream
 meets:
 
 - **HTTP 429**: wait :data:`~tracker.sources.lichess.client.RETRY_WAIT_429_S` (a full minute,
@@ -28,12 +28,12 @@ from typing import Any, Final
 import berserk.exceptions
 import requests
 
-from tracker.records import GameRecord
+from tracker.core.records import GameRecord
+from tracker.core.utc import datetime_to_ms
 from tracker.sources.files import SKIP_INVALID, SKIP_UNREADABLE
 from tracker.sources.lichess.client import BadLine, LichessClient, failure_reason
 from tracker.sources.lichess.sync import Segment, SegmentResult
 from tracker.sources.ndjson import InvalidValue, RecordError, record_from_json
-from tracker.utc import datetime_to_ms
 
 LOG = logging.getLogger(__name__)
 

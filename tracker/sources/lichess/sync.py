@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
-from tracker.cursor import Cursor
+from tracker.core.cursor import Cursor
 
 DAY_MS: Final = 86_400_000
 #: Incremental syncs with a perf filter count in ``lastMoveAt`` on Lichess's search index,

@@ -1,0 +1,1 @@
+"""The ``tracker`` command: typer sub-apps, thin over :mod:`tracker.api`."""

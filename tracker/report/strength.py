@@ -1,0 +1,404 @@
+"""The strength report: what a player's analysed games show, from the stored evals and the
+strength core (:mod:`tracker.analysis`): per game and side Lichess's accuracy, ACPL and
+judgments, the level the game shows and its turning point; per month and for the last 20
+games, the level the games show together. What ``tracker strength`` prints, its ``--json``
+object and the dashboard show.
+
+A local engine's analysis carries the engine's best move for every ply and no judgments: its
+judgments are made here by Lichess's rule in full (a move is judged only where the engine
+preferred another one; :func:`engine_judgments`). Lichess's own judgments are kept as they are.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from fractions import Fraction
+from typing import Any, Final
+
+import chess
+import chess.svg
+
+from tracker.analysis.formulas import game_summary, judge
+from tracker.analysis.level import (
+    FideLevel,
+    GameFeatures,
+    Level,
+    LevelModel,
+    fide_levels,
+    game_level,
+    level_features,
+    load_level_model,
+    set_level,
+)
+from tracker.analysis.turning import GameTurn, TurningPoint, turning_points, win_curve
+from tracker.core.errors import NoAnalysisError
+from tracker.core.evals import START, Color, PlyEval
+from tracker.core.records import BLACK_WINS, DRAW, WHITE_WINS, Analysis
+from tracker.core.utc import utc_from_ms
+from tracker.report.game_view import read_moves
+from tracker.store.analysis import AnalysedGame, analysed_game, analysed_games
+from tracker.store.engine import Database
+
+#: The set of "recent" games: the last this many analysed games.
+RECENT_GAMES: Final = 20
+#: The keys of one game's side in the ``--json`` objects, in order.
+GAME_KEYS: Final = ("id", "played_at", "color", "rating", "accuracy", "acpl", "inaccuracy",
+                    "mistake", "blunder", "level", "turning_point", "coverage")
+#: A game counts as analysed when at least this share of its plies have an eval (the
+#: checkmating ply, which has none, left out): its accuracy, ACPL and level are shown and it
+#: counts in the months' and recent levels. Below it (an ``analysis[]`` of 3 entries for a
+#: 125-ply game) none of these is shown, and the game says what it covers.
+FULL_COVERAGE: Final = Fraction(9, 10)
+#: Board size of the turning point (pixels; the SVG scales).
+BOARD_SIZE: Final = 360
+
+
+@dataclass(frozen=True, slots=True)
+class SideStrength:
+    """One side of an analysed game: who (``user_id``, ``name``, Lichess ``rating`` at the
+    start, for comparison only), Lichess's numbers (``accuracy`` % and ``acpl`` rounded half
+    up, the judgment counts), the ``level`` the game shows (``None`` without a scored move)
+    with its FIDE-scale readings, and the side's ``turning_point``: their move that lost the
+    most Win%."""
+
+    color: Color
+    user_id: str | None
+    name: str | None
+    rating: int | None
+    accuracy: int | None
+    acpl: int | None
+    inaccuracy: int
+    mistake: int
+    blunder: int
+    level: Level | None
+    fide: tuple[FideLevel, ...]
+    turning_point: TurningPoint | None
+    features: GameFeatures = field(repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class GameStrength:
+    """One analysed game: both sides, the game's turn, and the eval graph's data.
+
+    ``played_at``: the game's start, aware UTC; ``source``: ``lichess`` or ``engine``;
+    ``engine``: e.g. ``"Stockfish 15.1, 100,000 nodes"`` for a local analysis; ``evals``:
+    one per ply with the judgments (made here for a local analysis); ``win``: White's Win%
+    after each ply (``None`` where no eval); ``sans``: the moves."""
+
+    id: str
+    perf: str | None
+    played_at: datetime
+    source: str
+    engine: str | None
+    white: SideStrength
+    black: SideStrength
+    turn: GameTurn
+    evals: tuple[PlyEval, ...]
+    win: list[float | None]
+    sans: tuple[str, ...]
+    initial_fen: str | None
+
+    #: Plies with an eval, and plies that need one (the game's, less a checkmating last ply).
+    evaluated: int = 0
+    plies: int = 0
+
+    def side(self, color: Color) -> SideStrength:
+        return self.white if color == "white" else self.black
+
+    @property
+    def covered(self) -> bool:
+        """Whether the evals cover the game (:data:`FULL_COVERAGE` of its plies or more)."""
+        return self.plies == 0 or Fraction(self.evaluated, self.plies) >= FULL_COVERAGE
+
+    @property
+    def coverage_text(self) -> str:
+        """``"evals for 3 of 125 plies"``."""
+        return f"evals for {self.evaluated} of {self.plies} pl{'y' if self.plies == 1 else 'ies'}"
+
+    def board_before(self, ply: int, orientation: Color = "white") -> str:
+        """The position before the move at ``ply`` (1-based) as python-chess SVG, the move
+        played drawn as a red arrow and the engine's better move, where known, as a green
+        one."""
+        board = chess.Board(self.initial_fen) if self.initial_fen else chess.Board()
+        for san in self.sans[: ply - 1]:
+            board.push_san(san)
+        played = board.parse_san(self.sans[ply - 1])
+        arrows = [chess.svg.Arrow(played.from_square, played.to_square, color="#cc3333")]
+        best = self.evals[ply - 1].best if ply - 1 < len(self.evals) else None
+        if best:
+            try:
+                move = chess.Move.from_uci(best)
+            except ValueError:
+                move = None
+            if move is not None and move != played:
+                arrows.append(chess.svg.Arrow(move.from_square, move.to_square,
+                                              color="#2e8b57"))
+        return chess.svg.board(board, orientation=chess.WHITE if orientation == "white"
+                               else chess.BLACK, arrows=arrows, size=BOARD_SIZE)
+
+    def best_san(self, ply: int) -> str | None:
+        """The engine's better move at ``ply`` in SAN, where known."""
+        best = self.evals[ply - 1].best if ply - 1 < len(self.evals) else None
+        if not best:
+            return None
+        board = chess.Board(self.initial_fen) if self.initial_fen else chess.Board()
+        try:
+            for san in self.sans[: ply - 1]:
+                board.push_san(san)
+            return board.san(chess.Move.from_uci(best))
+        except (ValueError, AssertionError):
+            return None
+
+
+def _moves_and_clocks(game: AnalysedGame) -> tuple[tuple[str, ...], tuple[int, ...] | None]:
+    """The game's moves (SAN) and Lichess's exported clocks (centiseconds, one per ply) where
+    the stored text has them."""
+    if game.source == "pgn":
+        start, board, _problem = read_moves(game.raw, source="pgn", variant=game.variant,
+                                            initial_fen=game.initial_fen)
+        sans: list[str] = []
+        for move in board.move_stack:
+            sans.append(start.san(move))
+            start.push(move)
+        return tuple(sans), None
+    try:
+        obj = json.loads(game.raw)
+    except ValueError:
+        return (), None
+    moves, clocks = obj.get("moves"), obj.get("clocks")
+    return (tuple(moves.split()) if isinstance(moves, str) else (),
+            tuple(clocks) if isinstance(clocks, list) and all(
+                c.__class__ is int for c in clocks) else None)
+
+
+def _uci_moves(sans: Sequence[str], initial_fen: str | None) -> list[str]:
+    board = chess.Board(initial_fen) if initial_fen else chess.Board()
+    out: list[str] = []
+    for san in sans:
+        try:
+            move = board.push_san(san)
+        except ValueError:
+            break
+        out.append(move.uci())
+    return out
+
+
+def engine_judgments(evals: Sequence[PlyEval], ucis: Sequence[str], *, white_first: bool = True
+                     ) -> tuple[PlyEval, ...]:
+    """A local analysis's evals with Lichess's judgments made by its rule in full: a move is
+    judged (:func:`~tracker.analysis.formulas.judge`, against the eval before it, 15 cp
+    before the first move) only where the engine's best move (``best``) is another than the
+    move played (``ucis``, one per ply)."""
+    out: list[PlyEval] = []
+    before = START
+    for i, after in enumerate(evals):
+        played = ucis[i] if i < len(ucis) else None
+        judgment = None
+        if after.best and played and after.best != played and before.known and after.known:
+            judgment = judge(before, after, white_moved=(i % 2 == 0) == white_first)
+        out.append(after._replace(judgment=judgment))
+        if after.known:
+            before = after
+    return tuple(out)
+
+
+def _score(result: str | None, color: Color) -> float | None:
+    if result == DRAW:
+        return 0.5
+    if result in (WHITE_WINS, BLACK_WINS):
+        return 1.0 if (result == WHITE_WINS) == (color == "white") else 0.0
+    return None
+
+
+def _winner(result: str | None) -> Color | None:
+    return "white" if result == WHITE_WINS else "black" if result == BLACK_WINS else None
+
+
+def _engine_label(a: Analysis) -> str | None:
+    if a.source != "engine":
+        return None
+    name = " ".join(x for x in (a.engine, a.engine_version) if x) or "engine"
+    return f"{name}, {a.nodes:,} nodes" if a.nodes else name
+
+
+def game_strength(game: AnalysedGame, model: LevelModel | None) -> GameStrength:
+    """One stored analysed game → :class:`GameStrength` (``model``: the level model of its
+    perf, ``None`` where none serves it: then no level). Its coverage is the plies with an
+    eval over the plies that need one; below :data:`FULL_COVERAGE` no accuracy, ACPL or level
+    is given (the judgments and turning point are those of the plies covered)."""
+    sans, clocks = _moves_and_clocks(game)
+    white_first = not game.initial_fen or game.initial_fen.split()[1:2] != ["b"]
+    evals = game.analysis.evals[: len(sans)] if sans else game.analysis.evals
+    if game.analysis.source == "engine":
+        evals = engine_judgments(evals, _uci_moves(sans, game.initial_fen),
+                                 white_first=white_first)
+    summary = game_summary(evals, white_first=white_first)
+    first_move = int(game.initial_fen.split()[5]) if game.initial_fen and len(
+        game.initial_fen.split()) > 5 else 1
+    turns = turning_points(evals, sans, winner=_winner(game.result),
+                           white_first=white_first, first_move_number=first_move)
+    clock = ((game.clock_initial, game.clock_increment or 0)
+             if game.clock_initial is not None else None)
+    evaluated = sum(1 for e in evals if e.known)
+    plies = max(len(sans) - (game.status == "mate"), 0) if sans else len(evals)
+    covered = plies == 0 or Fraction(evaluated, plies) >= FULL_COVERAGE
+    sides: dict[Color, SideStrength] = {}
+    sided: tuple[tuple[Color, Any, Any, TurningPoint | None], ...] = (
+        ("white", game.white, summary.white, turns.white),
+        ("black", game.black, summary.black, turns.black))
+    for color, who, player, point in sided:
+        features = level_features(evals, color, white_first=white_first, clock=clock,
+                                  clocks=clocks, result=_score(game.result, color),
+                                  status=game.status,
+                                  local=game.analysis.source == "engine")
+        level = (game_level(model, features) if covered and model is not None
+                 and features.moves else None)
+        # A partial analysis shows no accuracy, ACPL or level: 2 moves are not a game's.
+        sides[color] = SideStrength(
+            color, who[0], who[1], who[2], player.accuracy if covered else None,
+            player.acpl if covered else None, player.inaccuracy,
+            player.mistake, player.blunder, level,
+            fide_levels(level, game.perf or "") if level is not None else (), point, features)
+    return GameStrength(
+        game.id, game.perf, utc_from_ms(game.created_at_ms), game.analysis.source,
+        _engine_label(game.analysis), sides["white"], sides["black"], turns.game,
+        tuple(evals), win_curve(evals, white_first=white_first), sans, game.initial_fen,
+        evaluated, plies)
+
+
+def model_for(perf: str | None) -> LevelModel | None:
+    """The level model serving ``perf``, or ``None`` where none does (a variant)."""
+    if not perf:
+        return None
+    try:
+        return load_level_model(perf)
+    except ValueError:
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class SetLevel:
+    """The level a set of games shows together: ``label`` (a month ``YYYY-MM``, or
+    ``"last 20"``), ``games`` in the set with a level, and the ``level`` (``None`` without
+    one)."""
+
+    label: str
+    games: int
+    level: Level | None
+    fide: tuple[FideLevel, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerStrength:
+    """A player's analysed games of one perf: ``games`` newest first as (game, the player's
+    colour); ``months`` oldest first; ``recent`` the last :data:`RECENT_GAMES` games'
+    level; ``model``: the level model's key (``None`` where none serves the perf) and
+    ``note`` what its levels need said (a rapid model applied to blitz). Games whose evals
+    cover only part of them (:attr:`GameStrength.covered` false: ``partial`` of them) are
+    listed in ``games`` but count in neither ``months`` nor ``recent``."""
+
+    player: str
+    perf: str
+    games: list[tuple[GameStrength, Color]]
+    months: list[SetLevel]
+    recent: SetLevel
+    model: str | None
+    note: str | None
+    partial: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``tracker strength USER --perf P --json`` object (docs/analysis.md)."""
+        return {
+            "games": [side_json(g, color) for g, color in self.games],
+            "months": [{"month": m.label, "games": m.games, "level": level_json(m.level)}
+                       for m in self.months],
+            "recent": {"games": self.recent.games, "level": level_json(self.recent.level)},
+        }
+
+
+def _set_level(model: LevelModel | None, label: str, features: list[GameFeatures],
+               perf: str) -> SetLevel:
+    usable = [f for f in features if f.moves]
+    if model is None or not usable:
+        return SetLevel(label, len(usable), None)
+    level = set_level(model, usable)
+    return SetLevel(label, len(usable), level, fide_levels(level, perf))
+
+
+def player_strength(db: Database, user_id: str, perf: str) -> PlayerStrength:
+    """The strength report of ``user_id``'s analysed games of ``perf``. Raises
+    NoAnalysisError when the player has none."""
+    uid = user_id.lower()
+    model = model_for(perf)
+    games: list[tuple[GameStrength, Color]] = []
+    for stored in analysed_games(db, uid, perf):
+        color: Color = "white" if stored.white[0] == uid else "black"
+        games.append((game_strength(stored, model), color))
+    if not games:
+        raise NoAnalysisError(f"no analysed {perf} games of {user_id}: run tracker analyse "
+                              f"{user_id} --perf {perf}, or import with Lichess's evals")
+    covered = [(g, color) for g, color in games if g.covered]
+    by_month: dict[str, list[GameFeatures]] = {}
+    for g, color in reversed(covered):
+        by_month.setdefault(g.played_at.strftime("%Y-%m"), []).append(g.side(color).features)
+    months = [_set_level(model, month, feats, perf) for month, feats in by_month.items()]
+    recent = _set_level(model, f"last {RECENT_GAMES}",
+                        [g.side(c).features for g, c in covered[:RECENT_GAMES]], perf)
+    note = None
+    if model is not None and model.perf != model.fitted_perf:
+        note = (f"the {model.fitted_perf} model applied to {model.perf}: no {model.perf} model "
+                "yet")
+    return PlayerStrength(uid, perf, games, months, recent,
+                          model.name if model is not None else None, note,
+                          len(games) - len(covered))
+
+
+def one_game(db: Database, game_id: str) -> GameStrength:
+    """The strength report of one analysed game. Raises NoAnalysisError."""
+    stored = analysed_game(db, game_id)
+    if stored is None:
+        raise NoAnalysisError(f"no evals stored for the game {game_id!r}: import it with "
+                              "Lichess's analysis, or run tracker analyse for its player")
+    return game_strength(stored, model_for(stored.perf))
+
+
+def level_json(level: Level | None) -> dict[str, Any] | None:
+    """``{"estimate", "low", "high", "model"}`` (Lichess rating points), or ``None``."""
+    if level is None:
+        return None
+    return {"estimate": level.estimate, "low": level.low, "high": level.high,
+            "model": level.model}
+
+
+def turning_json(point: TurningPoint | None) -> dict[str, Any] | None:
+    """``{"ply", "san", "win_before", "win_after", "best"}`` (Win% of the mover, one
+    decimal; ``best`` UCI or ``None``), or ``None``."""
+    if point is None:
+        return None
+    return {"ply": point.ply, "san": point.san, "win_before": round(point.win_before, 1),
+            "win_after": round(point.win_after, 1), "best": point.best}
+
+
+def side_json(game: GameStrength, color: Color) -> dict[str, Any]:
+    """One side of one game with exactly :data:`GAME_KEYS`."""
+    s = game.side(color)
+    return {"id": game.id, "played_at": game.played_at, "color": color, "rating": s.rating,
+            "accuracy": s.accuracy, "acpl": s.acpl, "inaccuracy": s.inaccuracy,
+            "mistake": s.mistake, "blunder": s.blunder, "level": level_json(s.level),
+            "turning_point": turning_json(s.turning_point),
+            "coverage": {"evals": game.evaluated, "plies": game.plies, "full": game.covered}}
+
+
+def game_json(game: GameStrength) -> dict[str, Any]:
+    """The ``tracker strength --game ID --json`` object: ``{"games": [white, black]}``, each
+    side in :data:`GAME_KEYS`."""
+    return {"games": [side_json(game, "white"), side_json(game, "black")]}
+
+
+def with_judgments(evals: Iterable[PlyEval]) -> list[tuple[int, str]]:
+    """``(ply, judgment)`` of the judged plies (1-based), for the eval graph's marks."""
+    return [(i, e.judgment) for i, e in enumerate(evals, start=1) if e.judgment]
+
