@@ -183,6 +183,14 @@ def _strength(quick: bool, cap: int) -> list[Row]:
     from benchmarks import bench_strength
 
     return bench_strength.run(1 if quick else RUNS)
+def _workers(quick: bool, cap: int) -> list[Row]:
+    from benchmarks import bench_workers
+    from tracker.sources.engine import EngineMissingError
+
+    try:
+        return (bench_workers.run(6, 20_000, 1) if quick else bench_workers.run())
+    except EngineMissingError as exc:
+        return [row("analyse --worker (local engine)", "-", "not run", note=str(exc))]
 
 
 _MISSING = "its benchmark script is not in benchmarks/ (yet)"
@@ -207,6 +215,8 @@ BENCHES: dict[str, tuple[Callable[[bool, int], list[Row]], str]] = {
     "analyse": (_analyse, "tracker analyse: games/s beside the engine's limit (1 and 2 jobs), "
                           "the engine's nodes/s, our overhead, 2 jobs against 1 (Stockfish)"),
     "strength": (_strength, "tracker strength for 2,000 analysed games, warm (≤ 1 s)"),
+    "workers": (_workers, "tracker analyse --worker on PostgreSQL: 2 worker processes against "
+                          "1 (Stockfish)"),
 }
 
 _COLUMNS = ("what", "size", "figure", "yardstick", "ratio", "target", "result", "note")

@@ -96,3 +96,31 @@ def test_the_overview_draws_only_the_months_whose_range_is_narrow() -> None:
     assert list(trace.y) == [1475]
     low, high = out.layout.yaxis.range
     assert low <= 1300 and high >= 1650
+def test_the_analyse_progress_says_the_rate_and_the_time_left(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.test_dashboard import APP
+
+    monkeypatch.syspath_prepend(str(APP.parent))
+    import strength_ui
+
+    assert strength_ui.eta_text(0, 20, 3.0) == (
+        "Analysed 0 of 20 games · estimating the time left…")
+    assert strength_ui.eta_text(4, 20, 10.0) == (
+        "Analysed 4 of 20 games · 0.40 games/s · about 40 s left")
+    assert strength_ui.eta_text(5, 2000, 50.0) == (
+        "Analysed 5 of 2000 games · 0.10 games/s · about 5 h 32 min left")
+    assert strength_ui.eta_text(30, 100, 90.0) == (
+        "Analysed 30 of 100 games · 0.33 games/s · about 3 min 30 s left")
+    assert strength_ui.eta_text(20, 20, 10.0) == "Analysed 20 of 20 games"
+
+
+def test_the_analyse_panel_is_absent_in_read_only_mode(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    db = _db(tmp_path, evals=False)
+    at = open_app(db, monkeypatch, "views/games.py", {"player": "reda46", "perf": "rapid"})
+    assert any(e.label.startswith("Analyse") for e in at.expander)  # writable: there
+    monkeypatch.setenv("TRACKER_READ_ONLY", "1")
+    at = open_app(db, monkeypatch, "views/games.py", {"player": "reda46", "perf": "rapid"})
+    assert_clean(at)
+    assert not [e.label for e in at.expander if e.label.startswith("Analyse")]
+    assert not [b for b in at.button if b.label in ("Analyse", "Stop")]

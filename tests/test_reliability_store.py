@@ -177,6 +177,7 @@ def _longest_written() -> dict[tuple[str, str], int]:
     from tracker.report.scale_runs import run_options
     from tracker.report.settings import CLUB_PREFIX, SCALES, START_SCALES, PlayerSettings
     from tracker.sources.engine import ENGINE_NAME_MAX, ENGINE_VERSION_MAX
+    from tracker.store.claims import WORKER_MAX
     from tracker.store.groups import MAX_NAME
     from tracker.store.runs import RUN_STATUSES
     from tracker.store.snapshots import GROUP, PASS, RUN
@@ -218,6 +219,8 @@ def _longest_written() -> dict[tuple[str, str], int]:
         ("game_analysis", "engine"): ENGINE_NAME_MAX,
         ("game_analysis", "engine_version"): ENGINE_VERSION_MAX,
         ("game_analysis", "calibration"): CALIBRATION_ID_MAX,
+        # a worker id and a skipped game's mark are cut to it (tracker.store.claims)
+        ("analysis_claims", "worker"): WORKER_MAX,
     })
     # A saved scale may name a club model: "club:" and a group's name.
     written[("players", "scale")] = max(longest(SCALES), len(CLUB_PREFIX) + MAX_NAME)

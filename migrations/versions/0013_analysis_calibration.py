@@ -1,7 +1,7 @@
 """the calibration a local analysis is read through: ``game_analysis.calibration``
 
 Revision ID: 0013
-Revises: 0011
+Revises: 0012
 Create Date: 2026-12-06
 
 A local engine's evals at a small node budget are not on Lichess's scale (another Stockfish,
@@ -20,7 +20,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0013"
-down_revision: str | None = "0011"
+down_revision: str | None = "0012"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -151,11 +151,26 @@ app = typer.Typer(rich_markup_mode=None)
 
 @app.command("analyse", short_help="Analyse a player's games with a local engine.",
              epilog=examples("tracker analyse me --perf blitz --last 100 --jobs 2",
-                               "tracker analyse me --since 2025-01-01 --nodes 200000"))
+                             "tracker analyse me --since 2025-01-01 --nodes 200000",
+                             "tracker analyse --group club --perf blitz",
+                             "tracker --db postgresql://club@server/club analyse "
+                             "--group club --worker --jobs 2"))
 def analyse_cmd(
     ctx: typer.Context,
-    username: Annotated[str, typer.Argument(help="The player (Lichess username).",
-                                            show_default=False, metavar="USERNAME")],
+    username: Annotated[str | None, typer.Argument(
+        help="The player (Lichess username); or --group NAME.", show_default=False,
+        metavar="USERNAME")] = None,
+    group: Annotated[str | None, typer.Option(
+        "--group", help="Every member's games instead of one player's, newest first.",
+        metavar="NAME")] = None,
+    worker: Annotated[bool, typer.Option(
+        "--worker", help="Work beside other workers on one PostgreSQL database: each "
+        "game analysed once, by whichever worker claims it; runs until none is left.")
+                      ] = False,
+    lease: Annotated[float | None, typer.Option(
+        "--lease", help="With --worker: seconds a claim on a game lasts unrenewed (a "
+        "dead worker's game is claimed again after it). Default 60.",
+        metavar="SECONDS")] = None,
     perf: Annotated[str | None, typer.Option("--perf", help="Only this perf (blitz, "
                                              "rapid, …). Default: every perf.",
                                              metavar="PERF")] = None,
@@ -180,15 +195,25 @@ def analyse_cmd(
 
     A fixed node budget per position, one engine process per job. Every finished game is
     stored at once: Ctrl+C or SIGTERM keeps them, and the same command goes on with the
-    rest. Games Lichess analysed are never analysed again. Exit code 0 when every game
-    asked for is analysed, 1 when the run stopped early or found no game to analyse (a perf
-    without games, a --since after the last), 130 after Ctrl+C, 143 after SIGTERM."""
-    api.check_analyse_args(nodes, jobs)
+    rest. Games Lichess analysed are never analysed again. With --group, every member's
+    games, newest first. With --worker (PostgreSQL only), one of many workers on as many
+    machines, each game analysed once: it prints a line per game it finished and runs
+    until no game is left. Exit code 0 when every game asked for is analysed, 1 when the
+    run stopped early or found no game to analyse (a perf without games, a --since after
+    the last), 130 after Ctrl+C, 143 after SIGTERM."""
+    api.check_analyse_args(nodes, jobs, lease)
     progress, callback = _progress(err)
+
+    def on_game(game_id: str, what: str) -> None:
+        """A worker's log on stdout, one line a game (above the bar on a terminal)."""
+        print(f"{game_id} {what}", flush=True)
+
     try:
         with progress:
             summary = api.analyse(username, db=root_db(ctx), perf=perf, last=last, since=since,
-                                  nodes=nodes, jobs=jobs, engine=engine, progress=callback)
+                                  nodes=nodes, jobs=jobs, engine=engine, progress=callback,
+                                  group=group, worker=worker, lease=lease,
+                                  on_game=on_game if worker and not as_json else None)
     except KeyboardInterrupt as exc:
         kept = exc.summary if isinstance(exc, InterruptedRun) else None
         stopped = isinstance(exc, Terminated)

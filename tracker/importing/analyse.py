@@ -23,7 +23,7 @@ import queue
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -149,15 +149,19 @@ def run_analyse(store: Store, user: str, *, perf: str | None = None,
                 since_ms: int | None = None, last: int | None = None,
                 nodes: int = DEFAULT_NODES, jobs: int | None = None,
                 engine_path: str | None = None, progress: AnalyseProgress | None = None,
-                stop: threading.Event | None = None) -> AnalyseSummary:
+                stop: threading.Event | None = None,
+                members: Sequence[str] | None = None) -> AnalyseSummary:
     """Analyse the player's games without evals (see the module's docstring); ``jobs``
-    defaults to :func:`default_jobs`. Raises ArgumentError for a bad budget or job count,
-    EngineMissingError where no engine is installed and there is a game to analyse."""
+    defaults to :func:`default_jobs`; with ``members`` (lowercase ids), the games of every
+    member instead, each game once, newest first, ``user`` naming them (a group's name) in
+    the summary. Raises ArgumentError for a bad budget or job count, EngineMissingError
+    where no engine is installed and there is a game to analyse."""
     jobs = default_jobs() if jobs is None else jobs
     check_nodes_jobs(nodes, jobs)
     started = time.perf_counter()
-    summary = AnalyseSummary(user.lower(), perf, nodes, jobs)
-    todo, summary.had_evals = games_to_analyse(store, user, perf, since_ms=since_ms, last=last)
+    summary = AnalyseSummary(user if members is not None else user.lower(), perf, nodes, jobs)
+    todo, summary.had_evals = games_to_analyse(
+        store, user if members is None else members, perf, since_ms=since_ms, last=last)
     summary.asked = summary.had_evals + len(todo)
     tasks = _tasks(store, todo, summary)
     if progress is not None:

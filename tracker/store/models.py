@@ -151,6 +151,22 @@ class GameAnalysis(Base):
     calibration: Mapped[str | None] = mapped_column(String(64))
 
 
+class AnalysisClaim(Base):
+    """A game claimed by a worker of ``tracker analyse --worker`` (migration 0012; read and
+    written by :mod:`tracker.store.claims`): the worker's id and the end of its lease (ms since
+    the epoch, the database's clock). Deleted with the game's evals written; claimed again
+    once the lease has ended."""
+
+    __tablename__ = "analysis_claims"
+
+    game_pk: Mapped[int] = mapped_column(
+        Integer, ForeignKey("games.pk", ondelete="CASCADE"), primary_key=True,
+        autoincrement=False,
+    )
+    worker: Mapped[str] = mapped_column(String(64))
+    expires_at_ms: Mapped[int] = mapped_column(BigInteger)
+
+
 class Player(Base):
     """A tracked player and their replay settings (``None`` = the product default)."""
 
