@@ -28,7 +28,8 @@ def ms_to_datetime(ms: object) -> datetime:
 
     Accepts an int, or a float only when integral. Raises ValueError for a value from 0 to
     10**11, which is seconds, not milliseconds (a timestamp in seconds read as milliseconds
-    lands in 1970), and for one beyond the dates a datetime holds (e.g. 6.8e19).
+    lands in 1970) or a date past 9999; OverflowError for one beyond what the platform's time
+    functions hold (e.g. 6.8e19 or 1e30), never the OSError they raise for some of those.
 
     >>> ms_to_datetime(1704067200000)
     datetime.datetime(2024, 1, 1, 0, 0, tzinfo=datetime.timezone.utc)
@@ -42,8 +43,8 @@ def ms_to_datetime(ms: object) -> datetime:
         raise ValueError(f"timestamp {ms} looks like seconds, not milliseconds since the epoch")
     try:
         moment = datetime.fromtimestamp(ms / 1000, tz=UTC)
-    except (OverflowError, OSError) as error:  # beyond what the platform's time functions hold
-        raise ValueError(f"timestamp {ms} is out of range: {error}") from None
+    except OSError as error:  # errno 75: beyond what the platform's time functions hold
+        raise OverflowError(f"timestamp {ms} is out of range: {error}") from None
     return moment.replace(microsecond=(ms % 1000) * 1000)
 
 
