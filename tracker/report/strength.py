@@ -43,7 +43,7 @@ from tracker.core.utc import utc_from_ms
 from tracker.report.game_view import read_moves
 from tracker.store.analysis import AnalysedGame, analysed_game, analysed_games
 from tracker.store.engine import Database
-from tracker.store.games import game_source
+from tracker.store.games import has_game
 
 #: The set of "recent" games: the last this many analysed games.
 RECENT_GAMES: Final = 20
@@ -375,7 +375,7 @@ def player_strength(db: Database, user_id: str, perf: str) -> PlayerStrength:
 def one_game(db: Database, game_id: str) -> GameStrength:
     """The strength report of one analysed game. Raises NoAnalysisError."""
     stored = analysed_game(db, game_id)
-    if stored is None and game_source(db, game_id) is None:
+    if stored is None and not has_game(db, game_id):
         raise NoAnalysisError(f"no game {game_id!r} in the database: give a Lichess game id "
                               "(8 characters, the end of its lichess.org address) of a game "
                               "imported here")
