@@ -27,6 +27,12 @@ from tracker.store.db import Store
 from tracker.store.engine import SCHEMA_HEAD, _sqlite_on_connect, alembic_config
 from tracker.store.games import (
     GAME_COLUMNS,
+    P_BLACK,
+    P_DIGEST,
+    P_GAME,
+    P_ID,
+    P_RAW,
+    P_WHITE,
     SIDE_COLUMNS,
     prepare,
 )
@@ -66,10 +72,10 @@ def _write_as_0005(engine: Engine, records: Sequence[GameRecord], batch: int = 5
                      f"({', '.join(':' + c for c in OLD_SIDE_COLUMNS)})")
     for i in range(0, len(records), batch):
         chunk = [prepare(r) for r in records[i : i + batch]]
-        games = [dict(zip(OLD_GAME_COLUMNS, (*p.game, p.raw, p.digest),
+        games = [dict(zip(OLD_GAME_COLUMNS, (*p[P_GAME], p[P_RAW], p[P_DIGEST]),
                           strict=True)) for p in chunk]
-        sides = [dict(zip(OLD_SIDE_COLUMNS, (p.id, *side), strict=True))
-                 for p in chunk for side in (p.white, p.black)]
+        sides = [dict(zip(OLD_SIDE_COLUMNS, (p[P_ID], *side), strict=True))
+                 for p in chunk for side in (p[P_WHITE], p[P_BLACK])]
         with engine.begin() as conn:
             conn.execute(games_sql, games)
             conn.execute(sides_sql, sides)

@@ -34,6 +34,8 @@ from tracker.store.db import Store
 from tracker.store.engine import DatabaseError
 from tracker.store.games import (
     BATCH_SIZE,
+    P_BLACK,
+    P_WHITE,
     PreparedGame,
     StoredGame,
     WriteCounts,
@@ -133,7 +135,7 @@ def _count_sides(players: Counter[str], names: dict[str, str],
 def count_players(players: Counter[str], names: dict[str, str], game: PreparedGame) -> None:
     """Count the players of ``game`` in ``players`` (user id → games) and keep each one's
     name as first spelt in ``names``: what names the player of an import."""
-    white, black = game.white, game.black  # side rows: colour, user id, name, …
+    white, black = game[P_WHITE], game[P_BLACK]  # side rows: colour, user id, name, …
     _count_sides(players, names, ((white[1], white[2]), (black[1], black[2])))
 
 

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any, Final
 
-import msgspec
 from sqlalchemy import Connection, Select, Table, and_, func, select, update
 from sqlalchemy.sql import ColumnElement, FromClause
 
@@ -139,34 +138,26 @@ class WriteCounts:
         self.evals_added += other.evals_added
 
 
-class PreparedGame(msgspec.Struct, array_like=True, frozen=True, gc=False):
-    """A record as the write path stores it, made without the store (:func:`prepare`).
-
-    It crosses from an import's reader process to its writer pickled, so it is a
-    ``msgspec.Struct`` laid out as an array: it pickles as fast as a plain tuple (2,907 real
-    games: 6.8 ms against 7.3 ms; a ``NamedTuple`` 8.0 ms, a slotted dataclass 14 ms) and
-    is built in 0.06 µs a game. Not tracked by the cyclic collector (``gc=False``): it holds
-    strings, numbers, tuples and an :class:`~tracker.core.records.Analysis`, never a cycle.
-
-    ``id``, ``digest`` (of the raw text), ``source``, ``plies``, ``result``: what the batch's
-    dedupe and the "never poorer" rule compare; ``game``: the ``games`` row without its key,
-    raw text and digest (:data:`GAME_COLUMNS` from ``id`` to ``tournament_id``: times in ms
-    since epoch UTC); ``white``, ``black``: each side's ``game_sides`` row without the game's
-    key (:data:`SIDE_COLUMNS` after ``game_pk``: colour, user id, name, …); ``analysis``: the
-    evals to keep apart; ``raw``: the raw text as stored (compressed,
-    :func:`~tracker.core.codec.compress_raw`).
-    """
-
-    id: str
-    digest: str
-    source: str
-    plies: int | None
-    result: str | None
-    game: tuple[Any, ...]
-    white: tuple[Any, ...]
-    black: tuple[Any, ...]
-    analysis: Analysis | None
-    raw: bytes
+#: A record as the write path stores it, made without the store (:func:`prepare`), a plain
+#: tuple (it crosses from an import's reader process to its writer as cheaply as a tuple
+#: pickles: a named tuple costs twice as much), read by the positions below: what the batch's
+#: dedupe and the "never poorer" rule compare (id, raw digest, source, plies, result); the
+#: ``games`` row without its key, raw text and digest (:data:`GAME_COLUMNS` from ``id`` to
+#: ``tournament_id``: times in ms since epoch UTC); each side's ``game_sides`` row without
+#: the game's key (:data:`SIDE_COLUMNS` after ``game_pk``: colour first); the evals to keep
+#: apart; the raw text as stored (compressed, :func:`~tracker.core.codec.compress_raw`).
+PreparedGame = tuple[str, str, str, int | None, str | None, tuple[Any, ...], tuple[Any, ...],
+                     tuple[Any, ...], Analysis | None, bytes]
+P_ID: Final = 0
+P_DIGEST: Final = 1
+P_SOURCE: Final = 2
+P_PLIES: Final = 3
+P_RESULT: Final = 4
+P_GAME: Final = 5
+P_WHITE: Final = 6
+P_BLACK: Final = 7
+P_ANALYSIS: Final = 8
+P_RAW: Final = 9
 
 
 def prepare(rec: GameRecord) -> PreparedGame:
@@ -176,7 +167,7 @@ def prepare(rec: GameRecord) -> PreparedGame:
     last = datetime_to_ms(rec.last_move_at) if rec.last_move_at is not None else None
     w, b = rec.white, rec.black
     text = rec.raw.encode("utf-8")
-    return PreparedGame(
+    return (
         rec.id, raw_digest(text), rec.source, rec.plies, rec.result,
         (rec.id, rec.source, created, last, last if last is not None else created, rec.rated,
          rec.variant, rec.speed, rec.perf, rec.status, rec.result, rec.plies,
@@ -195,11 +186,11 @@ def _poorer(game: PreparedGame, source: str, plies: int | None, result: str | No
     """True when ``game`` has less than the stored copy of the same game (its ``source``,
     ``plies``, ``result``): a poorer source, fewer plies, or no result where the stored copy
     has one. A finished game never loses moves."""
-    mine = game.plies
+    mine = game[P_PLIES]
     return (
-        SOURCE_RANK[game.source] < SOURCE_RANK.get(source, 0)
+        SOURCE_RANK[game[P_SOURCE]] < SOURCE_RANK.get(source, 0)
         or (plies is not None and mine is not None and mine < plies)
-        or (result is not None and game.result is None)
+        or (result is not None and game[P_RESULT] is None)
     )
 
 
@@ -242,14 +233,14 @@ def write_prepared(db: Database, games: Iterable[PreparedGame], run: RunCounts |
     by_id: dict[str, PreparedGame] = {}
     counts = WriteCounts()
     for game in games:
-        earlier = by_id.get(game.id)
+        earlier = by_id.get(game[P_ID])
         if earlier is not None:  # a game twice in one batch: counted, as across batches
-            if earlier.digest == game.digest or _poorer(
-                    game, earlier.source, earlier.plies, earlier.result):
+            if earlier[P_DIGEST] == game[P_DIGEST] or _poorer(
+                    game, earlier[P_SOURCE], earlier[P_PLIES], earlier[P_RESULT]):
                 counts.unchanged += 1
                 continue
             counts.updated += 1
-        by_id[game.id] = game  # the later, richer or changed copy wins
+        by_id[game[P_ID]] = game  # the later, richer or changed copy wins
     if not by_id:
         return counts
     with db.engine.begin() as conn:
@@ -377,20 +368,20 @@ def _rows(by_id: Mapping[str, PreparedGame], existing: Mapping[str, StoredCopy],
             counts.new += 1
             pk = next_pk
             next_pk += 1
-        elif old.digest == game.digest or _poorer(game, old.source, old.plies, old.result):
+        elif old.digest == game[P_DIGEST] or _poorer(game, old.source, old.plies, old.result):
             counts.unchanged += 1
-            if game.analysis is not None:
-                analyses.append((old.pk, game.analysis, False))
+            if game[P_ANALYSIS] is not None:
+                analyses.append((old.pk, game[P_ANALYSIS], False))
             continue
         else:
             counts.updated += 1
             pk = old.pk
-        analysis = game.analysis
+        analysis = game[P_ANALYSIS]
         if analysis is not None:
             analyses.append((pk, analysis, True))
-        game_rows.append((pk, *game.game, game.raw, game.digest))
-        side_rows.append((pk, *game.white))
-        side_rows.append((pk, *game.black))
+        game_rows.append((pk, *game[P_GAME], game[P_RAW], game[P_DIGEST]))
+        side_rows.append((pk, *game[P_WHITE]))
+        side_rows.append((pk, *game[P_BLACK]))
     return game_rows, side_rows, analyses
 
 
