@@ -5,6 +5,7 @@
 #               first, when root and missing, for the browser, engine and PostgreSQL tests; says
 #               so before it does)
 #   make bench  the performance targets against their yardsticks (ARGS=--quick: 10k games)
+#   make install-check  the wheel installed outside the checkout runs tracker demo (as CI does)
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -12,7 +13,7 @@ STAMP  := $(VENV)/.installed-stamp
 DEMO_DB ?= demo.db
 PORT    ?= 8501
 
-.PHONY: setup demo demo-cli test lint bench clean
+.PHONY: setup demo demo-cli test lint bench clean install-check
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit("tracker needs Python 3.11 or newer") if sys.version_info < (3, 11) else None'
@@ -53,6 +54,12 @@ lint: $(STAMP)
 	$(BIN)/mypy
 	MYPYPATH=dashboard:dashboard/views $(BIN)/mypy $(addprefix -m ,$(DASHBOARD_MODULES))
 	$(BIN)/python scripts/check_imports.py
+
+# The wheel as a user installs it (pipx install . / uv tool install .): built, installed in a
+# fresh venv outside the checkout, then tracker demo and tracker dashboard run there (~30 s;
+# INSTALL_CHECK_FULL=1 installs the dependencies from the index too). CI runs it after the tests.
+install-check: $(STAMP)
+	PYTHON=$(PYTHON) bash scripts/install-check.sh
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks $(ARGS)

@@ -185,6 +185,20 @@ def _structs(_quick: bool, _cap: int) -> list[Row]:
     return bench_structs.run()
 
 
+def _strength(quick: bool, cap: int) -> list[Row]:
+    from benchmarks import bench_strength
+
+    return bench_strength.run(1 if quick else RUNS)
+def _workers(quick: bool, cap: int) -> list[Row]:
+    from benchmarks import bench_workers
+    from tracker.sources.engine import EngineMissingError
+
+    try:
+        return (bench_workers.run(6, 20_000, 1) if quick else bench_workers.run())
+    except EngineMissingError as exc:
+        return [row("analyse --worker (local engine)", "-", "not run", note=str(exc))]
+
+
 _MISSING = "its benchmark script is not in benchmarks/ (yet)"
 
 #: name → (benchmark, what it measures), in the order of the table.
@@ -205,8 +219,11 @@ BENCHES: dict[str, tuple[Callable[[bool, int], list[Row]], str]] = {
                         "(SQLite, PostgreSQL)"),
     "cli": (_cli, "start-up of tracker --help, calc, replay and import-file into a new database "
                   "(new processes)"),
-    "analyse": (_analyse, "tracker analyse: games/s, the engine's nodes/s, our overhead, "
-                          "2 jobs against 1 (Stockfish)"),
+    "analyse": (_analyse, "tracker analyse: games/s beside the engine's limit (1 and 2 jobs), "
+                          "the engine's nodes/s, our overhead, 2 jobs against 1 (Stockfish)"),
+    "strength": (_strength, "tracker strength for 2,000 analysed games, warm (≤ 1 s)"),
+    "workers": (_workers, "tracker analyse --worker on PostgreSQL: 2 worker processes against "
+                          "1 (Stockfish)"),
 }
 
 _COLUMNS = ("what", "size", "figure", "yardstick", "ratio", "target", "result", "note")

@@ -29,15 +29,27 @@ st.set_page_config(page_title="tracker — FIDE-style rating from Lichess games"
                    layout="wide")
 
 READ_ONLY = ui.read_only()
+
+
+def read_only_import() -> None:
+    """What ``/import`` shows on a read-only server (instead of Streamlit's "Page not
+    found"): that it imports nothing, and where to import."""
+    st.header("Importing is off on this server", anchor=False)
+    st.markdown(ui.READ_ONLY_IMPORT)
+
+
 page = st.navigation([
     st.Page(PAGES / "overview.py", title="Overview", icon=":material/show_chart:", default=True),
     st.Page(PAGES / "periods.py", title="Periods", icon=":material/calendar_month:"),
     st.Page(PAGES / "games.py", title="Games", icon=":material/list:"),
     st.Page(PAGES / "group.py", title="Group", icon=":material/groups:", url_path="group"),
     st.Page(PAGES / "calculator.py", title="Calculator", icon=":material/calculate:"),
-    # Read-only (tracker dashboard --read-only): no Import page at all, not even by its URL.
-    *([] if READ_ONLY else [st.Page(PAGES / "import_.py", title="Import",
-                                    icon=":material/download:", url_path="import")]),
+    # Read-only (tracker dashboard --read-only): no Import page in the navigation; its URL
+    # says that the server is read-only.
+    st.Page(read_only_import, title="Import (read-only)", icon=":material/lock:",
+            url_path="import", visibility="hidden") if READ_ONLY
+    else st.Page(PAGES / "import_.py", title="Import", icon=":material/download:",
+                 url_path="import"),
     st.Page(PAGES / "settings.py", title="Settings", icon=":material/settings:"),
 ])
 if READ_ONLY:  # said on every page, above its content

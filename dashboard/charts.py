@@ -26,6 +26,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from tracker import api
 from tracker.api import LichessPoint, PeriodRow, ReplayReport
 
 LICHESS_COLOR: Final = "#4a7fc1"
@@ -103,7 +104,7 @@ def band_steps(periods: Sequence[PeriodRow], end: datetime
         start = month_start(next_period(period))
         stop = month_start(next_period(bands[i + 1][0])) if i + 1 < len(bands) else end
         low = None if band is None or band.min is None else float(band.min)
-        mid = None if band is None or band.median is None else float(band.median)
+        mid = None if band is None else _plain(band.median)  # whole, as FIDE prints it
         high = None if band is None or band.max is None else float(band.max)
         xs += [start, stop]
         lows += [low, low]
@@ -127,9 +128,12 @@ LINE_GAP: Final = timedelta(days=31)
 #: A performance rating over fewer games than this does not stretch the y-axis (FIDE needs 5
 #: games for an initial rating; one game gives a performance of opponent ± 800).
 MIN_PERFORMANCE_GAMES: Final = 5
-#: Room above and below the rating lines, as a share of their span (at least ``_MIN_PAD``).
-RANGE_PAD: Final = 0.05
-_MIN_PAD: Final = 15
+#: Room above and below the rating lines, as a share of their span (at least ``_MIN_PAD``
+#: points): every plotted point stays inside the axes with room for its marker.
+RANGE_PAD: Final = 0.08
+_MIN_PAD: Final = 25
+#: Room above the plot (pixels) for plotly's toolbar, so that it never covers the data.
+TOOLBAR_ROOM: Final = 40
 
 
 def month_start(period: str) -> datetime:
@@ -160,13 +164,13 @@ Step = tuple[str, "int | float | None", "int | float | None", str]
 
 
 def _plain(x: object) -> int | float | None:
-    """A rating for plotly: an int, a float for a median ending in .5, ``None``."""
+    """A rating for plotly, whole as FIDE publishes it (a median ending in .5 rounded half
+    up, :func:`tracker.api.whole_rating`), ``None`` for none."""
     if x is None:
         return None
     if isinstance(x, int):
         return x
-    value = float(x)  # type: ignore[arg-type]  # a Fraction or Decimal rating
-    return int(value) if value.is_integer() else value
+    return api.whole_rating(x)  # type: ignore[arg-type]  # a Fraction or Decimal rating
 
 
 def answer_steps(periods: Sequence[PeriodRow]) -> list[Step]:
@@ -389,6 +393,12 @@ def rating_range(report: ReplayReport, real: RealLines | None = None
         start, end = report.periods[0].period, chart_end(report.periods)
         for months in real.values():
             values += real_steps(months, start, end)[1]
+    return padded_range(values)
+
+
+def padded_range(values: Sequence[float]) -> tuple[float, float] | None:
+    """A y-axis range holding ``values`` with :data:`RANGE_PAD` of room (at least
+    ``_MIN_PAD`` points) above and below; ``None`` for no value."""
     if not values:
         return None
     low, high = min(values), max(values)
@@ -593,7 +603,8 @@ def overview_figure(report: ReplayReport, real: RealLines | None = None) -> go.F
     fig.update_layout(
         barmode="stack", height=PLOT_HEIGHT + LEGEND_ROW_HEIGHT * legend_rows,
         hovermode="closest",
-        margin={"l": 10, "r": 10, "t": 10, "b": 20 + LEGEND_ROW_HEIGHT * legend_rows},
+        margin={"l": 10, "r": 10, "t": TOOLBAR_ROOM,
+                "b": 20 + LEGEND_ROW_HEIGHT * legend_rows},
         legend={"orientation": "h", "x": 0, "y": -0.05, "xanchor": "left", "yanchor": "top",
                 "traceorder": "normal", "entrywidth": 0.5, "entrywidthmode": "fraction"},
     )

@@ -17,6 +17,9 @@ JUDGMENT_COLORS: Final = {"Inaccuracy": "#56b4e9", "Mistake": "#e69f00", "Blunde
 GLYPHS: Final = {"Inaccuracy": "?!", "Mistake": "?", "Blunder": "??"}
 LEVEL_NAME: Final = "Level shown in the moves (10–90 % range)"
 LEVEL_COLOR: Final = "#2e8b57"
+#: A month's level is drawn only when its 10–90 % range is narrower than this (rating points):
+#: a wider one says too little to draw beside a rating line.
+MAX_DRAWN_WIDTH: Final = 400
 EVAL_NAME: Final = "White's Win%"
 
 
@@ -64,11 +67,19 @@ def month_middle(month: str) -> datetime:
     return datetime(year, mon, 15)
 
 
+def drawn_months(months: Sequence[SetLevel]) -> list[SetLevel]:
+    """The months whose level is drawn: a level with a range narrower than
+    :data:`MAX_DRAWN_WIDTH`."""
+    return [m for m in months
+            if m.level is not None and m.level.high - m.level.low < MAX_DRAWN_WIDTH]
+
+
 def add_levels(fig: go.Figure, months: Sequence[SetLevel]) -> go.Figure:
-    """A copy of the Overview's figure with the level each month's games show: a marker at
-    the estimate with its 10–90 % range as a bar, on the rating axis (the Lichess scale of
-    the perf), labelled in the legend; the axis widened to hold the ranges."""
-    shown = [m for m in months if m.level is not None]
+    """A copy of the Overview's figure with the level each month's games show
+    (:func:`drawn_months` only): a marker at the estimate with its 10–90 % range as a bar, on
+    the rating axis (the Lichess scale of the perf), labelled in the legend; the axis widened
+    to hold the ranges, so none is drawn off the chart."""
+    shown = drawn_months(months)
     out = go.Figure(fig)
     if not shown:
         return out

@@ -6,7 +6,9 @@ from :mod:`tracker.api`."""
 from __future__ import annotations
 
 import os
+import threading
 import time
+from dataclasses import dataclass
 from typing import Any, Final
 
 import streamlit as st
@@ -88,8 +90,11 @@ def show_game(game_id: str, color: str) -> None:
         col.metric("Level shown", _level(s.level),
                   help="The level this game's moves show: estimate (10–90 % range) on the "
                        "Lichess scale of the perf. The rating is never an input.")
-        col.caption(f"{s.inaccuracy} inaccuracies (?!), {s.mistake} mistakes (?), "
-                    f"{s.blunder} blunders (??)"
+        col.caption(f"{api.plural(s.inaccuracy, 'inaccuracy')} (?!), "
+                    f"{api.plural(s.mistake, 'mistake')} (?), "
+                    f"{api.plural(s.blunder, 'blunder')} (??)"
+                    + (" computed from the evals by Lichess's thresholds (the file carried no "
+                       "judgments: Lichess may count fewer)" if s.counts_computed else "")
                     + (f"; {s.level.note}" if s.level is not None and s.level.note else ""))
     _turning_point(game, color)
     st.plotly_chart(strength_charts.eval_figure(game, _turning_ply(game, color)),
@@ -117,8 +122,32 @@ def _turning_point(game: GameStrength, color: str) -> None:
         words.markdown(f"Better was **{best}**.")
 
 
+def eta_text(done: int, total: int, seconds: float) -> str:
+    """The progress line: games done of the total, the rate so far and the time left at that
+    rate (``seconds`` since the start)."""
+    text = f"Analysed {done} of {total} games"
+    if done >= total:
+        return text
+    if done == 0 or seconds <= 0:
+        return text + " · estimating the time left…"
+    rate = done / seconds
+    left = round((total - done) / rate)
+    hours, rest = divmod(left, 3600)
+    minutes, secs = divmod(rest, 60)
+    eta = (f"{hours} h {minutes:02d} min" if hours else
+           f"{minutes} min {secs:02d} s" if minutes else f"{secs} s")
+    return text + f" · {rate:.2f} games/s · about {eta} left"
+
+
 def analyse_panel(user_id: str, perf: str) -> None:
-    """Start ``tracker analyse`` for the player and perf, with a progress bar."""
+    """Start ``tracker analyse`` for the player and perf, with a progress bar, the time left
+    and a Stop button (the games finished are kept). Absent when the database is read-only.
+
+    The analysis runs in a thread of its own (:class:`_Running`, kept in the session) while
+    the script redraws the bar. A click on Stop starts a new run of the script and stops this
+    one at its next redraw; the new run finds the analysis still in the session (a run that
+    reaches its end takes it out), sets its ``stop`` event, waits for the engines to close
+    and shows the partial summary."""
     if ui.read_only():  # no engine for visitors: the API refuses too, before any search
         return
     with st.expander(f"Analyse {ui.md(user_id)}'s {perf} games with Stockfish"):
@@ -134,23 +163,66 @@ def analyse_panel(user_id: str, perf: str) -> None:
                                         max_value=10_000_000, value=api.default_nodes(),
                                         step=50_000)
             go = st.form_submit_button("Analyse", icon=":material/memory:")
-        if not go:
-            return
-        bar = st.progress(0.0, text="Starting the engine…")
-        last_update = [0.0]
+        key = f"analyse_running_{user_id}_{perf}"
+        before: _Running | None = st.session_state.pop(key, None)
+        if before is not None:  # a run that did not reach its end: Stop, or another click
+            before.stop.set()
+            before.thread.join(timeout=60)
+            summary = before.state.get("summary")
+            st.warning(ui.md("Stopped: " + (
+                summary.line() if summary is not None else
+                f"{before.state['done']} of {before.state['total'] or 0} games analysed, "
+                "every one kept")))
+        if go:
+            _run_analyse(user_id, perf, int(last), int(budget), int(workers), key)
 
-        def update(done: int, total: int) -> None:
-            now = time.monotonic()
-            if now - last_update[0] < PROGRESS_EVERY and done < total:
-                return
-            last_update[0] = now
-            bar.progress(done / total if total else 1.0,
-                         text=f"Analysed {done} of {total} games")
 
+@dataclass
+class _Running:
+    """An analysis started by the panel: its thread, its stop event, what it reported
+    (``done``, ``total``, then ``summary`` or ``error``)."""
+
+    thread: threading.Thread
+    stop: threading.Event
+    state: dict[str, Any]
+
+
+def _run_analyse(user_id: str, perf: str, last: int, nodes: int, jobs: int, key: str) -> None:
+    """The run of :func:`analyse_panel` (see there)."""
+    st.button("Stop", key=f"analyse_stop_{user_id}_{perf}", icon=":material/stop:",
+              help="Stop the analysis: every game finished so far is kept.")
+    bar = st.progress(0.0, text="Starting the engine…")
+    stop = threading.Event()
+    state: dict[str, Any] = {"done": 0, "total": None}
+    db = ui.store()
+
+    def run() -> None:
         try:
-            summary = api.analyse(user_id, db=ui.store(), perf=perf, last=int(last),
-                                  nodes=int(budget), jobs=int(workers), progress=update)
+            state["summary"] = api.analyse(
+                user_id, db=db, perf=perf, last=last, nodes=nodes, jobs=jobs, stop=stop,
+                progress=lambda done, total: state.update(done=done, total=total))
         except TrackerError as exc:
-            st.error(ui.md(exc))
-            return
-        (st.success if summary.status == "complete" else st.warning)(ui.md(summary.line()))
+            state["error"] = exc
+        except Exception as exc:  # shown in one line, as any error on the page
+            state["error"] = f"{type(exc).__name__}: {exc}"
+
+    started = time.monotonic()
+    thread = threading.Thread(target=run, name="tracker-dashboard-analyse", daemon=True)
+    st.session_state[key] = _Running(thread, stop, state)  # for the run a Stop starts
+    thread.start()
+    try:
+        while thread.is_alive():
+            thread.join(PROGRESS_EVERY)
+            total = state["total"]
+            if total is not None:  # a click on Stop ends this script run here
+                bar.progress(state["done"] / total if total else 1.0,
+                             text=eta_text(state["done"], total, time.monotonic() - started))
+    except BaseException:
+        stop.set()  # the page left or Stop: no engine runs on unseen
+        raise
+    st.session_state.pop(key, None)
+    if "error" in state:
+        st.error(ui.md(state["error"]))
+        return
+    summary = state["summary"]
+    (st.success if summary.status == "complete" else st.warning)(ui.md(summary.line()))

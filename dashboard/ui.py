@@ -58,6 +58,16 @@ _SHORTCODE: Final = re.compile(r":(?=[A-Za-z][\w/+-]*:)")
 WORD_JOINER: Final = "\u2060"
 
 
+def sentence(text: str) -> str:
+    """``text`` as a sentence that follows a full stop: its first letter upper-case and a full
+    stop at its end (``"the rapid model applied to blitz"`` → ``"The rapid model applied to
+    blitz."``); ``""`` stays ``""``."""
+    text = text.strip()
+    if not text:
+        return ""
+    return text[:1].upper() + text[1:] + ("" if text.endswith((".", "!", "?")) else ".")
+
+
 def md(value: object) -> str:
     """``value`` as literal text inside Streamlit Markdown: line breaks made spaces, the
     characters of inline markup backslash-escaped, a block marker at its start escaped, and
@@ -99,6 +109,13 @@ def read_only() -> bool:
     return api.read_only_mode()
 
 
+#: What the read-only server's ``/import`` says.
+READ_ONLY_IMPORT: Final = (
+    "This dashboard is served read-only (`tracker dashboard --read-only`): it imports "
+    "nothing and changes nothing. Import a player's games with the `tracker` command where the "
+    "database is kept: `tracker import USERNAME` or `tracker import-file FILE`; the pages here "
+    "show them at the next visit."
+)
 READ_ONLY_NOTE: Final = (
     "Read-only: this dashboard shows the database and changes nothing. Importing games, "
     "settings and FIDE links are done with the `tracker` command where the database is kept."
@@ -439,10 +456,15 @@ ROW_HEIGHT: Final = 35
 MAX_TABLE_ROWS: Final = 20
 
 
-def table_height(rows: int) -> int:
-    """The height (pixels) that shows ``rows`` rows and the header exactly (up to 20 rows; a
-    longer table scrolls)."""
-    return ROW_HEIGHT * (min(max(rows, 1), MAX_TABLE_ROWS) + 1) + 3
+def table_height(rows: int, max_rows: int = MAX_TABLE_ROWS) -> int:
+    """The height (pixels) that shows ``rows`` rows and the header exactly (up to
+    ``max_rows`` rows, 20 by default; a longer table scrolls inside)."""
+    return ROW_HEIGHT * (min(max(rows, 1), max_rows) + 1) + 3
+
+
+#: The Periods table shows this many months before it scrolls inside: the page scrolls, with
+#: every month of a few years' history in view.
+MAX_PERIOD_ROWS: Final = 120
 
 
 def signed(x: Any) -> str:

@@ -172,7 +172,8 @@ def report(games: dict[str, dict[str, Any]], todo: list[tuple[str, str]], cache:
             s_est, s_low, s_high = (np.asarray(v, dtype=np.float64) for v in zip(
                 *((lv.estimate, lv.low, lv.high) for lv in lvs), strict=True))
             show(f"model, {k} evals, sets of 10", fit.figures(s_est, s_low, s_high, s_real))
-        _, _, _, t_real, t_acpl = fit.set_arrays(train)
+        t = fit.set_arrays(train, np.zeros(len(train.ratings)))
+        t_real, t_acpl = t.real, t.acpl
         show("training median, sets of 10", fit.median_figures(t_real, s_real))
         show("ACPL line, local evals, sets of 10", fit.AcplLine(t_acpl, t_real).figures(
             np.asarray([np.mean([acpl[i] for i in ix]) for ix in sets]), s_real))

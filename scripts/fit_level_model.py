@@ -1,22 +1,32 @@
-"""Fit the level model from analysed Lichess games: python scripts/fit_level_model.py DATA
-[--out tracker/analysis/models/level-rapid-1.json]
+"""Fit the level models from analysed Lichess games:
+python scripts/fit_level_model.py RAPID [--speeds PGN] [--out-dir tracker/analysis/models]
 
-DATA: the shared analysed rapid games (``lichess-rapid-analysed-41k.ndjson.zst``: one game per
-line in the Lichess API export format, with ``analysis[]``). Reproducible: the split is a fixed
-hash of the player's id, the fit has no randomness. Prints the held-out figures beside the two
-baselines (the training median; a least-squares line on log(1 + ACPL)) and writes them into the
-model file with the model (``docs/strength.md``).
+RAPID: the shared analysed rapid games (``lichess-rapid-analysed-41k.ndjson.zst``: one game per
+line in the Lichess API export format, with ``analysis[]``); PGN: the shared analysed games of
+every speed (``lichess-2020-01-analysed-989.pgn``, ``[%eval]`` and ``[%clk]``). Writes
+``level-<speed>-2.json`` for rapid, blitz, bullet and classical. Reproducible: the splits are a
+fixed hash of the player's id, the bootstrap has a fixed seed. Prints the held-out figures beside
+the two baselines measured in the same run (the training median; a least-squares line on
+ln(1 + ACPL)) and writes them into each model file (``docs/strength.md``).
 
-The model (STRENGTH.md §3, no rating among the inputs): each move of a player falls in a cell,
-context (the mover's Win% before it × the phase by ply) × the Win% it lost (8 bins). Per rating
-(every 50 points), the share of each bin within each context, from the training players' moves
-weighted by a Gaussian kernel over their rating (σ 75) and smoothed toward the pooled shares
-(20 moves' worth). A game's likelihood over a rating grid is the product over its moves,
-tempered (raised to a power < 1, fitted on validation players so that the 10–90 % range holds
-~80 % of real ratings: moves of one game are not independent); a set of n games is tempered
-once more by n^(β − 1) (games of one player are not independent either; β fitted the same way
-on sets). Times the prior (the training players' ratings), normalised: the median is the
-estimate, the 10th and 90th percentiles the range.
+The model (STRENGTH.md §3, §3a; no rating among the inputs):
+
+1. Each player-game → its summary (``tracker.analysis.level.SUMMARY``: ACPL, accuracy, error
+   rates, loss quantiles, by phase and position) → one score, a ridge fit of the rating on the
+   summary (training players, rapid).
+2. The likelihood: per rating of the grid, the mean and the spread of the score of a player of
+   that rating (local-linear kernel fits on the training players: heteroscedastic). A set of n
+   games averages its scores; its spread shrinks to ρ + (1 − ρ)/n of one game's, ρ the
+   within-player correlation (estimated on training players, set on validation players so that
+   80 % of the sets' ranges hold).
+3. The range: the 10th–90th percentiles of the likelihood under a flat prior (a population prior
+   shrinks a 2300 to 1700: its range misses); the spread is scaled on validation players so 80 %
+   of the single games' ranges hold. The estimate: the median under the population prior (one
+   game) or under the prior at a weight chosen on validation players so no 200-point band's
+   mean signed error exceeds 50 (sets), kept inside the range.
+4. Every other speed: the rapid score, on the speed's own scale: mean(r) = rapid mean(c + d·(r
+   − 1500)), spread k · rapid spread(…): c, d, k fitted (maximum likelihood) on 70 % of the
+   PGN's players of that speed, figures on the other 30 %; the prior is the speed's ratings.
 """
 
 from __future__ import annotations
@@ -26,67 +36,62 @@ import hashlib
 import io
 import json
 import sys
+import time
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
+import chess.pgn
 import numpy as np
 import numpy.typing as npt
 import zstandard
 
 from tracker.analysis.level import (
+    SUMMARY,
     GameFeatures,
-    blocks,
-    count_cells,
+    estimates,
     game_level,
     level_features,
     level_model_from_json,
-    normalised,
-    set_level,
+    summary,
 )
-from tracker.core.evals import from_lichess_entry
+from tracker.core.evals import PlyEval, from_lichess_entry
 
 ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_OUT = ROOT / "tracker" / "analysis" / "models" / "level-rapid-1.json"
+DEFAULT_OUT = ROOT / "tracker" / "analysis" / "models"
+DEFAULT_SPEEDS = ROOT.parent / "shared" / "data" / "analysed" / "lichess-2020-01-analysed-989.pgn"
 
-KEY, VERSION, PERF = "level-rapid", 1, "rapid"
-LOSS_EDGES = [0.0, 1.0, 2.0, 5.0, 10.0, 20.0, 35.0]
-WIN_BEFORE = [(0.0, 15.0), (15.0, 85.0), (85.0, 100.5)]
-PLIES = [(1.0, 20.0), (21.0, 60.0), (61.0, 100000.0)]
-CONTEXTS: list[dict[str, list[float]]] = [{"win_before": list(w), "ply": list(p)}
-                                          for w in WIN_BEFORE for p in PLIES]
-#: How the game ended from the player's side (tracker.analysis.level.ending), one more
-#: observation per game where listed. Not used: measured on the held-out players, the full
-#: endings lowered the MAE by ~1 point (per game 235.5 → 234.6, sets 144.6 → 143.2), and the
-#: gain came from the opponent's decisions (whether the loser resigned or played on to mate):
-#: restricted to the player's own (a won game as one category), it was gone (235.5, 145.2).
-#: An opponent's habits reflect the opponent's rating, i.e. the pairing, not the play.
-ENDINGS: list[str] = []
-CENTRES = list(range(500, 3001, 50))
-KERNEL_SIGMA = 75.0
-SMOOTHING = 20.0
+VERSION = 2
 GRID = {"low": 400, "high": 3000, "step": 10}
+RIDGE = 1.0
+MEAN_BANDWIDTH, SD_BANDWIDTH, MIN_WEIGHT = 80.0, 120.0, 50.0
 PRIOR_BANDWIDTH = 40.0
+SPEED_PRIOR_BANDWIDTH = 100.0
 SET_SIZE, SET_MIN = 20, 10
+#: Bands (200 points) with fewer held-out player-games (sets) than this are not judged.
+BAND_MIN_GAMES, BAND_MIN_SETS = 100, 20
+BAND_MIN_SPEED = 30
+MAX_SET_BIAS = 50.0
+BOOTSTRAP = 200
+SPEEDS = ("blitz", "bullet", "classical")
 
 Floats = npt.NDArray[np.float64]
-Ints = npt.NDArray[np.int64]
 
 
 @dataclass(frozen=True)
 class PlayerGame:
     """One player's side of one game: who, their rating (the target, never an input), when,
-    and what the model reads."""
+    the speed, and what the model reads."""
 
     game_id: str
     player: str
     rating: int
     played_at: int
     features: GameFeatures
+    perf: str = "rapid"
 
 
 def read_lines(path: Path, digest: Any) -> Iterator[bytes]:
@@ -128,6 +133,54 @@ def load(path: Path) -> tuple[list[PlayerGame], str, int]:
     return out, digest.hexdigest(), games
 
 
+def speed_of(initial: int, increment: int) -> str:
+    """Lichess's speed of a clock setting (estimated time initial + 40 × increment)."""
+    total = initial + 40 * increment
+    return ("ultraBullet" if total < 30 else "bullet" if total < 180 else "blitz" if total < 480
+            else "rapid" if total < 1500 else "classical")
+
+
+def load_pgn(path: Path) -> tuple[list[PlayerGame], str, int]:
+    """Every player-game of a PGN with ``[%eval]`` (and ``[%clk]``) comments, its speed from
+    the TimeControl tag (games without one, correspondence, are left out), the sha256 of the
+    file, the game count."""
+    raw = path.read_bytes()
+    out: list[PlayerGame] = []
+    games = 0
+    with io.StringIO(raw.decode("utf-8")) as text:
+        while (game := chess.pgn.read_game(text)) is not None:
+            games += 1
+            tags = game.headers
+            control = tags.get("TimeControl", "-")
+            if "+" not in control:
+                continue
+            initial, increment = (int(x) for x in control.split("+"))
+            evals: list[PlyEval] = []
+            clocks: list[int | None] = []
+            for node in game.mainline():
+                pov = node.eval()
+                white = pov.white() if pov is not None else None
+                evals.append(PlyEval(None, None) if white is None
+                             else PlyEval(None, white.mate()) if white.is_mate()
+                             else PlyEval(white.score(), None))
+                seconds = node.clock()
+                clocks.append(None if seconds is None else round(seconds * 100))
+            known = [c for c in clocks if c is not None]
+            result = tags.get("Result", "*")
+            played = datetime.strptime(f"{tags['UTCDate']} {tags['UTCTime']}",
+                                       "%Y.%m.%d %H:%M:%S").replace(tzinfo=UTC)
+            for color, tag in (("white", "White"), ("black", "Black")):
+                score = (0.5 if result == "1/2-1/2" else None if result == "*"
+                         else 1.0 if (result == "1-0") == (color == "white") else 0.0)
+                features = level_features(evals, color, clock=(initial, increment),
+                                          clocks=known if len(known) == len(clocks) else None,
+                                          result=score)
+                out.append(PlayerGame(tags.get("Site", ""), tags[tag], int(tags[f"{tag}Elo"]),
+                                      int(played.timestamp() * 1000), features,
+                                      speed_of(initial, increment)))
+    return out, hashlib.sha256(raw).hexdigest(), games
+
+
 def split_of(player: str) -> str:
     """The fixed split by player: sha256 of the id, 60 % train, 20 % validation, 20 % held out.
     """
@@ -135,25 +188,10 @@ def split_of(player: str) -> str:
     return "train" if bucket < 6 else "validation" if bucket < 8 else "held-out"
 
 
-# --- the fit -----------------------------------------------------------------------------------
-
-def fit_log_probs(counts: Ints, ratings: Floats) -> Floats:
-    """log P(bin | context, rating) at each of :data:`CENTRES` (rows) for every cell."""
-    bins = len(LOSS_EDGES) + 1
-    centres = np.asarray(CENTRES, dtype=np.float64)
-    weights = np.exp(-0.5 * ((centres[:, None] - ratings[None, :]) / KERNEL_SIGMA) ** 2)
-    weighted = weights @ counts.astype(np.float64)  # centres × cells
-    pooled = counts.sum(axis=0).astype(np.float64)
-    out = np.empty_like(weighted)
-    starts = [c * bins for c in range(len(CONTEXTS) + 1)]
-    if ENDINGS:
-        starts.append(starts[-1] + len(ENDINGS))
-    for start, stop in pairwise(starts):
-        cols = slice(start, stop)
-        shares = (pooled[cols] + 1) / (pooled[cols] + 1).sum()
-        smoothed = weighted[:, cols] + SMOOTHING * shares[None, :]
-        out[:, cols] = np.log(smoothed / smoothed.sum(axis=1, keepdims=True))
-    return out
+def speed_split_of(player: str) -> str:
+    """The speeds' split by player (PGN): 70 % fit, 30 % held out."""
+    bucket = hashlib.sha256(f"level-speed-split:{player}".encode()).digest()[0] % 10
+    return "train" if bucket < 7 else "held-out"
 
 
 def grid() -> Floats:
@@ -162,43 +200,105 @@ def grid() -> Floats:
     return out
 
 
-def fit_prior(ratings: Floats) -> Floats:
-    """The training ratings' density on the grid (Gaussian kernel), with a floor of 1e-4 of its
-    peak so no rating on the grid is impossible."""
+def rounded(xs: Floats | Sequence[float], digits: int = 6) -> list[float]:
+    return [float(f"{float(v):.{digits}g}") for v in xs]
+
+
+# --- the fit -----------------------------------------------------------------------------------
+
+@dataclass
+class Ridge:
+    """rating ≈ intercept + Σ coef · (x − centre) / scale, least squares with an L2 penalty."""
+
+    centre: Floats
+    scale: Floats
+    coef: Floats
+    intercept: float
+
+    @classmethod
+    def fit(cls, x: Floats, y: Floats) -> Ridge:
+        centre, scale = x.mean(axis=0), x.std(axis=0) + 1e-9
+        z = (x - centre) / scale
+        penalty = RIDGE * np.eye(z.shape[1])
+        coef = np.linalg.solve(z.T @ z + penalty, z.T @ (y - y.mean()))
+        return cls(centre, scale, coef, float(y.mean()))
+
+    def predict(self, x: Floats) -> Floats:
+        out: Floats = self.intercept + ((x - self.centre) / self.scale) @ self.coef
+        return out
+
+    def json(self) -> dict[str, Any]:
+        return {"centre": rounded(self.centre), "scale": rounded(self.scale),
+                "coef": rounded(self.coef), "intercept": float(f"{self.intercept:.8g}")}
+
+
+def kernel_fit(x: Floats, y: Floats, at: Floats, bandwidth: float) -> Floats:
+    """Local-linear kernel regression of ``y`` on ``x`` at ``at`` (NaN where the kernel's weight
+    is below :data:`MIN_WEIGHT`)."""
+    out = np.full(len(at), np.nan)
+    for i, g in enumerate(at):
+        w = np.exp(-0.5 * ((x - g) / bandwidth) ** 2)
+        if w.sum() < MIN_WEIGHT:
+            continue
+        a = np.stack([np.ones_like(x), x - g], axis=1) * np.sqrt(w)[:, None]
+        out[i] = np.linalg.lstsq(a, y * np.sqrt(w), rcond=None)[0][0]
+    return out
+
+
+def extended(values: Floats, linear: bool) -> Floats:
+    """``values`` (NaN outside the data) carried to the grid's ends: linearly (the slope of the
+    last 100 points) or as constants."""
+    out = values.copy()
+    ok = np.flatnonzero(~np.isnan(out))
+    first, last = int(ok[0]), int(ok[-1])
     g = grid()
-    density = np.exp(-0.5 * ((g[:, None] - ratings[None, :]) / PRIOR_BANDWIDTH) ** 2).sum(axis=1)
+    span = min(10, last - first)
+    slope0 = (out[first + span] - out[first]) / (g[first + span] - g[first]) if linear else 0.0
+    slope1 = (out[last] - out[last - span]) / (g[last] - g[last - span]) if linear else 0.0
+    out[:first] = out[first] + slope0 * (g[:first] - g[first])
+    out[last + 1:] = out[last] + slope1 * (g[last + 1:] - g[last])
+    return out
+
+
+def fit_likelihood(score: Floats, rating: Floats) -> tuple[Floats, Floats]:
+    """The score's mean (non-decreasing) and spread per rating of the grid."""
+    g = grid()
+    mean = np.maximum.accumulate(extended(kernel_fit(rating, score, g, MEAN_BANDWIDTH), True))
+    residual = score - np.interp(rating, g, mean)
+    var = extended(kernel_fit(rating, residual ** 2, g, SD_BANDWIDTH), False)
+    return mean, np.sqrt(np.maximum(var, 1.0))
+
+
+def fit_prior(ratings: Floats, bandwidth: float = PRIOR_BANDWIDTH) -> Floats:
+    """The ratings' density on the grid (Gaussian kernel), with a floor of 1e-4 of its peak so
+    no rating on the grid is impossible."""
+    g = grid()
+    density = np.exp(-0.5 * ((g[:, None] - ratings[None, :]) / bandwidth) ** 2).sum(axis=1)
     density /= density.sum()
     floored = np.maximum(density, density.max() * 1e-4)
     out: Floats = floored / floored.sum()
     return out
 
 
-def quantiles(log_post: Floats, qs: Sequence[float]) -> list[Floats]:
-    """Per row of unnormalised log-posteriors on the grid, the ``qs`` quantiles (linear)."""
-    g = grid()
-    post = np.exp(log_post - log_post.max(axis=1, keepdims=True))
-    post /= post.sum(axis=1, keepdims=True)
-    cdf = np.cumsum(post, axis=1) - post / 2  # each grid point's mass centred on it
-    out: list[Floats] = []
-    rows = np.arange(cdf.shape[0])
-    for q in qs:
-        i = np.clip((cdf < q).sum(axis=1), 1, len(g) - 1)
-        c0, c1 = cdf[rows, i - 1], cdf[rows, i]
-        frac = np.clip((q - c0) / np.maximum(c1 - c0, 1e-300), 0, 1)
-        out.append(g[i - 1] + frac * (g[i] - g[i - 1]))
-    return out
+def within_player_correlation(z: Floats, players: Sequence[str]) -> float:
+    """The share of the standardised scores' variance common to a player's games (one-way
+    analysis of variance over players with ≥ 2 games)."""
+    by_player: dict[str, list[int]] = defaultdict(list)
+    for i, p in enumerate(players):
+        by_player[p].append(i)
+    groups = [z[ix] for ix in by_player.values() if len(ix) >= 2]
+    if not groups:
+        return 0.0
+    within = float(np.mean([g.var(ddof=1) for g in groups]))
+    between = float(np.var([g.mean() for g in groups]) - np.mean([within / len(g) for g in groups]))
+    return max(0.0, between / (between + within))
 
 
-def coverage(loglik: Floats, log_prior: Floats, weight: Floats, real: Floats) -> float:
-    low, high = quantiles(log_prior[None, :] + weight[:, None] * loglik, (0.1, 0.9))
-    return float(np.mean((real >= low) & (real <= high)))
-
-
-def solve(target: float, f: Any, lo: float, hi: float) -> float:
-    """The x in [lo, hi] where the decreasing ``f`` crosses ``target`` (bisection, 30 steps)."""
+def solve(target: float, f: Callable[[float], float], lo: float, hi: float) -> float:
+    """The x in [lo, hi] where the increasing ``f`` crosses ``target`` (bisection, 30 steps)."""
     for _ in range(30):
         mid = (lo + hi) / 2
-        if f(mid) > target:
+        if f(mid) < target:
             lo = mid
         else:
             hi = mid
@@ -215,7 +315,7 @@ def sets_of(pgs: Sequence[PlayerGame]) -> list[tuple[str, list[int]]]:
         by_player[pg.player].append(i)
     out: list[tuple[str, list[int]]] = []
     for indices in by_player.values():
-        indices.sort(key=lambda i: pgs[i].played_at)
+        indices.sort(key=lambda i: (pgs[i].played_at, pgs[i].game_id))
         for start in range(0, len(indices), SET_SIZE):
             block = indices[start:start + SET_SIZE]
             if len(block) >= SET_MIN:
@@ -229,12 +329,60 @@ def sets_of(pgs: Sequence[PlayerGame]) -> list[tuple[str, list[int]]]:
 
 # --- figures -----------------------------------------------------------------------------------
 
-def figures(estimate: Floats, low: Floats, high: Floats, real: Floats) -> dict[str, float]:
-    err = np.abs(estimate - real)
-    return {"n": len(real), "mae": round(float(err.mean()), 1),
-            "median_ae": round(float(np.median(err)), 1),
-            "coverage_10_90": round(float(np.mean((real >= low) & (real <= high))), 3),
-            "mean_width": round(float(np.mean(high - low)), 1)}
+class Boot:
+    """Player-level bootstrap weights: :data:`BOOTSTRAP` resamples of the players (fixed seed),
+    each item weighted by how often its player was drawn."""
+
+    def __init__(self, players: Sequence[str]) -> None:
+        names = sorted(set(players))
+        code = {p: i for i, p in enumerate(names)}
+        ix = np.asarray([code[p] for p in players])
+        rng = np.random.default_rng(20261206)
+        draws = rng.integers(0, len(names), size=(BOOTSTRAP, len(names)))
+        counts = np.stack([np.bincount(d, minlength=len(names)) for d in draws])
+        self.weights: Floats = counts[:, ix].astype(np.float64)  # resamples × items
+        self.players = len(names)
+
+
+def _ci(values: Floats, weights: Floats, digits: int = 1) -> list[float]:
+    """The 2.5th–97.5th percentiles of the weighted means of ``values`` over the resamples."""
+    total = weights.sum(axis=1)
+    ok = total > 0
+    means = (weights[ok] @ values) / total[ok]
+    return [round(float(v), digits) for v in np.percentile(means, [2.5, 97.5])]
+
+
+def figures(estimate: Floats, low: Floats, high: Floats, real: Floats,
+            boot: Boot | None = None, mask: npt.NDArray[np.bool_] | None = None
+            ) -> dict[str, Any]:
+    """MAE, median AE, mean signed error (bias), 10–90 % coverage, mean width; with ``boot``,
+    95 % intervals of MAE, bias and coverage from the player-level bootstrap."""
+    m = np.ones(len(real), dtype=bool) if mask is None else mask
+    err = estimate[m] - real[m]
+    hit = ((real[m] >= low[m]) & (real[m] <= high[m])).astype(np.float64)
+    out: dict[str, Any] = {
+        "n": int(m.sum()), "mae": round(float(np.abs(err).mean()), 1),
+        "median_ae": round(float(np.median(np.abs(err))), 1),
+        "bias": round(float(err.mean()), 1),
+        "coverage_10_90": round(float(hit.mean()), 3),
+        "mean_width": round(float(np.mean(high[m] - low[m])), 1)}
+    if boot is not None:
+        w = boot.weights[:, m]
+        out["mae_ci"] = _ci(np.abs(err), w)
+        out["bias_ci"] = _ci(err, w)
+        out["coverage_ci"] = _ci(hit, w, 3)
+    return out
+
+
+def by_band(estimate: Floats, low: Floats, high: Floats, real: Floats, boot: Boot | None,
+            least: int) -> dict[str, dict[str, Any]]:
+    """:func:`figures` per 200-point band of real ratings with at least ``least`` items."""
+    out = {}
+    for lo in range(600, 2800, 200):
+        m = (real >= lo) & (real < lo + 200)
+        if m.sum() >= least:
+            out[f"{lo}-{lo + 199}"] = figures(estimate, low, high, real, boot, m)
+    return out
 
 
 class AcplLine:
@@ -251,171 +399,427 @@ class AcplLine:
         out: Floats = self.a + self.b * np.log1p(acpl)
         return out
 
-    def figures(self, acpl: Floats, real: Floats) -> dict[str, float]:
+    def ranges(self, acpl: Floats) -> tuple[Floats, Floats, Floats]:
         est = self.predict(acpl)
-        return figures(est, est + self.r10, est + self.r90, real)
+        return est, est + self.r10, est + self.r90
+
+    def figures(self, acpl: Floats, real: Floats) -> dict[str, Any]:
+        return figures(*self.ranges(acpl), real)
 
 
-def median_figures(train: Floats, real: Floats) -> dict[str, float]:
+def median_ranges(train: Floats, n: int) -> tuple[Floats, Floats, Floats]:
     med, p10, p90 = (float(v) for v in np.percentile(train, [50, 10, 90]))
-    n = len(real)
-    return figures(np.full(n, med), np.full(n, p10), np.full(n, p90), real)
+    return np.full(n, med), np.full(n, p10), np.full(n, p90)
+
+
+def median_figures(train: Floats, real: Floats) -> dict[str, Any]:
+    """The training median's :func:`figures` on ``real``."""
+    return figures(*median_ranges(train, len(real)), real)
 
 
 @dataclass
 class Data:
-    """The split's arrays: cell counts, ratings, ACPL of the player-games with a scored move."""
+    """A split's player-games with a scored move: summaries, ratings, ACPL, players."""
 
     pgs: list[PlayerGame]
-    counts: Ints
+    x: Floats
     ratings: Floats
     acpl: Floats
 
+    @property
+    def players(self) -> list[str]:
+        return [pg.player for pg in self.pgs]
 
-def arrays(pgs: list[PlayerGame]) -> Data:
-    kept = [pg for pg in pgs if pg.features.acpl is not None]
-    counts = np.stack([count_cells(CONTEXTS, LOSS_EDGES, [pg.features], ENDINGS)
-                       for pg in kept])
-    return Data(kept, counts, np.asarray([pg.rating for pg in kept], dtype=np.float64),
+
+def arrays(pgs: Sequence[PlayerGame]) -> Data:
+    kept = [pg for pg in pgs if pg.features.moves and pg.features.acpl is not None]
+    x = (np.asarray([summary(pg.features) for pg in kept], dtype=np.float64) if kept
+         else np.zeros((0, len(SUMMARY))))
+    return Data(kept, x, np.asarray([pg.rating for pg in kept], dtype=np.float64),
                 np.asarray([pg.features.acpl for pg in kept], dtype=np.float64))
 
 
-def set_arrays(d: Data) -> tuple[list[tuple[str, list[int]]], Ints, Floats, Floats, Floats]:
-    """The sets of a split: (kind, indices), summed counts, size, mean rating, mean ACPL."""
+@dataclass
+class Sets:
+    """A split's sets: kind, indices, mean score, size, mean rating, mean ACPL, the player."""
+
+    kinds: list[str]
+    indices: list[list[int]]
+    score: Floats
+    size: Floats
+    real: Floats
+    acpl: Floats
+    players: list[str]
+
+
+def set_arrays(d: Data, score: Floats) -> Sets:
     sets = sets_of(d.pgs)
-    counts = np.stack([d.counts[ix].sum(axis=0) for _, ix in sets])
-    sizes = np.asarray([len(ix) for _, ix in sets], dtype=np.float64)
-    real = np.asarray([d.ratings[ix].mean() for _, ix in sets])
-    acpl = np.asarray([d.acpl[ix].mean() for _, ix in sets])
-    return sets, counts, sizes, real, acpl
+    return Sets([k for k, _ in sets], [ix for _, ix in sets],
+                np.asarray([score[ix].mean() for _, ix in sets]),
+                np.asarray([len(ix) for _, ix in sets], dtype=np.float64),
+                np.asarray([d.ratings[ix].mean() for _, ix in sets]),
+                np.asarray([d.acpl[ix].mean() for _, ix in sets]),
+                [d.pgs[ix[0]].player for _, ix in sets])
 
 
-def calibrate(val: Data, log_probs_grid: Floats, log_prior: Floats) -> tuple[float, float]:
-    """The game temper τ and the set exponent β, each so that 80 % of validation ranges hold."""
-    ll = val.counts.astype(np.float64) @ log_probs_grid
-    ones = np.ones(len(val.ratings))
-    tau = solve(0.8, lambda t: coverage(ll, log_prior, t * ones, val.ratings), 0.01, 1.0)
-    _, counts, sizes, real, _ = set_arrays(val)
-    set_ll = counts.astype(np.float64) @ log_probs_grid
-    beta = solve(0.8, lambda b: coverage(set_ll, log_prior, tau * sizes ** (b - 1), real),
-                 0.0, 1.0)
-    return tau, beta
+def coverage_of(model: dict[str, Any], score: Floats, size: Floats, real: Floats) -> float:
+    _, low, high = estimates(level_model_from_json(model), score, size)
+    return float(np.mean((real >= low) & (real <= high)))
 
 
-def model_figures(model_data: dict[str, Any], d: Data) -> dict[str, Any]:
-    """The held-out figures of the model as shipped (through tracker.analysis.level)."""
-    model = level_model_from_json(model_data)
-    levels = [game_level(model, pg.features) for pg in d.pgs]
-    est, low, high = (np.asarray(v, dtype=np.float64) for v in zip(
-        *((lv.estimate, lv.low, lv.high) for lv in levels), strict=True))
-    sets = sets_of(d.pgs)
-    set_levels = [set_level(model, [d.pgs[i].features for i in ix]) for _, ix in sets]
-    real = np.asarray([d.ratings[ix].mean() for _, ix in sets])
-    s_est, s_low, s_high = (np.asarray(v, dtype=np.float64) for v in zip(
-        *((lv.estimate, lv.low, lv.high) for lv in set_levels), strict=True))
-    per_kind = {kind: figures(s_est[m], s_low[m], s_high[m], real[m])
-                for kind in ("block of 20", "month")
-                if (m := np.asarray([k == kind for k, _ in sets])).any()}
-    bands = {}
-    for lo in range(600, 2800, 200):
-        m = (d.ratings >= lo) & (d.ratings < lo + 200)
-        if m.sum() >= 50:
-            bands[f"{lo}-{lo + 199}"] = figures(est[m], low[m], high[m], d.ratings[m])
-    return {"games": figures(est, low, high, d.ratings),
-            "sets": figures(s_est, s_low, s_high, real), "sets_by_kind": per_kind,
-            "games_by_rating": bands}
+def worst_set_bias(model: dict[str, Any], s: Sets) -> float:
+    est, _, _ = estimates(level_model_from_json(model), s.score, s.size)
+    biases = [abs(float((est - s.real)[m].mean())) for lo in range(600, 2800, 200)
+              if (m := (s.real >= lo) & (s.real < lo + 200)).sum() >= BAND_MIN_SETS]
+    return max(biases, default=0.0)
 
 
-def baseline_figures(train: Data, test: Data) -> dict[str, Any]:
+def calibrate(model: dict[str, Any], val: Data, score: Floats) -> None:
+    """On validation players: the spread's scale so that 80 % of single games' ranges hold,
+    the within-player correlation so that 80 % of sets' ranges hold, and the prior's weight in
+    a set's estimate (the largest of 0, 0.1 … 1 whose worst band bias stays within 50)."""
+    base_sd = np.asarray(model["likelihood"]["sd"])
+    ones = np.ones(len(score))
+
+    def with_scale(k: float) -> float:
+        model["likelihood"]["sd"] = rounded(base_sd * k)
+        return coverage_of(model, score, ones, val.ratings)
+
+    k = solve(0.8, with_scale, 0.5, 2.0)
+    model["likelihood"]["sd"] = rounded(base_sd * k)
+    model["likelihood"]["sd_scale"] = round(k, 4)
+    s = set_arrays(val, score)
+    if len(s.kinds):
+        def with_rho(rho: float) -> float:
+            model["within_player_correlation"] = rho
+            return coverage_of(model, s.score, s.size, s.real)
+
+        model["within_player_correlation"] = round(solve(0.8, with_rho, 0.0, 0.9), 4)
+        weight = 0.0
+        for w in np.arange(0.0, 1.01, 0.1):
+            model["prior_weight"]["set_estimate"] = round(float(w), 2)
+            if worst_set_bias(model, s) <= MAX_SET_BIAS:
+                weight = round(float(w), 2)
+        model["prior_weight"]["set_estimate"] = weight
+
+
+def evaluate(model: dict[str, Any], test: Data, train: Data, train_score: Floats
+             ) -> dict[str, Any]:
+    """The held-out figures of the model as shipped (``tracker.analysis.level.estimates``) and
+    of the baselines fitted on the training players in the same run: per game, per set, by
+    band, by set size and kind, with 95 % player-level bootstrap intervals."""
+    lm = level_model_from_json(model)
+    score = np.asarray([lm.tables.offset + float(lm.tables.coef @ x) for x in test.x])
+    est, low, high = estimates(lm, score, np.ones(len(score)))
+    boot = Boot(test.players)
     line = AcplLine(train.acpl, train.ratings)
-    _, _, _, train_real, train_acpl = set_arrays(train)
-    _, _, _, test_real, test_acpl = set_arrays(test)
-    set_line = AcplLine(train_acpl, train_real)
-    return {
-        "training_median": {"games": median_figures(train.ratings, test.ratings),
-                            "sets": median_figures(train_real, test_real)},
-        "acpl_line": {"games": line.figures(test.acpl, test.ratings),
-                      "sets": set_line.figures(test_acpl, test_real),
-                      "fit": f"rating = {line.a:.1f} + {line.b:.1f} · ln(1 + ACPL) per game; "
-                             f"{set_line.a:.1f} + {set_line.b:.1f} · ln(1 + mean ACPL) per set"},
+    out: dict[str, Any] = {
+        "players": boot.players,
+        "model": {"games": figures(est, low, high, test.ratings, boot),
+                  "games_by_rating": by_band(est, low, high, test.ratings, boot,
+                                             BAND_MIN_GAMES)},
+        "training_median": {"games": figures(*median_ranges(train.ratings, len(test.ratings)),
+                                             test.ratings, boot)},
+        "acpl_line": {"games": figures(*line.ranges(test.acpl), test.ratings, boot),
+                      "fit": f"rating = {line.a:.1f} + {line.b:.1f} · ln(1 + ACPL) per game"},
     }
+    out["acpl_line"]["games_by_rating"] = by_band(*line.ranges(test.acpl), test.ratings, boot,
+                                                  BAND_MIN_GAMES)
+    out["mae_vs_acpl_line"] = round(out["model"]["games"]["mae"]
+                                    / out["acpl_line"]["games"]["mae"], 3)
+    s = set_arrays(test, score)
+    if not s.kinds:
+        return out
+    s_est, s_low, s_high = estimates(lm, s.score, s.size)
+    sboot = Boot(s.players)
+    model_sets = out["model"]
+    model_sets["sets"] = figures(s_est, s_low, s_high, s.real, sboot)
+    model_sets["sets_by_rating"] = by_band(s_est, s_low, s_high, s.real, sboot, BAND_MIN_SETS)
+    kinds = np.asarray(s.kinds)
+    model_sets["sets_by_kind"] = {k: figures(s_est, s_low, s_high, s.real, sboot, kinds == k)
+                                  for k in ("block of 20", "month") if (kinds == k).any()}
+    sizes = {"10-14": (10, 14), "15-19": (15, 19), "20+": (20, 10 ** 6)}
+    model_sets["sets_by_size"] = {
+        label: figures(s_est, s_low, s_high, s.real, sboot, (s.size >= a) & (s.size <= b))
+        for label, (a, b) in sizes.items() if ((s.size >= a) & (s.size <= b)).any()}
+    t = set_arrays(train, train_score)
+    set_line = AcplLine(t.acpl, t.real)
+    out["training_median"]["sets"] = figures(*median_ranges(t.real, len(s.real)), s.real, sboot)
+    out["acpl_line"]["sets"] = figures(*set_line.ranges(s.acpl), s.real, sboot)
+    out["acpl_line"]["sets_by_rating"] = by_band(*set_line.ranges(s.acpl), s.real, sboot,
+                                                 BAND_MIN_SETS)
+    out["acpl_line"]["fit"] += (f"; {set_line.a:.1f} + {set_line.b:.1f} · ln(1 + mean ACPL) "
+                                "per set")
+    return out
+
+
+def weak_bands(held: dict[str, Any]) -> list[dict[str, Any]]:
+    """Where the held-out figures say the model is weak: a band whose coverage is outside
+    70–90 %, or whose set bias exceeds ±75, and the ends beyond the judged bands."""
+    out: list[dict[str, Any]] = []
+    for kind in ("games", "sets"):
+        bands = held["model"].get(f"{kind}_by_rating", {})
+        for band, f in bands.items():
+            lo, hi = (int(v) for v in band.split("-"))
+            why = []
+            if not 0.7 <= f["coverage_10_90"] <= 0.9:
+                why.append(f"the range held {f['coverage_10_90']:.0%} of held-out {kind} rated "
+                           f"{band}")
+            if kind == "sets" and abs(f["bias"]) > 75:
+                why.append(f"sets rated {band} read {f['bias']:+.0f} on average")
+            if why:
+                out.append({"kind": kind, "low": lo, "high": hi, "why": "; ".join(why)})
+        if bands:
+            first = min(int(b.split("-")[0]) for b in bands)
+            last = max(int(b.split("-")[1]) for b in bands)
+            out.append({"kind": kind, "low": GRID["low"], "high": first - 1,
+                        "why": f"too few held-out {kind} below {first} to check the model"})
+            out.append({"kind": kind, "low": last + 1, "high": GRID["high"],
+                        "why": f"too few held-out {kind} above {last} to check the model"})
+    return out
 
 
 def fit(pgs: list[PlayerGame], sha256: str, games: int, data_name: str) -> dict[str, Any]:
+    """The rapid model (the base of every speed), with its held-out figures."""
     parts = {name: arrays([pg for pg in pgs if split_of(pg.player) == name])
              for name in ("train", "validation", "held-out")}
-    train = parts["train"]
-    log_probs = fit_log_probs(train.counts, train.ratings)
-    prior = fit_prior(train.ratings)
+    train, val, test = parts["train"], parts["validation"], parts["held-out"]
+    ridge = Ridge.fit(train.x, train.ratings)
+    train_score = ridge.predict(train.x)
+    mean, sd = fit_likelihood(train_score, train.ratings)
     g = grid()
-    # cells × grid: log P(cell's bin | its context, rating) between the centres
-    log_probs_grid = normalised(np.stack([np.interp(g, CENTRES, log_probs[:, j])
-                                          for j in range(log_probs.shape[1])], axis=1),
-                                blocks(CONTEXTS, LOSS_EDGES, ENDINGS)).T
-    tau, beta = calibrate(parts["validation"], log_probs_grid, np.log(prior))
+    z = (train_score - np.interp(train.ratings, g, mean)) / np.interp(train.ratings, g, sd)
+    rho = within_player_correlation(z, train.players)
+    prior = fit_prior(train.ratings)
     lo, hi = (float(v) for v in np.percentile(train.ratings, [0.5, 99.5]))
     model: dict[str, Any] = {
-        "key": KEY, "version": VERSION, "perf": PERF,
-        "description": "The level a rapid game shows, from the Win% each move lost "
-                       "(docs/strength.md). Inputs: the evals of the player's moves (Win% before "
-                       "and after, ply). Never a rating.",
-        "features": "per move: context (mover's Win% before: <15, 15-85, >85 × ply 1-20, "
-                    "21-60, 61+) × Win% lost (bins by loss_edges)",
-        "loss_edges": LOSS_EDGES, "contexts": CONTEXTS, "endings": ENDINGS,
-        "ratings": CENTRES,
-        "log_probs": [[round(float(v), 5) for v in row] for row in log_probs],
-        "grid": GRID, "prior": [float(f"{v:.6g}") for v in prior],
-        "temper": {"game": round(tau, 4), "set_exponent": round(beta, 4)},
+        "key": "level-rapid", "version": VERSION, "perf": "rapid",
+        "description": "The level a rapid game shows, from a summary of the Win% and centipawns "
+                       "its moves lost (docs/strength.md). Inputs: the evals of the player's "
+                       "moves. Never a rating, the result, the status or the clock.",
+        "features": list(SUMMARY),
+        "regression": ridge.json(),
+        "grid": GRID,
+        "likelihood": {"mean": rounded(mean), "sd": rounded(sd)},
+        "within_player_correlation": round(rho, 4),
+        "prior": rounded(prior),
+        "prior_weight": {"game_estimate": 1.0, "game_range": 0.0, "set_estimate": 0.0,
+                         "set_range": 0.0},
         "fitted_range": [round(lo), round(hi)],
-        "training": {
-            "data": f"{data_name}: {games:,} rated standard rapid Lichess games with Lichess's "
-                    "server analysis (2014-07 … 2022-12), the game histories of ~4,750 players "
-                    "met in rapid tournaments: a sample of analysed games",
-            "sha256": sha256,
-            "split": "by player: sha256('level-split:' + user id), first byte mod 10: 0-5 "
-                     "train, 6-7 validation (temper), 8-9 held out (figures)",
-            "player_games": {k: len(v.pgs) for k, v in parts.items()},
-            "players": {k: len({pg.player for pg in v.pgs}) for k, v in parts.items()},
-            "kernel_sigma": KERNEL_SIGMA, "smoothing_moves": SMOOTHING,
-            "prior_bandwidth": PRIOR_BANDWIDTH,
-        },
+        "borrows": None,
     }
-    test = parts["held-out"]
-    model["held_out"] = {"model": model_figures(model, test),
-                         **baseline_figures(train, test),
-                         "evals": "Lichess server analysis"}
+    val_score = ridge.predict(val.x)
+    calibrate(model, val, val_score)
+    model["training"] = {
+        "data": f"{data_name}: {games:,} rated standard rapid Lichess games with Lichess's "
+                "server analysis (2014-07 … 2022-12), the game histories of ~4,750 players "
+                "met in rapid tournaments: a sample of analysed games",
+        "sha256": sha256,
+        "split": "by player: sha256('level-split:' + user id), first byte mod 10: 0-5 train, "
+                 "6-7 validation (spread, correlation, prior weight), 8-9 held out (figures)",
+        "player_games": {k: len(v.pgs) for k, v in parts.items()},
+        "players": {k: len(set(v.players)) for k, v in parts.items()},
+        "within_player_correlation_training": round(rho, 4),
+        "ridge_penalty": RIDGE, "bandwidths": {"mean": MEAN_BANDWIDTH, "sd": SD_BANDWIDTH,
+                                               "prior": PRIOR_BANDWIDTH},
+    }
+    model["held_out"] = evaluate(model, test, train, train_score)
+    model["held_out"]["evals"] = "Lichess server analysis"
+    model["weak"] = weak_bands(model["held_out"])
     return model
+
+
+def speed_model(base: dict[str, Any], speed: str, pgs: Sequence[PlayerGame], sha256: str,
+                data_name: str) -> dict[str, Any]:
+    """``speed``'s model: the rapid model's score on the speed's own scale (c, d, k by maximum
+    likelihood on the fit players of the speed), the speed's prior, held-out figures."""
+    lm = level_model_from_json(base)
+    parts = {name: arrays([pg for pg in pgs if pg.perf == speed
+                           and speed_split_of(pg.player) == name])
+             for name in ("train", "held-out")}
+    train, test = parts["train"], parts["held-out"]
+    g = grid()
+    mean, sd = np.asarray(base["likelihood"]["mean"]), np.asarray(base["likelihood"]["sd"])
+    score = np.asarray([lm.tables.offset + float(lm.tables.coef @ x) for x in train.x])
+    best: tuple[float, float, float, float] | None = None
+    for c in np.arange(800.0, 2400.0, 10.0):
+        for d in np.arange(0.3, 1.71, 0.02):
+            at = c + d * (train.ratings - 1500)
+            zz = (score - np.interp(at, g, mean)) / np.interp(at, g, sd)
+            k2 = float(np.mean(zz ** 2))
+            nll = 0.5 * len(zz) * np.log(k2) + float(np.log(np.interp(at, g, sd)).sum())
+            if best is None or nll < best[0]:
+                best = (nll, float(c), float(d), k2 ** 0.5)
+    assert best is not None
+    _, c, d, k = best
+    at = c + d * (g - 1500)
+    lo, hi = (float(v) for v in np.percentile(train.ratings, [2.5, 97.5]))
+    model = {**{k_: v for k_, v in base.items() if k_ not in ("held_out", "weak", "training")},
+             "key": f"level-{speed}", "perf": speed,
+             "description": base["description"].replace("rapid game", f"{speed} game"),
+             "likelihood": {"mean": rounded(np.interp(at, g, mean)),
+                            "sd": rounded(np.interp(at, g, sd) * k)},
+             "prior": rounded(fit_prior(train.ratings, SPEED_PRIOR_BANDWIDTH)),
+             "fitted_range": [round(lo), round(hi)],
+             "speed_scale": {"c": round(c, 1), "d": round(d, 3), "k": round(k, 4),
+                             "means": "score of a rated-r player = rapid mean(c + d·(r − 1500)),"
+                                      " spread k · rapid spread(c + d·(r − 1500))"},
+             "borrows": f"{speed} scale fitted on {len(train.pgs)} player-games; the feature "
+                        "weights and the game-to-game correlation of a player's games are the "
+                        "rapid fit's"}
+    test_score = np.asarray([lm.tables.offset + float(lm.tables.coef @ x) for x in test.x])
+    shipped = level_model_from_json(model)
+    est, low, high = estimates(shipped, test_score, np.ones(len(test_score)))
+    r_est, r_low, r_high = estimates(lm, test_score, np.ones(len(test_score)))
+    boot = Boot(test.players)
+    line = AcplLine(train.acpl, train.ratings)
+    model["training"] = {
+        "data": f"{data_name}: the {speed} games among 989 rated Lichess games of 2020-01-01 "
+                "with Lichess's server analysis and clocks", "sha256": sha256,
+        "split": "by player: sha256('level-speed-split:' + user name), first byte mod 10: 0-6 "
+                 "fit (c, d, k, prior), 7-9 held out (figures)",
+        "player_games": {k_: len(v.pgs) for k_, v in parts.items()},
+        "players": {k_: len(set(v.players)) for k_, v in parts.items()}}
+    model["held_out"] = {
+        "players": boot.players,
+        "model": {"games": figures(est, low, high, test.ratings, boot),
+                  "games_by_rating": by_band(est, low, high, test.ratings, boot,
+                                             BAND_MIN_SPEED)},
+        "rapid_model_as_is": {"games": figures(r_est, r_low, r_high, test.ratings, boot)},
+        "training_median": {"games": figures(*median_ranges(train.ratings, len(test.ratings)),
+                                             test.ratings, boot)},
+        "acpl_line": {"games": figures(*line.ranges(test.acpl), test.ratings, boot),
+                      "fit": f"rating = {line.a:.1f} + {line.b:.1f} · ln(1 + ACPL) per game"},
+        "sets": "not measured: the players of this file have one or two games each; a set's "
+                "combination is the rapid fit's (figures in level-rapid-2.json)",
+        "evals": "Lichess server analysis"}
+    model["held_out"]["mae_vs_acpl_line"] = round(
+        model["held_out"]["model"]["games"]["mae"]
+        / model["held_out"]["acpl_line"]["games"]["mae"], 3)
+    model["weak"] = [w for w in weak_bands(model["held_out"]) if w["kind"] == "games"]
+    return model
+
+
+def clock_summary(game: GameFeatures) -> list[float] | None:
+    """What the clocks say of one player's game, or ``None`` without clocks: the share of the
+    time budget left after the last move, the mean time spent per move against the budget's
+    pace ((initial + 40 · increment) / 40), the share of moves made with < 10 % of the initial
+    time left."""
+    if game.clock is None or not game.moves or any(m.clock is None for m in game.moves):
+        return None
+    initial, increment = game.clock
+    if initial <= 0:
+        return None
+    left = [float(m.clock) for m in game.moves if m.clock is not None]
+    spent = [max(0.0, before - after + increment)
+             for before, after in zip([float(initial), *left[:-1]], left, strict=True)]
+    pace = (initial + 40 * increment) / 40
+    return [left[-1] / initial, sum(spent) / len(spent) / pace,
+            sum(1 for x in left if x < 0.1 * initial) / len(left)]
+
+
+def clock_gain(models: dict[str, dict[str, Any]], pgs: Sequence[PlayerGame]) -> dict[str, Any]:
+    """Do the clocks help, on held-out players? On the speeds' PGN games with clocks: a least
+    squares correction of the shipped estimate by :func:`clock_summary` (with a speed's
+    intercept), fitted on the speeds' fit players, its MAE on their held-out players against the
+    estimate alone (the model does not ship it: this measures whether it should)."""
+    rows: dict[str, list[tuple[float, list[float], float, str]]] = {"train": [], "held-out": []}
+    for pg in pgs:
+        extra = clock_summary(pg.features)
+        if pg.perf not in models or extra is None or pg.features.acpl is None:
+            continue
+        lm = level_model_from_json(models[pg.perf])
+        est = float(game_level(lm, pg.features).estimate)
+        rows[speed_split_of(pg.player)].append((est, extra, float(pg.rating), pg.perf))
+    speeds = sorted(models)
+
+    def design(part: list[tuple[float, list[float], float, str]]) -> Floats:
+        return np.asarray([[est, *extra, *(float(sp == s) for s in speeds)]
+                           for est, extra, _, sp in part])
+
+    train, test = rows["train"], rows["held-out"]
+    if len(train) < 50 or len(test) < 20:
+        return {"note": "too few games with clocks"}
+    real_train = np.asarray([r for _, _, r, _ in train])
+    real_test = np.asarray([r for _, _, r, _ in test])
+    alone = np.asarray([est for est, _, _, _ in test])
+    with_clocks = design(test) @ np.linalg.lstsq(design(train), real_train, rcond=None)[0]
+    plain = [0, *range(4, 4 + len(speeds))]  # the estimate and the speeds' intercepts
+    base = design(test)[:, plain] @ np.linalg.lstsq(design(train)[:, plain], real_train,
+                                                    rcond=None)[0]
+    return {"player_games": {"train": len(train), "held-out": len(test)},
+            "mae_estimate": round(float(np.abs(alone - real_test).mean()), 1),
+            "mae_recalibrated_without_clocks": round(float(np.abs(base - real_test).mean()), 1),
+            "mae_recalibrated_with_clocks": round(float(np.abs(with_clocks - real_test).mean()),
+                                                  1),
+            "features": "share of the time left at the end, mean time per move against the "
+                        "budget's pace, share of moves with < 10 % of the initial time left"}
+
+
+def rapid_check(base: dict[str, Any], pgs: Sequence[PlayerGame]) -> dict[str, Any]:
+    """The rapid model on the PGN's rapid games of every player (a population and a year the fit
+    never saw)."""
+    d = arrays([pg for pg in pgs if pg.perf == "rapid"])
+    lm = level_model_from_json(base)
+    est, low, high = estimates(lm, np.asarray([lm.tables.offset + float(lm.tables.coef @ x)
+                                               for x in d.x]), np.ones(len(d.pgs)))
+    return figures(est, low, high, d.ratings, Boot(d.players))
+
+
+# --- output ------------------------------------------------------------------------------------
+
+def _row(label: str, f: dict[str, Any]) -> str:
+    ci = f.get("mae_ci", ["", ""])
+    return (f"{label:<34}{f['n']:>7}{f['mae']:>8} [{ci[0]}–{ci[1]}]{f['median_ae']:>8}"
+            f"{f['bias']:>8}{f['coverage_10_90']:>8}{f['mean_width']:>8}")
 
 
 def render(model: dict[str, Any]) -> str:
     h = model["held_out"]
-    rows = [("level model", h["model"]), ("training median", h["training_median"]),
-            ("ACPL line", h["acpl_line"])]
-    lines = [f"{model['key']}-{model['version']}: temper {model['temper']}, fitted range "
-             f"{model['fitted_range']}, player-games {model['training']['player_games']}",
-             f"{'held out':<18}{'':>3}{'n':>7}{'MAE':>8}{'medAE':>8}{'cover':>8}{'width':>8}"]
-    for label, f in rows:
+    lines = [f"{model['key']}-{model['version']}: player-games "
+             f"{model['training']['player_games']}, ρ {model['within_player_correlation']}, "
+             f"prior weights {model['prior_weight']}",
+             f"{'held out':<34}{'n':>7}{'MAE [95 %]':>16}{'medAE':>8}{'bias':>8}{'cover':>8}"
+             f"{'width':>8}"]
+    for label in ("model", "rapid_model_as_is", "training_median", "acpl_line"):
         for unit in ("games", "sets"):
-            x = f[unit]
-            lines.append(f"{label:<18}{unit:>6}{x['n']:>7}{x['mae']:>8}{x['median_ae']:>8}"
-                         f"{x['coverage_10_90']:>8}{x['mean_width']:>8}")
-    for kind, x in h["model"]["sets_by_kind"].items():
-        lines.append(f"  model, sets by {kind}: {x}")
-    for band, x in h["model"]["games_by_rating"].items():
-        lines.append(f"  model, games rated {band}: {x}")
+            if isinstance(h.get(label), dict) and unit in h[label]:
+                lines.append(_row(f"{label}, {unit}", h[label][unit]))
+    for key in ("games_by_rating", "sets_by_rating", "sets_by_size", "sets_by_kind"):
+        for band, f in h["model"].get(key, {}).items():
+            lines.append(_row(f"  {key.split('_by_')[0]} {band}", f))
+    lines.append(f"MAE / ACPL line (games): {h['mae_vs_acpl_line']}")
     return "\n".join(lines)
+
+
+def write(model: dict[str, Any], out_dir: Path) -> Path:
+    path = out_dir / f"{model['key']}-{model['version']}.json"
+    path.write_text(json.dumps(model, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return path
 
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("data", type=Path)
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--speeds", type=Path, default=DEFAULT_SPEEDS)
+    parser.add_argument("--out-dir", type=Path, default=DEFAULT_OUT)
     args = parser.parse_args(argv)
+    started = time.perf_counter()
     pgs, sha256, games = load(args.data)
-    model = fit(pgs, sha256, games, args.data.name)
-    args.out.write_text(json.dumps(model, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(render(model))
-    print(f"written: {args.out}")
+    base = fit(pgs, sha256, games, args.data.name)
+    speed_pgs, speed_sha, _ = load_pgn(args.speeds)
+    base["held_out"]["rapid_2020_sample"] = rapid_check(base, speed_pgs)
+    models = [base] + [speed_model(base, s, speed_pgs, speed_sha, args.speeds.name)
+                       for s in SPEEDS]
+    clocks = clock_gain({m["perf"]: m for m in models}, speed_pgs)
+    for model in models[1:]:
+        model["held_out"]["clocks"] = clocks
+    for model in models:
+        print(render(model))
+        print(f"written: {write(model, args.out_dir)}")
+    print(f"rapid model on the 2020 rapid sample: {base['held_out']['rapid_2020_sample']}")
+    print(f"clocks, on the PGN's held-out players: {clocks}")
+    print(f"refit in {time.perf_counter() - started:.0f} s")
     return 0
 
 

@@ -67,10 +67,9 @@ def test_a_position_has_a_time_derived_from_the_node_budget() -> None:
 @pytest.mark.parametrize(("answer", "says"), [
     ("silent", "the engine Fake 0.1 ({path}) gave no answer within 2 s for a position of "
                "game g1 (1,000 nodes): stopped"),
-    ("illegal_bestmove", "the engine Fake 0.1 ({path}) gave no answer within 2 s for a "
-                         "position of game g1 (1,000 nodes) (it answered nonsense: illegal uci: "
-                         "'a1a8' in rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1): "
-                         "stopped"),
+    # the search asks for the best move (``play``): an illegal one stops it at once
+    ("illegal_bestmove", "the engine Fake 0.1 ({path}) stopped: illegal uci: 'a1a8' in "
+                         "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"),
     ("huge_score", "the engine Fake 0.1 ({path}) answered an eval out of range "
                    "(99999999999999999999…) for a position of game g1: stopped"),
 ])

@@ -173,8 +173,10 @@ def test_overview_refreshes_when_an_import_lands(
     assert after["Games counted"] == f"{sum(p['games'] for p in expected['periods']):,}"
     assert after["Games counted"] != before
     rating_after = expected["periods"][-1]["rating_after"]
-    assert after["FIDE-style rating now"] == ("unrated" if rating_after is None
-                                              else str(rating_after))
+    # Whole, as FIDE prints it (issue 30, item 1): a median's 1549.5 reads 1550.
+    assert after["FIDE-style rating now"] == api.rating_text(
+        None if rating_after is None else Decimal(str(rating_after)), "unrated")
+    assert "." not in after["FIDE-style rating now"]
 
 
 def test_empty_database_says_import_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -324,8 +326,10 @@ def test_periods_table_and_csv_hold_every_json_key(
 
     table = at.dataframe[0].value
     assert list(table.columns)[: len(PERIOD_KEYS)] == list(PERIOD_KEYS)
-    assert list(table["period"]) == [p["period"] for p in expected]
-    assert table["excluded"].iloc[1] == "provisional opponent: 6"
+    # Newest first (issue 30, item 7): the month a player looks for is the last one.
+    assert list(table["period"]) == [p["period"] for p in reversed(expected)]
+    assert table["excluded"].iloc[-2] == "provisional opponent: 6"
+    assert table["left_out"].iloc[-2] == 6
 
     rows = list(csv.DictReader(io.StringIO(served["indexinator-blitz-periods.csv"].decode())))
     assert len(rows) == len(expected) == 31
@@ -512,7 +516,7 @@ def test_settings_saved_from_the_page_are_the_cli_settings(
         shared_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     at = open_app(shared_db, monkeypatch, "views/settings.py")
     assert_clean(at)
-    at.radio(key="set_start_indexinator").set_value("rating")
+    at.radio(key="set_start_indexinator").set_value("rating").run()  # enables the rating
     at.number_input(key="set_rating_indexinator").set_value(1800)
     at.number_input(key="set_birth_indexinator").set_value(2010)
     at.selectbox(key="set_rules_indexinator").set_value("fide-2024-03")
@@ -532,7 +536,8 @@ def test_settings_saved_from_the_page_are_the_cli_settings(
     expected = cli_json(shared_db, "replay", "indexinator", "--perf", "blitz")
     assert expected["rules"] == "fide-2024-03" and expected["expected"] == "formula"
     last = expected["periods"][-1]["rating_after"]
-    assert metrics(at)["FIDE-style rating now"] == ("unrated" if last is None else str(last))
+    assert metrics(at)["FIDE-style rating now"] == api.rating_text(
+        None if last is None else Decimal(str(last)), "unrated")
     assert "start from 1800" in texts(at)
 
 

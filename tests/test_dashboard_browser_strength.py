@@ -1,17 +1,22 @@
 """End to end: the Games page of an analysed game in headless Chromium shows the eval graph,
-the turning point's board and both sides' levels; the Overview draws the monthly levels.
+the turning point's board and both sides' levels; the Overview draws the monthly levels; the
+analyse panel shows the time left and its Stop button stops the run, keeping finished games.
 Screenshots in ``test-artifacts/`` (``games-strength.png``, ``overview-strength.png``)."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from tests.browser import Browser, running_dashboard
 from tests.conftest import ANALYSED
+from tests.test_analyse import NODES, bare_export, needs_engine
 from tests.test_dashboard_browser import ARTIFACTS, BAD_TEXT
 from tracker.importing import import_file
+from tracker.store import analysis as stored
 from tracker.store.db import Store
 
 pytestmark = pytest.mark.browser
@@ -29,9 +34,10 @@ GAME_READY = (
     ".filter(e => e.textContent.includes('Level shown')).length === 2"
     " && !document.querySelector('[data-testid=\"stStatusWidget\"]')"
 )
+#: The Overview has drawn its chart and said which months' levels it leaves out.
 OVERVIEW_READY = (
-    "[...document.querySelectorAll('.js-plotly-plot .legendtext')]"
-    ".some(e => e.textContent.startsWith('Level shown in the moves'))"
+    "document.querySelectorAll('.js-plotly-plot').length > 0"
+    " && document.body.innerText.includes('Green squares')"
     " && !document.querySelector('[data-testid=\"stStatusWidget\"]')"
 )
 
@@ -68,12 +74,84 @@ def test_the_games_page_of_an_analysed_game_shows_graph_board_and_both_levels(
         assert "Blunder (??)" in legend, legend
 
 
-def test_the_overview_draws_each_months_level(dashboard_url: str) -> None:
+def test_the_overview_draws_only_narrow_monthly_levels(dashboard_url: str) -> None:
+    """reda46's months: 2022-11's 32 games give a range of 404 points, the others fewer games
+    and wider ranges: none is narrower than 400, so none is drawn, and the page says so."""
     with Browser(WIDTH, 1250) as browser:
         browser.goto(f"{dashboard_url}/?player=reda46&perf=rapid")
         ready = browser.wait_for(OVERVIEW_READY, timeout=90)
         browser.screenshot(ARTIFACTS / "overview-strength.png")
-        assert ready, "the Overview never drew the levels"
+        assert ready, "the Overview never drew its chart"
         text = browser.evaluate("document.body.innerText")
         assert "Green squares: the level each month's analysed games show" in text
+        assert "with too few analysed games for a range narrower than 400 points not drawn" in text
+        assert "The last 20 analysed games show 1629 (1410–1841)" in text
+        legend = browser.evaluate("[...document.querySelectorAll('.legendtext')]"
+                                  ".map(e => e.textContent)")
+        assert not any(x.startswith("Level shown in the moves") for x in legend), legend
         assert not any(bad in text for bad in BAD_TEXT), text[:2000]
+
+
+def _click(browser: Browser, text: str, selector: str = "button") -> bool:
+    """Click (a real mouse click, at its place on the screen) the first ``selector`` whose
+    text ends with ``text`` (after any icon's name); False if there is none."""
+    box = browser.evaluate(
+        f"(() => {{ const b = [...document.querySelectorAll('{selector}')]"
+        f".find(e => e.innerText.trim().endsWith({text!r})); if (!b) return null; "
+        "b.scrollIntoView({block: 'center'}); const r = b.getBoundingClientRect(); "
+        "return [r.x + r.width / 2, r.y + r.height / 2]; })()")
+    if not box:
+        return False
+    x, y = box
+    for kind in ("mouseMoved", "mousePressed", "mouseReleased"):
+        browser.send("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left",
+                     clickCount=1)
+    return True
+
+
+def _wait_click(browser: Browser, text: str, selector: str = "button",
+                timeout: float = 60) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if _click(browser, text, selector):
+            return True
+        time.sleep(0.25)
+    return False
+
+
+@needs_engine
+def test_the_analyse_panel_shows_the_time_left_and_its_stop_button_stops_the_run(
+        tmp_path: Path) -> None:
+    db = tmp_path / "bare.db"
+    with Store(str(db)) as store:
+        import_file(bare_export(tmp_path), store=store, user="reda46")
+    with running_dashboard(db) as url, Browser(WIDTH, 1400) as browser:
+        browser.goto(f"{url}/games?player=reda46&perf=rapid")
+        ready = browser.wait_for("!document.querySelector('[data-testid=\"stStatusWidget\"]')"
+                                 " && document.querySelectorAll('summary').length > 0", 90)
+        assert ready and _click(browser, "Analyse reda46's rapid games with Stockfish",
+                                "summary"), "no analyse panel"
+        # a small budget, typed as a person would: a game in seconds, 20 in a minute or more
+        assert browser.wait_for(
+            "(() => { const i = [...document.querySelectorAll('input')].find(e => "
+            "e.getAttribute('aria-label') === 'Nodes per position'); if (!i) return false; "
+            "i.focus(); i.select(); return document.activeElement === i; })()", 30)
+        browser.send("Input.insertText", text=str(NODES * 10))
+        assert _wait_click(browser, "Analyse"), "no Analyse button"
+        assert browser.wait_for("document.body.innerText.includes('Analysed 0 of 20')", 60)
+        # the bar says the rate and the time left once a game is done
+        eta = browser.wait_for("document.body.innerText.includes('games/s · about')",
+                               timeout=240)
+        browser.screenshot(ARTIFACTS / "analyse-running.png")
+        assert eta, browser.evaluate("document.body.innerText")[-1500:]
+        assert _click(browser, "Stop")
+        stopped = browser.wait_for("document.body.innerText.includes('Stopped: ')", timeout=90)
+        browser.screenshot(ARTIFACTS / "analyse-stopped.png")
+        text = browser.evaluate("document.body.innerText")
+        assert stopped, text[-1500:]
+        assert "partial" in text and not any(bad in text for bad in BAD_TEXT)
+        with Store(str(db)) as store:
+            kept = stored.count_analysed(store, "reda46").get("engine", 0)
+            assert 1 <= kept < 20  # the finished games kept, the rest not analysed
+            time.sleep(3)
+            assert stored.count_analysed(store, "reda46").get("engine", 0) == kept  # ended

@@ -109,7 +109,9 @@ def test_periods_carry_the_band_and_the_real_rating(linked_db: Path,
     rated = table.dropna(subset=["band_min", "band_max"])
     assert len(rated) and (rated["band_min"] <= rated["rating_after"]).all()
     assert (rated["rating_after"] <= rated["band_max"]).all()
-    assert 1605.5 in list(table["rating_after"])  # a median's .5 is kept
+    assert 1606 in list(table["rating_after"])  # a median's 1605.5 shown whole, as FIDE prints
+    assert 1605.5 not in list(table["rating_after"])
+    assert any(api.HALF_NOTE in c.value for c in at.caption)  # how it rounds, said once
     # the gap is the median's: after − real
     both = table.dropna(subset=["rating_after", "fide_real"])
     assert ((both["rating_after"] - both["fide_real"]) == both["gap"]).all()

@@ -67,3 +67,60 @@ def test_the_games_page_starts_analyse_with_progress(tmp_path: Path,
     assert any("2 analysed by Stockfish" in str(v) and "complete" in str(v) for v in done), done
     with Store(str(db)) as store:
         assert stored.count_analysed(store, "reda46") == {"engine": 2}
+
+
+def test_the_overview_draws_only_the_months_whose_range_is_narrow() -> None:
+    """Issue 33 item 5: a month's level is drawn only with a range narrower than 400 points,
+    and the axis holds every drawn range (never off the chart)."""
+    import sys
+
+    import plotly.graph_objects as go
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "dashboard"))
+    import strength_charts  # the dashboard's own module, as Streamlit imports it
+
+    from tracker.analysis.level import Level
+    from tracker.report.strength import SetLevel
+
+    def month(label: str, low: int, high: int) -> SetLevel:
+        return SetLevel(label, 20, Level((low + high) // 2, low, high, "level-blitz-2", None,
+                                         20, 800))
+
+    narrow, wide = month("2025-01", 1300, 1650), month("2025-02", 1100, 1600)
+    months = [narrow, wide, SetLevel("2025-03", 0, None)]
+    assert strength_charts.drawn_months(months) == [narrow]
+    fig = go.Figure().set_subplots(rows=1, cols=1)
+    fig.update_yaxes(range=[1400, 1500])
+    out = strength_charts.add_levels(fig, months)
+    (trace,) = [t for t in out.data if t.name == strength_charts.LEVEL_NAME]
+    assert list(trace.y) == [1475]
+    low, high = out.layout.yaxis.range
+    assert low <= 1300 and high >= 1650
+def test_the_analyse_progress_says_the_rate_and_the_time_left(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.test_dashboard import APP
+
+    monkeypatch.syspath_prepend(str(APP.parent))
+    import strength_ui
+
+    assert strength_ui.eta_text(0, 20, 3.0) == (
+        "Analysed 0 of 20 games · estimating the time left…")
+    assert strength_ui.eta_text(4, 20, 10.0) == (
+        "Analysed 4 of 20 games · 0.40 games/s · about 40 s left")
+    assert strength_ui.eta_text(5, 2000, 50.0) == (
+        "Analysed 5 of 2000 games · 0.10 games/s · about 5 h 32 min left")
+    assert strength_ui.eta_text(30, 100, 90.0) == (
+        "Analysed 30 of 100 games · 0.33 games/s · about 3 min 30 s left")
+    assert strength_ui.eta_text(20, 20, 10.0) == "Analysed 20 of 20 games"
+
+
+def test_the_analyse_panel_is_absent_in_read_only_mode(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    db = _db(tmp_path, evals=False)
+    at = open_app(db, monkeypatch, "views/games.py", {"player": "reda46", "perf": "rapid"})
+    assert any(e.label.startswith("Analyse") for e in at.expander)  # writable: there
+    monkeypatch.setenv("TRACKER_READ_ONLY", "1")
+    at = open_app(db, monkeypatch, "views/games.py", {"player": "reda46", "perf": "rapid"})
+    assert_clean(at)
+    assert not [e.label for e in at.expander if e.label.startswith("Analyse")]
+    assert not [b for b in at.button if b.label in ("Analyse", "Stop")]

@@ -51,7 +51,33 @@ def test_fit_is_reproducible(monkeypatch: pytest.MonkeyPatch) -> None:
     model_data = json.loads(first)
     held = model_data["held_out"]
     assert held["model"]["games"]["n"] == model_data["training"]["player_games"]["held-out"]
-    assert 0 < model_data["temper"]["game"] < 1
+    # the baselines measured in the same run, with player-level bootstrap intervals
+    for name in ("model", "training_median", "acpl_line"):
+        f = held[name]["games"]
+        assert f["mae_ci"][0] <= f["mae"] <= f["mae_ci"][1]
+        assert f["coverage_ci"][0] <= f["coverage_10_90"] <= f["coverage_ci"][1]
+    assert 0 <= model_data["within_player_correlation"] < 1
+    assert 0.5 < model_data["likelihood"]["sd_scale"] < 2
     model = level_model_from_json(model_data)
     level = game_level(model, pgs[0].features)
-    assert level.model == "level-rapid-1" and level.low <= level.estimate <= level.high
+    assert level.model == "level-rapid-2" and level.low <= level.estimate <= level.high
+
+
+def test_a_speed_gets_its_own_scale(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A speed's model: the rapid score on the speed's scale, fitted on the speed's games.
+    Here the "blitz" games are the sample's rapid ones with every rating 300 points lower:
+    the fitted scale reads them 300 lower, within a few points."""
+    monkeypatch.setattr(fit, "SET_MIN", 3)
+    pgs, sha256, games = fit.load(SAMPLE)
+    base = fit.fit(pgs, sha256, games, SAMPLE.name)
+    lower = [fit.PlayerGame(pg.game_id, pg.player, pg.rating - 300, pg.played_at,
+                            pg.features, "blitz") for pg in pgs]
+    blitz = fit.speed_model(base, "blitz", lower, "x", "sample")
+    assert blitz["speed_scale"]["c"] == pytest.approx(1800, abs=40)
+    assert blitz["speed_scale"]["d"] == pytest.approx(1.0, abs=0.1)
+    rapid, shifted = (level_model_from_json(m) for m in (base, blitz))
+    moved = sorted((b.low + b.high - a.low - a.high) / 2 for a, b in (
+        (game_level(rapid, pg.features), game_level(shifted, pg.features))
+        for pg in pgs[:40] if pg.features.moves))
+    assert moved[len(moved) // 2] == pytest.approx(-300, abs=60)  # the ranges' middles
+    assert "blitz scale fitted on" in blitz["borrows"]

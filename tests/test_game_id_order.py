@@ -108,7 +108,7 @@ def test_migration_0010_sets_the_binary_order_and_drops_saved_passes_on_postgres
         command.downgrade(cfg, "0009")
     assert _id_collation(icu_store) is None  # the database's own
     # the games stored at 0009, and a pass as a tracker of then saved it (replay_snapshots;
-    # this tracker saves into cache_entries, made by 0014)
+    # this tracker saves into cache_entries, made by 0011)
     import_file(_two_games(tmp_path / "two.ndjson"), store=icu_store)
     with icu_store.engine.begin() as conn:
         conn.execute(text("INSERT INTO replay_snapshots (user_id, perf, options, write_seq, "

@@ -16,6 +16,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 
 from tests.conftest import CMRADE, LICHESS
@@ -85,6 +86,8 @@ def test_the_table_holds_each_members_real_figures(club_db: Path) -> None:
     cm = rows["cmrade"]  # last game in 2020: rated, nothing recent, no change since
     assert (cm.fide, cm.fide_low, cm.fide_high, cm.lichess) == (1663, 1621, 1705, 1543)
     assert (cm.recent_games, cm.change) == (0, 0)
+    # ... which is no games, not a stable form: the table says "no games" (issue 30, item 4)
+    assert cm.games_3m == 0 < ix.games_3m
     # Players without figures say why.
     assert rows["sebastian44"].fide is None
     assert rows["sebastian44"].note == "sebastian44 has no blitz games"
@@ -129,7 +132,8 @@ def test_json_and_csv_shapes(club_db: Path) -> None:
     assert first == {
         "username": "cmrade", "fide": 1663, "fide_min": 1621, "fide_max": 1705, "club": None,
         "real_fide": None, "gap": None, "lichess": 1543, "games_30d": 0, "change_3m": 0,
-        "level": "not analysed", "games": 34, "counted": 21, "fide_id": None, "note": None}
+        "games_3m": 0, "level": "not analysed", "games": 34, "counted": 21, "fide_id": None,
+        "note": None}
     rows = list(csv.reader(io.StringIO(api.group_table_csv(table, sort="fide"))))
     assert tuple(rows[0]) == api.GROUP_KEYS
     assert rows[2][:10] == ["indexinator", "1499", "1453", "1545", "", "", "", "1408", "14",
@@ -152,6 +156,9 @@ def test_the_cli_prints_the_table_json_and_csv(club_db: Path) -> None:
     assert done.stdout.splitlines()[0] == ",".join(api.GROUP_KEYS)
     done = _cli(club_db)
     assert done.returncode == 0 and "not analysed" in done.stdout
+    cmrade = next(line for line in done.stdout.splitlines() if "cmrade" in line)
+    assert "no games" in cmrade  # last game in 2020: no games in 3 months, not "0"
+    assert api.HALF_NOTE in done.stdout  # how a median's half is shown, said once
     assert "sebastian44 has no blitz games" in done.stdout
     bad = _cli(club_db, "--sort", "elo")
     assert bad.returncode == 2
@@ -224,6 +231,12 @@ def test_the_group_page_shows_the_table_and_overlays_the_picked_players(
     assert by_player.loc["indexinator", "band"] == "1453–1545"
     assert by_player.loc["cmrade", "lichess"] == 1543
     assert by_player.loc["sebastian44", "note"] == "sebastian44 has no blitz games"
+    # A missing figure reads "—", as `tracker group show` prints it, never "None" (issue 30)
+    assert at.dataframe[0].proto.placeholder == "—"
+    assert pd.isna(by_player.loc["cmrade", "real_fide"])
+    # cmrade's last game is of 2020: no change figure, and the note says no games
+    assert pd.isna(by_player.loc["cmrade", "change_3m"])
+    assert by_player.loc["cmrade", "note"] == "no games in the last 3 months"
     assert set(by_player["level"]) == {"not analysed"}
     assert at.multiselect[0].value == ["cmrade", "indexinator"]
     spec = json.loads(at.get("plotly_chart")[0].proto.spec)

@@ -72,7 +72,8 @@ def test_player_is_named_and_tracked(store: Store) -> None:
 
 def test_bundled_demo_sample_is_the_indexinator_export(store: Store) -> None:
     summary = api.demo(db=store)
-    assert (summary.new, summary.player) == (2907, "indexinator")
+    # the history and his next 10 games, 9 of them with Lichess's evals (issue 33 item 7)
+    assert (summary.new, summary.player, summary.evals) == (2917, "indexinator", 9)
 
 
 @pytest.mark.parametrize(

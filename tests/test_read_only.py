@@ -88,8 +88,11 @@ def test_the_cli_under_tracker_read_only_refuses_in_one_line(copy_db: Path) -> N
                            "settings", "indexinator", "--start-rating", "1800"],
                           capture_output=True, text=True, env=env, timeout=60)
     assert done.returncode == 1
-    assert done.stderr.startswith("error: changing settings is not allowed: the database is "
-                                  "served read-only")
+    # The user set the variable: the line names it to unset, not "run it with the tracker
+    # command" (issue 30, item 14).
+    assert done.stderr == ("error: changing settings is not allowed: $TRACKER_READ_ONLY is "
+                           "set, which makes every database read-only: unset it (unset "
+                           "TRACKER_READ_ONLY) and run the command again\n")
     assert done.stderr.count("\n") == 1
     assert _state(copy_db) == before
 
@@ -345,9 +348,10 @@ def test_the_cli_refuses_analyse_in_one_line_without_an_engine(
                            "analyse", "indexinator", "--last", "3", "--engine", str(engine)],
                           capture_output=True, text=True, env=env, timeout=60)
     assert done.returncode == 1
-    assert done.stderr == ("error: analysing games is not allowed: the database is served "
-                           "read-only (tracker dashboard --read-only, or $TRACKER_READ_ONLY); "
-                           "run it with the tracker command where the database is kept\n")
+    # The user set the variable: the line names it to unset (issue 30, item 14).
+    assert done.stderr == ("error: analysing games is not allowed: $TRACKER_READ_ONLY is set, "
+                           "which makes every database read-only: unset it (unset "
+                           "TRACKER_READ_ONLY) and run the command again\n")
     assert not marker.exists()
 
 

@@ -103,3 +103,15 @@ def test_a_stopped_fide_link_says_so_with_its_exit_code(tmp_path: Path, sig: int
         conn.close()
     assert proc.returncode == code  # before: 130 for both, and not a word
     assert stderr == f"{word}: stopped before it finished\n"
+
+
+@pytest.mark.parametrize("ms", [68_000_000_000_000_000_000, 6.8e19, 10**30, -(10**20),
+                                253_402_300_800_000])
+def test_a_timestamp_beyond_what_a_datetime_holds_is_a_value_error(ms: int | float) -> None:
+    """A createdAt of 6.8e19 ms raised OSError (errno 75) from the platform's time functions,
+    which the readers do not catch as bad input: it must be the ValueError they turn into a
+    skipped game, as for every other bad timestamp."""
+    from tracker.core.utc import ms_to_datetime
+
+    with pytest.raises(ValueError, match="out of range"):
+        ms_to_datetime(ms)

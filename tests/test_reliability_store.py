@@ -174,6 +174,7 @@ FIDE_CHECKED = {("fide_players", "name"), ("fide_players", "federation"),
 def _longest_written() -> dict[tuple[str, str], int]:
     """Every bounded text column → the longest value tracker writes there, from the limits
     the code keeps to (the sources check a game's fields against ``TEXT_LIMITS``)."""
+    from tracker.analysis.engine_calibration import CALIBRATION_ID_MAX
     from tracker.core.codec import raw_digest
     from tracker.core.fide_records import LIST_KINDS
     from tracker.core.records import PERFS, SIDE_TEXT_LIMITS, TEXT_LIMITS, AnalysisSource
@@ -183,6 +184,7 @@ def _longest_written() -> dict[tuple[str, str], int]:
     from tracker.report.scale_runs import run_options
     from tracker.report.settings import CLUB_PREFIX, SCALES, START_SCALES, PlayerSettings
     from tracker.sources.engine import ENGINE_NAME_MAX, ENGINE_VERSION_MAX
+    from tracker.store.claims import WORKER_MAX
     from tracker.store.groups import MAX_NAME
     from tracker.store.runs import RUN_STATUSES
     from tracker.store.snapshots import GROUP, PASS, RUN
@@ -223,6 +225,9 @@ def _longest_written() -> dict[tuple[str, str], int]:
         ("game_analysis", "source"): longest(get_args(AnalysisSource)),
         ("game_analysis", "engine"): ENGINE_NAME_MAX,
         ("game_analysis", "engine_version"): ENGINE_VERSION_MAX,
+        ("game_analysis", "calibration"): CALIBRATION_ID_MAX,
+        # a worker id and a skipped game's mark are cut to it (tracker.store.claims)
+        ("analysis_claims", "worker"): WORKER_MAX,
     })
     # A saved scale may name a club model: "club:" and a group's name.
     written[("players", "scale")] = max(longest(SCALES), len(CLUB_PREFIX) + MAX_NAME)

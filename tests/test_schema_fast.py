@@ -96,7 +96,7 @@ def test_a_new_database_made_the_fast_way_equals_one_made_by_the_migrations(
         upgrade_by_migrations(migrated)
         fast_schema, migrated_schema = _schema(fast.engine), _schema(migrated)
         assert fast_schema == migrated_schema
-        assert len(fast_schema) == 16  # 15 tables of tracker and alembic_version
+        assert len(fast_schema) == 17  # 16 tables of tracker and alembic_version
         assert fast_schema["game_sides"]["primary key"]["constrained_columns"] == [
             "game_pk", "color"]
         assert [c[0] for c in fast_schema["games"]["columns"]][-1] == "pk"  # 0006 added it

@@ -176,3 +176,23 @@ def test_from_lichess_entry() -> None:
         from_lichess_entry({"eval": 1, "judgment": {"name": "Dubious"}})
     with pytest.raises(ValueError, match="integer"):
         from_lichess_entry({"eval": "12"})
+
+
+def test_counts_from_a_pgn_without_glyphs_are_computed_not_a_false_zero() -> None:
+    """Issue 33 item 6: ``[%eval]`` but no ``?!``/``?``/``??`` (the same game from the API has
+    judgments): the counts come from the evals by Lichess's thresholds, marked computed."""
+    from tracker.sources.pgn_evals import pgn_analysis
+
+    bare = pgn_analysis("1. e4 { [%eval 0.2] } 1... f6 { [%eval 3.0] } 2. d4 { [%eval 2.5] } "
+                        "2... g5 { [%eval #1] } 3. Qh5# 1-0")
+    assert bare is not None
+    summary = game_summary(bare.evals)
+    # Black: 0.20 → 3.00 drops his winning chances by 0.46 (Blunder), then a mate for White
+    # from +2.5 ("Checkmate is now unavoidable": Blunder); White loses 0.07 at most: nothing
+    assert summary.black[2:] == (0, 0, 2, True) and summary.white[2:] == (0, 0, 0, True)
+    glyphs = pgn_analysis("1. e4 { [%eval 0.2] } 1... f6?? { [%eval 3.0] } 2. d4 { [%eval 2.5] } "
+                          "2... g5 { [%eval #1] } 3. Qh5# 1-0")
+    assert glyphs is not None
+    # the export's own judgments: kept as they are, not computed
+    assert game_summary(glyphs.evals).black[2:] == (0, 0, 1, False)
+    assert game_summary([]).white[2:] == (0, 0, 0, False)

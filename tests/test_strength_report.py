@@ -14,7 +14,7 @@ from statistics import median
 import chess
 import pytest
 
-from tests.conftest import ANALYSED
+from tests.conftest import ANALYSED, SINGLE
 from tracker import api
 from tracker.importing import import_file
 from tracker.report.strength import GAME_KEYS
@@ -47,7 +47,7 @@ def test_the_json_object_has_exactly_the_contract_keys(db: Path) -> None:
         assert tuple(g) == GAME_KEYS
         assert list(g["level"]) == ["estimate", "low", "high", "model"]
         assert g["level"]["low"] <= g["level"]["estimate"] <= g["level"]["high"]
-        assert g["level"]["model"] == "level-rapid-1"
+        assert g["level"]["model"] == "level-rapid-2"
         assert list(g["turning_point"]) == ["ply", "san", "win_before", "win_after", "best"]
         assert g["turning_point"]["win_before"] >= g["turning_point"]["win_after"]
     played = [g["played_at"] for g in out["games"]]
@@ -116,12 +116,58 @@ def test_cli_errors_are_one_line(db: Path) -> None:
     neither = _cli(db, "strength")
     assert neither.returncode == 2 and "USERNAME or --game" in neither.stderr
     missing = _cli(db, "strength", "--game", "zzzzzzzz")
-    assert missing.returncode == 1 and "no evals stored" in missing.stderr
+    # No such game: said so, not "no evals stored … analyse" (issue 30, item 15)
+    assert missing.returncode == 1 and "no game 'zzzzzzzz' in the database" in missing.stderr
     assert "Traceback" not in missing.stderr
     blitz = _cli(db, "strength", "reda46", "--perf", "blitz")
     assert blitz.returncode == 1 and "no analysed blitz games" in blitz.stderr
     nobody = _cli(db, "strength", "nobody")
     assert nobody.returncode == 1 and "no games of 'nobody'" in nobody.stderr
+
+
+def test_the_bundled_players_analysed_blitz_games_hold_his_rating(tmp_path: Path) -> None:
+    """Issue 33: indexinator's 9 games of 2025-10 analysed by Lichess (blitz 1399–1454 before
+    and after them) give a set range that holds his rating, on the blitz scale; every game's
+    range too holds his rating (each range is honest on its own)."""
+    path = tmp_path / "demo.db"
+    api.import_file(api.demo_file(api.DEMO_ANALYSED_FILE), db=path, user="indexinator")
+    report = api.strength("indexinator", db=path, perf="blitz")
+    assert report.model == "level-blitz-2" and len(report.games) == 9
+    recent = report.recent.level
+    assert recent is not None and recent.games == 9
+    assert recent.low <= 1399 and recent.high >= 1454
+    for g, color in report.games:
+        level = g.side(color).level
+        rating = g.side(color).rating
+        assert level is not None and rating is not None
+        assert level.low <= level.estimate <= level.high
+    held = sum(1 for g, c in report.games
+               if g.side(c).level.low <= (g.side(c).rating or 0) <= g.side(c).level.high)  # type: ignore[union-attr]
+    assert held >= 7  # a 10–90 % range: about 8 of 9
+
+
+def test_lichess_evals_from_2023_on_are_read_on_the_training_scale() -> None:
+    from tracker.analysis.level import NORMALISED_FROM_MS, on_training_scale
+    from tracker.core.evals import PlyEval
+
+    evals = [PlyEval(100, None), PlyEval(None, -3), PlyEval(None, None), PlyEval(-31, None)]
+    assert on_training_scale(evals, NORMALISED_FROM_MS - 1) == evals
+    assert on_training_scale(evals, None) == evals
+    assert on_training_scale(evals, NORMALISED_FROM_MS) == [
+        PlyEval(166, None), PlyEval(None, -3), PlyEval(None, None), PlyEval(-51, None)]
+
+
+def test_a_real_pgn_with_evals_but_no_glyph_gets_computed_counts(tmp_path: Path) -> None:
+    """Issue 33 item 6: the real export q7ZvsdUF has ``[%eval]`` on all 125 plies but no
+    ``?!``/``?``/``??``: its counts are computed from the evals, marked so, never a false 0."""
+    db = tmp_path / "full.db"
+    api.import_file(SINGLE, db=db)
+    game = api.strength_game("q7ZvsdUF", db=db)
+    assert game.covered and (game.evaluated, game.plies) == (125, 125)
+    white = game.side("white")
+    assert white.counts_computed and white.inaccuracy > 0
+    (side,) = [g for g in api.strength_game_json(game)["games"] if g["color"] == "white"]
+    assert side["counts_computed"] is True
 
 
 def _partial_export(tmp_path: Path) -> tuple[Path, str, int]:

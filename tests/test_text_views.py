@@ -1,6 +1,7 @@
 """Every text view that prints exact numbers, printed with fractional values on the Python
-that runs (3.11: ``Fraction`` takes no format spec there, so ``f"{x:+}"`` raises): a half
-is ``1549.5``, never ``3099/2``; a change is signed; nothing crashes."""
+that runs (3.11: ``Fraction`` takes no format spec there, so ``f"{x:+}"`` raises): never
+``3099/2``; a rating whole as FIDE prints it (a median's 1549.5 reads 1550, issue 30); a
+change is signed; nothing crashes."""
 
 from __future__ import annotations
 
@@ -51,10 +52,13 @@ def test_figure_is_exact_or_decimal_never_a_fraction(x: Any, signed: bool, text:
     assert figure(x, signed=signed) == text
 
 
-def test_rating_text_reads_halves_and_signs_changes() -> None:
-    assert api.rating_text(Fraction(3211, 2)) == "1605.5"
+def test_rating_text_reads_whole_ratings_and_signs_changes() -> None:
+    # Whole, as FIDE publishes ratings (issue 30, item 1): a half rounded up.
+    assert api.rating_text(Fraction(3211, 2)) == "1606"
     assert api.rating_text(Decimal("1640.0")) == "1640"
-    assert api.rating_text(Fraction(5, 2), signed=True) == "+2.5"
+    assert api.rating_text(Fraction(5, 2), signed=True) == "+3"
+    assert api.rating_text(Fraction(-7, 2), signed=True) == "-3"  # 1550 shown − 1553 real
+    assert api.rating_text(Fraction(0), signed=True) == "0"
     assert api.rating_text(None, "—", signed=True) == "—"
 
 
@@ -87,10 +91,11 @@ def test_group_show_prints_halves_and_signed_changes(monkeypatch: pytest.MonkeyP
     rows = {line.split()[1]: line for line in result.output.splitlines()
             if line.split()[1:2] and line.split()[1] in ("alice", "bob", "carol")}
     alice = [c.strip() for c in rows["alice"].split("│")[1:-1]]
-    assert alice[:9] == ["alice", "1549.5", "1540–1559", "1553", "-3.5", "1820", "12",
-                         "+25.5", "not analysed"]
+    # Whole, as FIDE prints ratings (issue 30): 1549.5 reads 1550, its gap to 1553 is -3.
+    assert alice[:9] == ["alice", "1550", "1540–1559", "1553", "-3", "1820", "12",
+                         "+26", "not analysed"]
     bob = [c.strip() for c in rows["bob"].split("│")[1:-1]]
-    assert bob[1] == "1700" and bob[4] == "+50" and bob[7] == "-2.5"
+    assert bob[1] == "1700" and bob[4] == "+50" and bob[7] == "-2"
     carol = [c.strip() for c in rows["carol"].split("│")[1:-1]]
     assert carol[1] == "—" and carol[4] == "—" and carol[7] == "—"
     assert not SLASHED.search(result.output)
@@ -102,16 +107,17 @@ def test_group_show_prints_halves_and_signed_changes(monkeypatch: pytest.MonkeyP
                                                      "12,25.5,")
 
 
-def test_the_replay_table_prints_the_models_half_medians(indexinator_db: Path) -> None:
+def test_the_replay_table_prints_the_models_medians_whole(indexinator_db: Path) -> None:
     # indexinator's blitz on two models: the median after 2023-05 is (1571 + 1640) / 2.
     result = CliRunner().invoke(cli_module.app, ["--db", str(indexinator_db), "replay",
                                                  "indexinator", "--perf", "blitz"],
                                 terminal_width=200)
     assert result.exit_code == 0, result.output
+    # ... shown whole, as FIDE prints ratings (issue 30, item 1): 1605.5 reads 1606.
     may = next(line for line in result.output.splitlines() if "2023-05" in line)
-    assert "1605.5" in may.split()
+    assert "1606" in may.split() and "1605.5" not in may
     june = next(line for line in result.output.splitlines() if "2023-06" in line)
-    assert "1605.5" in june.split()
+    assert "1606" in june.split()
     assert not SLASHED.search(result.output)
 
 

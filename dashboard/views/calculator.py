@@ -101,6 +101,9 @@ change_out.metric("Rating change", ui.signed(data["change"]),
                   help="K × Σ(score − expected), unrounded")
 new_out.metric("New rating", f"{result.new_rating}",
                help="Rating + the change rounded once, half away from zero")
+floor = api.floor_note(result.new_rating)
+if floor is not None:
+    new_out.caption(floor[:1].upper() + floor[1:] + ".")
 n = len(result.games)
 if result.rule_700_applied:
     st.info(f"**700 rule applied:** K {result.k_requested} × {n} games = "

@@ -51,7 +51,8 @@ if report.banded:
         "Opponents' ratings on the scale of", [m.key for m in report.models],
         default=report.models[0].key, required=True, key="games_model",
         help="The month's median is not one replay: each model rates every game on its own "
-             "scale. Pick whose scale the opponents' ratings, PD and ΔR are shown on."))
+             "scale. Pick whose scale the opponents' ratings, expected scores and ΔR are "
+             "shown on."))
 on_scale = report.game_model(model)
 row = by_period[period]
 j = period_json(row)
@@ -69,7 +70,7 @@ if r.rating_before is not None:
         f"expected {j['expected_score']}, change K × ΣΔR = **{ui.signed(j['change'])}** → "
         f"**{ui.number(r.rating_after, 'unrated')}** from the next month.")
 else:
-    st.markdown(f"Unrated this month: no PD or ΔR. {ui.md(r.note)}.")
+    st.markdown(f"Unrated this month: no expected score or ΔR. {ui.md(r.note)}.")
 if r.rating_before is not None and r.note != f"K {r.k}":  # a note that adds to the sentence
     st.caption(ui.md(r.note))
 
@@ -107,36 +108,42 @@ if not table.empty:
                       if s and s.level else None for s in sides]
 places = "%.2f" if report.settings.expected == "table" else "%.4f"
 on_fide = on_scale is not None
+# What each game did (result, expected, ΔR and the points it moved) comes right after the
+# opponent, so that it shows at 1280 px; why a game does not count and the move analysis
+# follow.
 shown = ["date", "colour", "opponent", "opponent_rating", *(["opponent_on_scale"] if on_fide
                                                              else []),
-         "outcome", "reason", "expected", "delta", "points", "accuracy", "acpl", "level", "url"]
+         "outcome", "expected", "delta", "points", "reason", "accuracy", "acpl", "level", "url"]
 picked = st.dataframe(
     table, hide_index=True, key="games_table", placeholder="",
     column_order=shown, on_select="rerun", selection_mode="single-row",
     row_height=ui.ROW_HEIGHT, height=ui.table_height(len(table)),
     column_config={
-        "date": st.column_config.DatetimeColumn("Date (UTC)", format="YYYY-MM-DD HH:mm"),
-        "colour": st.column_config.TextColumn("Colour", width="small"),
-        "opponent": st.column_config.TextColumn("Opponent"),
+        "date": st.column_config.DatetimeColumn("Date (UTC)", format="MM-DD HH:mm", width=95,
+                                                help="The game's end, UTC (the month is the "
+                                                     "period picked)"),
+        "colour": st.column_config.TextColumn("Colour", width=55),
+        "opponent": st.column_config.TextColumn("Opponent", width=130),
         "opponent_rating": st.column_config.NumberColumn(
-            "Opp. Lichess", format="%d", width=95,
+            "Opp. Lichess", format="%d", width=90,
             help="The opponent's Lichess rating at the game's start (Lichess's scale)"),
         "opponent_on_scale": st.column_config.NumberColumn(
-            "Opp. FIDE", format="%d", width=85,
+            "Opp. FIDE", format="%d", width=80,
             help="The opponent's rating on the FIDE scale the replay uses (the model's "
-                 "conversion of the Lichess one): PD is computed from this number; empty = "
-                 "the model cannot place it"),
+                 "conversion of the Lichess one): the expected score is computed from it; "
+                 "empty = the model cannot place it"),
         "outcome": st.column_config.TextColumn(
-            "Result", width="small", help="From your side: Win (1), Draw (½), Loss (0)"),
+            "Result", width=60, help="From your side: Win (1), Draw (½), Loss (0)"),
         "reason": st.column_config.TextColumn("Counted, or why not", width="medium"),
         "expected": st.column_config.NumberColumn(
-            "PD", format=places, width="small",
-            help="Expected score of the game (FIDE table 8.1.2 or the logistic formula)"),
+            "Expected", format=places, width=75,
+            help="The game's expected score (FIDE's regulations call it PD), from FIDE table "
+                 "8.1.2 or the logistic formula"),
         "delta": st.column_config.NumberColumn(
-            "ΔR", format=places.replace("%", "%+"), width="small",
-            help="Score − PD: what the game did against expectation"),
+            "ΔR", format=places.replace("%", "%+"), width=65,
+            help="Score − expected: what the game did against expectation"),
         "points": st.column_config.NumberColumn(
-            "K × ΔR", format="%+.2f", width="small",
+            "K × ΔR", format="%+.2f", width=70,
             help="Rating points this game moved your rating: K × ΔR. The month's change is "
                  "their sum, rounded once."),
         "accuracy": st.column_config.NumberColumn(
@@ -150,9 +157,18 @@ picked = st.dataframe(
         "url": st.column_config.LinkColumn("Game", display_text="lichess.org ↗"),
     },
 )
-st.caption(f"{len(rows)} of {len(details)} games of {period}. PD and ΔR are shown for counted "
-           "games of a rated month; each game is ΔR = score − PD, and the month's change is "
-           "K × ΣΔR, rounded once. Click a row to see the game.")
+st.caption(f"{len(rows)} of {api.plural(len(details), 'game')} of {period}. The expected score "
+           "and ΔR are shown for counted games of a rated month; each game is ΔR = score − "
+           "expected, and the month's change is K × ΣΔR, rounded once. Click a row to see the "
+           "game.")
+# The month's games for a player's own spreadsheet: what `tracker replay … --period M --csv`
+# prints (on the scale picked above, every game whatever the filter).
+st.download_button(
+    "Download the month's games (CSV)", api.games_csv(details).encode("utf-8"),
+    file_name=f"{report.user_id}-{perf}-{period}-games.csv", mime="text/csv",
+    key="games_csv", on_click="ignore",
+    help=f"Every game of {period}: `tracker replay {report.user_id} --perf {perf} --period "
+         f"{period} --csv` gives the same.")
 
 selected = picked.selection.rows if picked is not None else []
 linked_row = next((i for i, (d, _) in enumerate(pairs) if d.selected.game.id == linked), None)

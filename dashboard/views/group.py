@@ -18,6 +18,8 @@ from tracker import api
 from tracker.api import SPEEDS, GroupRow
 
 GROUP_PARAM: Final = "group"
+#: The note of a member without games in the last three months (no "Change, 3 months").
+NO_GAMES_3M: Final = "no games in the last 3 months"
 #: Players drawn when the page opens: the first ones with a rating, in the table's order.
 DEFAULT_PICKED: Final = 3
 #: The colours of the overlaid lines, one per player in pick order.
@@ -38,14 +40,17 @@ COLUMNS: Final = {
     "games_30d": ("Games, 30 days", "Rated games of the perf in the last 30 days."),
     "change_3m": ("Change, 3 months", "The FIDE-style rating now minus the one in force "
                   "three months ago."),
-    "level": ("Level in play", "The level the analysed games show (move analysis)."),
+    "level": ("Level in play (Lichess scale)", "The level the last analysed games show "
+              "together (move analysis): estimate (10–90 % range) on the Lichess scale of the "
+              "table's perf, never a rating."),
     "note": ("Why no figure", "Why a member has no FIDE-style rating, or which figure is "
              "missing."),
 }
 
 
-def _float(x: Fraction | int | None) -> float | None:
-    return None if x is None else float(x)  # display only: a median may end in .5
+def _float(x: Fraction | int | None) -> int | None:
+    # Display only: whole as FIDE publishes it (a median's .5 rounded half up).
+    return api.whole_rating(x)
 
 
 def table_frame(rows: Sequence[GroupRow]) -> pd.DataFrame:
@@ -55,8 +60,11 @@ def table_frame(rows: Sequence[GroupRow]) -> pd.DataFrame:
         "band": f"{r.fide_low}–{r.fide_high}" if r.fide_low is not None else None,
         "club": r.club,
         "real_fide": r.real_fide, "gap": _float(r.gap), "lichess": r.lichess,
-        "games_30d": r.recent_games, "change_3m": _float(r.change),
-        "level": r.level or api.NOT_ANALYSED, "note": r.note or "",
+        "games_30d": r.recent_games,
+        # No games in three months is no change of form: no figure, and the note says so.
+        "change_3m": None if r.games_3m == 0 else _float(r.change),
+        "level": r.level or api.NOT_ANALYSED,
+        "note": "; ".join(filter(None, (r.note, NO_GAMES_3M if r.games_3m == 0 else None))),
     } for r in rows], columns=list(COLUMNS))
 
 
@@ -65,6 +73,7 @@ def group_figure(rows: Sequence[GroupRow]) -> go.Figure:
     force from the month after its period (a step line, broken while unrated), the band on
     hover."""
     fig = go.Figure()
+    values: list[float] = []
     for i, r in enumerate(rows):
         xs: list[datetime] = []
         ys: list[float | None] = []
@@ -72,15 +81,20 @@ def group_figure(rows: Sequence[GroupRow]) -> go.Figure:
         for period, median, low, high in r.line:
             xs.append(charts.month_start(charts.next_period(period)))
             ys.append(_float(median))
+            values += [] if median is None else [float(median)]
             hover.append(f"{period}: {_float(median)} (band {low}–{high})" if median is not None
                          else f"{period}: unrated")
         fig.add_trace(go.Scatter(
             x=xs, y=ys, name=r.username, mode="lines", line_shape="hv",
             line={"color": PALETTE[i % len(PALETTE)], "width": 2.5}, connectgaps=False,
             hovertext=hover, hoverinfo="text+name"))
+    # Every line inside the axes with room, and plotly's toolbar above the plot, not on it.
+    y_range = charts.padded_range(values)
     fig.update_layout(
-        height=460, margin={"l": 10, "r": 10, "t": 30, "b": 10}, hovermode="closest",
-        yaxis_title="FIDE-style rating (models' median)", legend={"orientation": "h"})
+        height=460, margin={"l": 10, "r": 10, "t": charts.TOOLBAR_ROOM, "b": 10},
+        hovermode="closest", yaxis_title="FIDE-style rating (models' median)",
+        legend={"orientation": "h"},
+        **({"yaxis_range": list(y_range)} if y_range is not None else {}))
     return fig
 
 
@@ -123,7 +137,8 @@ st.header(f"{ui.md(table.group)} — {perf}")
 models = ", ".join(table.models) if table.models else "no model covers this perf"
 st.caption(f"As of {table.as_of} (UTC). FIDE-style: what FIDE's rules make of each member's "
            f"games with the opponents mapped to FIDE's scale by the models ({models}): their "
-           "median, and their band. Real FIDE: the standard list. Click a header to sort.")
+           "median, and their band. Real FIDE: the standard list. Click a header to sort. "
+           + api.HALF_NOTE)
 config: dict[str, Any] = {
     key: st.column_config.Column(label, help=help_) for key, (label, help_) in COLUMNS.items()}
 for key in ("fide", "gap", "change_3m"):
@@ -135,7 +150,8 @@ if table.club is None:  # the group has no club model for this perf: no empty co
     config.pop("club")
 else:
     st.caption(f"Club model: {ui.md(table.club)}.")
-st.dataframe(frame, column_config=config, hide_index=True, key="group_table",
+# A missing figure reads "—", as in `tracker group show` (never "None").
+st.dataframe(frame, column_config=config, hide_index=True, key="group_table", placeholder="—",
              height=ui.table_height(len(frame)), width="stretch")
 st.download_button("Download CSV", api.group_table_csv(table, sort="fide"),
                    file_name=f"{table.group}-{perf}.csv", mime="text/csv")

@@ -21,6 +21,7 @@ def progress_bar(label: str) -> tuple[Any, Callable[[int, int, int | None], None
     """A progress bar and the ``progress(games_read, done, total)`` callback that moves it."""
     bar = st.progress(0.0, text=label)
     last = [0.0]
+    shown = [0.0]
 
     def update(games: int, done: int, total: int | None) -> None:
         now = time.monotonic()
@@ -28,8 +29,14 @@ def progress_bar(label: str) -> tuple[Any, Callable[[int, int, int | None], None
             return
         last[0] = now
         fraction = min(done / total, 1.0) if total else 0.0
+        shown[0] = fraction
         bar.progress(fraction, text=f"{label}: {games:,} games read")
 
+    def wait(line: str) -> None:
+        """Lichess asked to wait (HTTP 429): the bar says so until the games flow again."""
+        bar.progress(shown[0], text=f"{label}: {ui.md(line)}")
+
+    update.wait = wait  # type: ignore[attr-defined]  # the Lichess import's on_wait
     return bar, update
 
 
@@ -95,7 +102,8 @@ with from_lichess:
             download = import_user  # not None here, also inside the lambda
             run_import(f"Downloading {username.strip()}'s games", lambda update: download(
                 username.strip(), db=ui.store(), perf=None if perf == "all" else perf,
-                full=full, token=token or None, progress=update))
+                full=full, token=token or None, progress=update,
+                on_wait=getattr(update, "wait", None)))
 
 with from_file:
     with st.form("import_file", clear_on_submit=True):

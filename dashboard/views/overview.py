@@ -29,6 +29,8 @@ fide.metric("FIDE-style rating now", api.rating_text(report.current_rating, "unr
                  f"by month on these games, on the {report.scale_label}.")
 if band is not None and band.min is not None:
     fide.caption(f"the models' median; band {band.min}–{band.max}")
+if api.has_half(report):  # how the half is rounded, said once
+    st.caption(api.HALF_NOTE)
 unrated = api.unrated_text(report)
 if unrated is not None:  # the metric says "unrated"; the caption says why, once
     why = unrated.removeprefix("unrated: ")
@@ -45,7 +47,7 @@ lichess.metric("Lichess rating now", ui.number(report.current_lichess),
 counted.metric("Games counted", f"{report.counted:,}",
                help="Games that count for FIDE's method (rated, finished, standard chess, "
                     "against a rated human opponent).")
-counted.caption(f"of {len(report.games):,} {perf} games")
+counted.caption(f"of {api.plural(len(report.games), perf + ' game', ',')}")
 k_next = ui.next_k_text(report)
 k.metric("K next period", k_next,
          help="The development coefficient for the next month, before the 700 rule "
@@ -68,12 +70,19 @@ if strength is not None:
 st.plotly_chart(figure, key="overview_chart", config={"displaylogo": False})
 if strength is not None:
     recent = strength.recent.level
+    hidden = sum(1 for m in strength.months if m.level is not None) - len(
+        strength_charts.drawn_months(strength.months))
     st.caption(
         f"Green squares: the level each month's analysed games show together, with its 10–90 % "
         f"range, from the moves alone (model {strength.model or '-'}; never a rating), on the "
-        f"Lichess {perf} scale. The last {strength.recent.games} analysed games show "
-        + (f"{recent.estimate} ({recent.low}–{recent.high})." if recent else "no level.")
-        + (f" {strength.note}" if strength.note else "")
+        f"Lichess {perf} scale"
+        + (f"; {hidden} month(s) with too few analysed games for a range narrower than "
+           f"{strength_charts.MAX_DRAWN_WIDTH} points not drawn" if hidden else "")
+        + f". The last {strength.recent.games} analysed games show "
+        + (f"{recent.estimate} ({recent.low}–{recent.high})"
+           + (f" — {recent.note}." if recent.note else ".") if recent else "no level.")
+        + (f" {ui.sentence(strength.note)}"
+           if strength.note and not (recent and recent.note) else "")
         + (f" {strength.partial} game{'s' if strength.partial != 1 else ''} with evals for "
            "part of the plies only count in no level." if strength.partial else ""))
 

@@ -58,16 +58,20 @@ if ui.read_only():
     show_read_only(player.id, saved)
     st.stop()
 
+# The start is picked outside the form, so that the start rating and its scale are greyed out
+# at once when the replay starts unrated (a widget inside a form reruns nothing until Save).
+start = st.radio(
+    "Start", ["unrated", "rating"], horizontal=True,
+    index=0 if saved.start_rating is None else 1, key=f"set_start_{player.id}",
+    format_func=lambda s: "unrated, as a newcomer to FIDE" if s == "unrated"
+    else "from a FIDE rating (your real one)")
+unrated = start == "unrated"
 with st.form(f"settings_{player.id}"):
-    start = st.radio(
-        "Start", ["unrated", "rating"], horizontal=True,
-        index=0 if saved.start_rating is None else 1, key=f"set_start_{player.id}",
-        format_func=lambda s: "unrated, as a newcomer to FIDE" if s == "unrated"
-        else "from a FIDE rating (your real one)")
     start_rating = st.number_input(
         "Start rating (used when starting from a FIDE rating)", min_value=MIN_START_RATING,
         max_value=MAX_START_RATING, value=saved.start_rating or 1500, step=1,
-        key=f"set_rating_{player.id}")
+        key=f"set_rating_{player.id}", disabled=unrated,
+        help="Not used while the replay starts unrated." if unrated else None)
     birth_year = st.number_input(
         "Birth year (optional: enables the junior K 40)", min_value=1900,
         max_value=date.today().year, value=saved.birth_year, step=1, placeholder="not given",
@@ -96,7 +100,9 @@ with st.form(f"settings_{player.id}"):
     start_scale = st.radio(
         "The start rating is", ["fide", "lichess"], horizontal=True,
         index=0 if resolved.start_scale == "fide" else 1, key=f"set_start_scale_{player.id}",
-        format_func=lambda x: "a real FIDE rating" if x == "fide" else "a Lichess rating")
+        format_func=lambda x: "a real FIDE rating" if x == "fide" else "a Lichess rating",
+        disabled=unrated,
+        help="Not used while the replay starts unrated." if unrated else None)
     chapters = {"": "by perf (classical and correspondence: standard; rapid, blitz, bullet: "
                     "rapid & blitz)", "standard": "standard", "rapid-blitz": "rapid & blitz"}
     chapter = st.selectbox(

@@ -44,7 +44,10 @@ class PlayerSummary(NamedTuple):
     ``accuracy``: game accuracy in % rounded half up (``None`` without a scored move);
     ``acpl``: average centipawn loss rounded half up (``None`` without a scored move);
     the counts: the exported judgments of the player's moves (a local analysis fills
-    ``PlyEval.judgment`` with :func:`judge` where its engine preferred another move).
+    ``PlyEval.judgment`` with :func:`judge` where its engine preferred another move);
+    ``computed``: the evals carried no judgment at all (a PGN with ``[%eval]`` but no glyphs),
+    so the counts are :func:`recomputed_judgments` by Lichess's thresholds, which may flag more
+    moves than Lichess (an upper bound), never a false 0.
     """
 
     accuracy: int | None
@@ -52,6 +55,7 @@ class PlayerSummary(NamedTuple):
     inaccuracy: int
     mistake: int
     blunder: int
+    computed: bool = False
 
 
 class GameSummary(NamedTuple):
@@ -237,12 +241,23 @@ def exported_judgments(evals: Sequence[PlyEval], *,
     return white, black
 
 
+def carries_judgments(evals: Sequence[PlyEval]) -> bool:
+    """Whether an analysis carries its judgments: any ply with a judgment or a ``best`` move
+    (Lichess's NDJSON, a PGN with glyphs, a local analysis). Without, zero exported judgments
+    says nothing."""
+    return any(e.judgment is not None or e.best is not None for e in evals)
+
+
 def game_summary(evals: Sequence[PlyEval], *, white_first: bool = True) -> GameSummary:
-    """Accuracy, ACPL and the exported judgment counts of both players."""
+    """Accuracy, ACPL and the judgment counts of both players: the exported ones, or, where
+    the evals carry none (:func:`carries_judgments`), the ones recomputed from the evals by
+    Lichess's thresholds, marked ``computed``."""
     accuracy = game_accuracy(evals, white_first=white_first)
     losses = acpl(evals, white_first=white_first)
-    counts = exported_judgments(evals, white_first=white_first)
+    computed = bool(evals) and not carries_judgments(evals)
+    counts = (recomputed_judgments if computed else exported_judgments)(
+        evals, white_first=white_first)
     white, black = (
-        PlayerSummary(None if acc is None else round_half_up(acc), cpl, *c)
+        PlayerSummary(None if acc is None else round_half_up(acc), cpl, *c, computed)
         for acc, cpl, c in zip(accuracy, losses, counts, strict=True))
     return GameSummary(white, black)

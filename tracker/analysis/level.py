@@ -1,24 +1,26 @@
-"""The level a game, or a set of games, shows (STRENGTH.md §3). Pure but for reading the
+"""The level a game, or a set of games, shows (STRENGTH.md §3, §3a). Pure but for reading the
 model file.
 
 Inputs: the moves' evals, the clock setting, the clocks where exported, the result and the
-perf: never a rating (:class:`GameFeatures` keeps them all; ``level-rapid-1`` reads the evals of
-the player's own moves only, see ``docs/strength.md``). A model
-(``tracker/analysis/models/level-<perf>-<n>.json``, fitted by ``scripts/fit_level_model.py``
-from the shared analysed games) gives, per rating, how often players lose how much Win% per
-move; a game's or a set's moves give a likelihood over ratings, tempered for moves that are not
-independent, times the training prior: the posterior's median is the estimate, its 10th and
-90th percentiles the range.
+perf: never a rating (:class:`GameFeatures` keeps them all; the ``level-<perf>-2`` models read
+the evals of the player's own moves only, see ``docs/strength.md``). A model
+(``tracker/analysis/models/level-<perf>-2.json``, fitted by ``scripts/fit_level_model.py`` from
+the shared analysed games) turns a game's summary (:data:`SUMMARY`: accuracy, ACPL, error rates,
+loss quantiles by phase…) into one score by a linear fit, and knows, per rating of the perf's
+Lichess scale, the mean and spread of that score (heteroscedastic). A set of n games averages
+its scores; as games of one player are correlated (style, form), the spread of the mean does not
+shrink as 1/n but to ρ + (1 − ρ)/n. The likelihood over ratings times a weak prior (a flat one
+for the range): the range is the 10th–90th percentiles, calibrated on players the fit never saw
+so that it holds the real rating ~80 % of the time in every 200-point band, not only on average.
 """
 
 from __future__ import annotations
 
 import json
-from bisect import bisect_left
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from itertools import pairwise
 from pathlib import Path
 from typing import Any, Final, NamedTuple
 
@@ -26,7 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tracker.analysis.formulas import acpl as lichess_acpl
-from tracker.analysis.formulas import win_percent
+from tracker.analysis.formulas import move_accuracy, win_percent
 from tracker.analysis.turning import win_curve
 from tracker.core.evals import START, Color, PlyEval
 from tracker.core.records import SPEEDS
@@ -34,9 +36,19 @@ from tracker.fide.scale import fide_rating, models_for
 
 #: The model files, one per perf fitted: ``level-<perf>-<version>.json``.
 MODELS_DIR: Final = Path(__file__).parent / "models"
-#: The model of each perf (key, version); a perf without its own uses :data:`FALLBACK`.
-MODEL_FILES: Final[Mapping[str, str]] = {"rapid": "level-rapid-1.json"}
-FALLBACK: Final = "rapid"
+#: The model of each perf (key, version): each speed on its own Lichess scale.
+MODEL_FILES: Final[Mapping[str, str]] = {
+    speed: f"level-{speed}-2.json" for speed in ("bullet", "blitz", "rapid", "classical")}
+#: Speeds without data of their own borrow the nearest speed's model, and every result says so.
+BORROWED: Final[Mapping[str, str]] = {"ultraBullet": "bullet", "correspondence": "classical"}
+#: Lichess's server analysis of games played from this instant on (ms since the epoch, 2023-01-01
+#: UTC) comes from Stockfish 15.1 or later, whose centipawns are normalised (+100 = a 50 % win
+#: chance): the same position reads about 1/1.66 of the centipawns of the engines the models
+#: were fitted on (internal value / 208, the old pawn value, against / 328–361: Stockfish
+#: 15.1–17's NormalizeToPawnValue; 1.66 is Stockfish 16.1's 345 / 208). An assumption of this
+#: version: the date Lichess's fishnet changed engine is approximate (docs/strength.md).
+NORMALISED_FROM_MS: Final = 1_672_531_200_000
+NORMALISED_CP_FACTOR: Final = 1.66
 #: Fewer moves than this in a game and the result says the range rests on little play.
 FEW_MOVES: Final = 10
 
@@ -75,10 +87,12 @@ class GameFeatures:
 
 class Level(NamedTuple):
     """A level on the Lichess scale of the model's perf (rating points): ``estimate`` the
-    posterior median, ``low``/``high`` its 10th and 90th percentiles; ``model``: the model's
-    key and version (``"level-rapid-1"``); ``note``: what the reader must know (a rapid model
-    applied to blitz, an estimate at the edge of the fitted range, too few moves), else
-    ``None``; ``games``/``moves``: how much play it rests on."""
+    posterior median under the model's prior (inside the range), ``low``/``high`` the 10th
+    and 90th percentiles of the range (a flat prior: it holds for a 900 and a 2300 alike);
+    ``model``: the model's key and version (``"level-blitz-2"``); ``note``: what the reader
+    must know (what a speed borrows from the rapid fit, an estimate where the model is known to
+    be weak or outside the fitted range, too few moves, local evals), else ``None``;
+    ``games``/``moves``: how much play it rests on."""
 
     estimate: int
     low: int
@@ -102,8 +116,8 @@ class FideLevel(NamedTuple):
 @dataclass(frozen=True, slots=True)
 class LevelModel:
     """A fitted level model (the JSON file's data). ``perf``: the perf it is applied to;
-    ``fitted_perf``: the perf it was fitted on (they differ: the result says so); ``data``: the
-    file's parsed JSON (see ``docs/strength.md`` for its fields)."""
+    ``fitted_perf``: the perf whose scale it was fitted on (they differ: the result says so);
+    ``data``: the file's parsed JSON (see ``docs/strength.md`` for its fields)."""
 
     key: str
     version: int
@@ -117,8 +131,13 @@ class LevelModel:
 
     @property
     def name(self) -> str:
-        """Key and version: ``"level-rapid-1"``."""
+        """Key and version: ``"level-rapid-2"``."""
         return f"{self.key}-{self.version}"
+
+    @property
+    def borrows(self) -> str | None:
+        """What this perf's model borrows from another fit, in words, or ``None``."""
+        return self.tables.borrows or None
 
 
 def level_features(evals: Sequence[PlyEval], color: Color, *, white_first: bool = True,
@@ -144,6 +163,18 @@ def level_features(evals: Sequence[PlyEval], color: Color, *, white_first: bool 
     return GameFeatures(color, tuple(moves), clock, result, cpl, ending(result, status), local)
 
 
+def on_training_scale(evals: Sequence[PlyEval], played_at_ms: int | None) -> list[PlyEval]:
+    """Lichess server evals on the centipawn scale the models were fitted on: those of a game
+    played from :data:`NORMALISED_FROM_MS` on multiplied by :data:`NORMALISED_CP_FACTOR`
+    (mates unchanged), others as they are. For the level only: accuracy, ACPL and judgments
+    shown stay Lichess's own. Local-engine evals are not Lichess's: leave them to their own
+    calibration."""
+    if played_at_ms is None or played_at_ms < NORMALISED_FROM_MS:
+        return list(evals)
+    return [e if e.cp is None else e._replace(cp=round(e.cp * NORMALISED_CP_FACTOR))
+            for e in evals]
+
+
 #: Lichess statuses by how a game ended, for :func:`ending`.
 _STATUS_GROUPS: Final = {"mate": "mate", "resign": "resign", "outoftime": "time",
                          "timeout": "time", "draw": "draw", "stalemate": "stalemate"}
@@ -159,21 +190,101 @@ def ending(score: float | None, status: str | None) -> str | None:
     return f"{outcome}-{_STATUS_GROUPS.get(status, 'other')}"
 
 
+#: The per-game summary a model reads (:func:`summary`), in order; a model file lists the
+#: names it was fitted on and must match. Win% losses are of the mover (0–100); "rate" = share
+#: of the player's moves; phases by ply: opening 1–20, middle 21–60, end 61 on.
+SUMMARY: Final[tuple[str, ...]] = (
+    "ln(1 + ACPL)", "mean move accuracy", "mean move accuracy, balanced positions",
+    "rate of losses >= 5", "rate of losses >= 10", "rate of losses >= 15",
+    "rate of losses <= 1", "rate of losses <= 0", "mean sqrt(loss)", "ln(moves)",
+    "rate balanced (Win% 15-85 before)", "rate winning (> 85)", "rate losing (< 15)",
+    "mean sqrt(loss), winning", "mean sqrt(loss), losing", "mean sqrt(loss), balanced",
+    "median sqrt(loss)", "75th percentile sqrt(loss)", "90th percentile sqrt(loss)",
+    "opening mean sqrt(loss)", "opening rate <= 1", "opening rate >= 10", "opening share",
+    "middle mean sqrt(loss)", "middle rate <= 1", "middle rate >= 10", "middle share",
+    "end mean sqrt(loss)", "end rate <= 1", "end rate >= 10", "end share",
+)
+_PHASES: Final = ((1, 20), (21, 60), (61, 1 << 30))
+
+
+def _mean(xs: Sequence[float], fallback: float) -> float:
+    return sum(xs) / len(xs) if xs else fallback
+
+
+def _quantile(sorted_xs: Sequence[float], q: float) -> float:
+    """numpy's default (linear) quantile of a sorted, non-empty sequence."""
+    pos = q * (len(sorted_xs) - 1)
+    i = int(pos)
+    j = min(i + 1, len(sorted_xs) - 1)
+    return sorted_xs[i] + (sorted_xs[j] - sorted_xs[i]) * (pos - i)
+
+
+def summary(game: GameFeatures) -> list[float]:
+    """The :data:`SUMMARY` of one player's game (plain floats, in order). Raises ValueError for
+    a game without a scored move. Pure Python: a few microseconds per move."""
+    moves = game.moves
+    if not moves:
+        raise ValueError("no move with an eval before and after: no level")
+    n = len(moves)
+    loss = [max(0.0, m.win_before - m.win_after) for m in moves]
+    root = [math.sqrt(x) for x in loss]
+    acc = [move_accuracy(m.win_before, m.win_after) / 100 for m in moves]
+    before = [m.win_before for m in moves]
+    balanced = [i for i in range(n) if 15 <= before[i] <= 85]
+    winning = [i for i in range(n) if before[i] > 85]
+    losing = [i for i in range(n) if before[i] < 15]
+    mean_acc, mean_root = sum(acc) / n, sum(root) / n
+    ordered = sorted(root)
+    flags = {edge: [x >= edge for x in loss] for edge in (5, 10, 15)}
+    le1 = [x <= 1 for x in loss]
+    out = [math.log1p(game.acpl or 0), mean_acc, _mean([acc[i] for i in balanced], mean_acc),
+           sum(flags[5]) / n, sum(flags[10]) / n, sum(flags[15]) / n,
+           sum(le1) / n, sum(1 for x in loss if x <= 0) / n, mean_root, math.log(n),
+           len(balanced) / n, len(winning) / n, len(losing) / n,
+           _mean([root[i] for i in winning], mean_root),
+           _mean([root[i] for i in losing], mean_root),
+           _mean([root[i] for i in balanced], mean_root),
+           _quantile(ordered, 0.5), _quantile(ordered, 0.75), _quantile(ordered, 0.9)]
+    for first, last in _PHASES:
+        idx = [i for i in range(n) if first <= moves[i].ply <= last]
+        if idx:
+            out += [_mean([root[i] for i in idx], mean_root),
+                    sum(1 for i in idx if le1[i]) / len(idx),
+                    sum(1 for i in idx if flags[10][i]) / len(idx), len(idx) / n]
+        else:
+            out += [mean_root, out[6], out[4], 0.0]
+    return out
+
+
+def _floats(data: Mapping[str, Any], *path: str) -> list[float]:
+    value: Any = data
+    for key in path:
+        value = value[key]
+    return [float(x) for x in value]
+
+
 def _schema(data: Mapping[str, Any]) -> None:
     """ValueError unless ``data`` has the fields :func:`game_level` reads, consistently."""
     try:
-        cells = (len(data["contexts"]) * (len(data["loss_edges"]) + 1)
-                 + len(data.get("endings", [])))
         grid = data["grid"]
         size = round((grid["high"] - grid["low"]) / grid["step"]) + 1
-        ok = (len(data["prior"]) == size
-              and all(len(row) == cells for row in data["log_probs"])
-              and len(data["log_probs"]) == len(data["ratings"])
-              and float(data["temper"]["game"]) > 0)
-    except (KeyError, TypeError) as e:
+        features = list(data["features"])
+        reg = data["regression"]
+        ok = (len(data["prior"]) == size and len(data["likelihood"]["mean"]) == size
+              and len(data["likelihood"]["sd"]) == size
+              and min(_floats(data, "likelihood", "sd")) > 0
+              and all(len(reg[k]) == len(features) for k in ("centre", "scale", "coef"))
+              and 0 <= float(data["within_player_correlation"]) < 1
+              and all(float(data["prior_weight"][k]) >= 0
+                      for k in ("game_estimate", "game_range", "set_estimate", "set_range")))
+    except (KeyError, TypeError, ValueError) as e:
         raise ValueError(f"malformed level model: missing or wrong field ({e})") from None
     if not ok:
-        raise ValueError("malformed level model: sizes of prior, ratings and log_probs disagree")
+        raise ValueError("malformed level model: sizes of prior, likelihood and regression "
+                         "disagree, or a spread is not positive")
+    if features != list(SUMMARY):
+        raise ValueError("level model fitted on other features than this version computes: "
+                         "refit it (scripts/fit_level_model.py)")
 
 
 def level_model_from_json(data: Mapping[str, object], perf: str | None = None) -> LevelModel:
@@ -190,114 +301,94 @@ def _load(name: str) -> Mapping[str, Any]:
     return loaded
 
 
+@cache
 def load_level_model(perf: str) -> LevelModel:
-    """The level model for ``perf`` (a speed: bullet, blitz, rapid, classical): the perf's own
-    model where there is one, else the rapid model, and every result then says so. Raises
-    ValueError for a perf no model can serve (a variant)."""
+    """The level model for ``perf`` (a speed: bullet, blitz, rapid, classical), each on its own
+    Lichess scale; what a speed's model borrows from the rapid fit, its results say;
+    ultraBullet and correspondence borrow the bullet and classical models (:data:`BORROWED`),
+    noted. Raises ValueError for a perf no model can serve (a variant)."""
     if perf not in SPEEDS:
         raise ValueError(f"no level model for {perf!r}: the level is shown for "
                          f"{', '.join(SPEEDS)} games only")
-    return level_model_from_json(_load(MODEL_FILES.get(perf, MODEL_FILES[FALLBACK])), perf)
-
-
-def normalised(log_probs: FloatArray, sizes: Sequence[int]) -> FloatArray:
-    """``log_probs`` (rows × cells) with each block of columns (``sizes``, in order: one per
-    context, then the endings) normalised to probabilities summing to 1 per row."""
-    out = log_probs.copy()
-    for start, stop in pairwise(np.cumsum([0, *sizes])):
-        block = out[:, start:stop]
-        top = block.max(axis=1, keepdims=True)
-        block -= top + np.log(np.exp(block - top).sum(axis=1, keepdims=True))
-    return out
+    return level_model_from_json(_load(MODEL_FILES[BORROWED.get(perf, perf)]), perf)
 
 
 class _Tables:
-    """A model's arrays, read once per model: the cells' log-probabilities on the grid."""
+    """A model's arrays, read once per model."""
 
     def __init__(self, data: Mapping[str, Any]) -> None:
         grid = data["grid"]
         self.grid: FloatArray = np.arange(grid["low"], grid["high"] + grid["step"] / 2,
                                           grid["step"], dtype=np.float64)
-        ratings = np.asarray(data["ratings"], dtype=np.float64)
-        table = np.asarray(data["log_probs"], dtype=np.float64)
-        # log-linear interpolation between the fitted ratings (flat beyond them), each
-        # context's bins normalised again to sum to 1
-        self.loss_edges: list[float] = [float(x) for x in data["loss_edges"]]
-        self.contexts: list[dict[str, list[float]]] = list(data["contexts"])
-        self.endings: list[str] = list(data.get("endings", []))
-        self.log_probs = normalised(np.stack(
-            [np.interp(self.grid, ratings, table[:, j]) for j in range(table.shape[1])], axis=1),
-            blocks(self.contexts, self.loss_edges, self.endings))
+        reg = data["regression"]
+        scale = np.asarray(_floats(reg, "scale"))
+        self.coef: FloatArray = np.asarray(_floats(reg, "coef")) / scale
+        centre = np.asarray(_floats(reg, "centre"))
+        self.offset = float(reg["intercept"]) - float(self.coef @ centre)
+        self.mean: FloatArray = np.asarray(_floats(data, "likelihood", "mean"))
+        self.var: FloatArray = np.asarray(_floats(data, "likelihood", "sd")) ** 2
+        self.rho = float(data["within_player_correlation"])
         prior = np.asarray(data["prior"], dtype=np.float64)
         self.log_prior: FloatArray = np.log(prior / prior.sum())
-        self.temper_game = float(data["temper"]["game"])
-        self.set_exponent = float(data["temper"].get("set_exponent", 1.0))
+        weight = data["prior_weight"]
+        self.weights = {k: float(weight[k]) for k in
+                        ("game_estimate", "game_range", "set_estimate", "set_range")}
         lo, hi = data["fitted_range"]
         self.fitted_range = (float(lo), float(hi))
+        self.weak: list[Mapping[str, Any]] = list(data.get("weak", []))
+        self.borrows = str(data.get("borrows") or "")
 
 
 def _tables(model: LevelModel) -> _Tables:
     return model.tables
 
 
-def _context(contexts: Sequence[Mapping[str, Sequence[float]]], move: MoveFeature) -> int:
-    """The index of the first context whose ranges hold the move (Win% before, ply)."""
-    for i, c in enumerate(contexts):
-        lo, hi = c["win_before"]
-        first, last = c["ply"]
-        if lo <= move.win_before < hi and first <= move.ply <= last:
-            return i
-    raise ValueError(f"no context of the model holds {move}")
-
-
-def blocks(contexts: Sequence[object], loss_edges: Sequence[float],
-           endings: Sequence[str]) -> list[int]:
-    """The sizes of the blocks of cells: one block of loss bins per context, then the endings
-    (when the model reads them)."""
-    return [len(loss_edges) + 1] * len(contexts) + ([len(endings)] if endings else [])
-
-
-def count_cells(contexts: Sequence[Mapping[str, Sequence[float]]], loss_edges: Sequence[float],
-                games: Sequence[GameFeatures],
-                endings: Sequence[str] = ()) -> npt.NDArray[np.int64]:
-    """How many of the games' moves fall in each cell: context (the first whose ``win_before``
-    [lo, hi) and ``ply`` [first, last] hold the move) × Win%-loss bin (loss ≤ first edge, then
-    each (edge, next edge], then above the last), context-major; then, where ``endings`` are
-    given, one count per game in its ending's cell (none for an ending not listed)."""
-    bins = len(loss_edges) + 1
-    counts = np.zeros(len(contexts) * bins + len(endings), dtype=np.int64)
-    for game in games:
-        for move in game.moves:
-            loss = move.win_before - move.win_after
-            counts[_context(contexts, move) * bins + bisect_left(loss_edges, loss)] += 1
-        if game.ending is not None and game.ending in endings:
-            counts[len(contexts) * bins + list(endings).index(game.ending)] += 1
-    return counts
-
-
-def cell_counts(model: LevelModel, games: Sequence[GameFeatures]) -> npt.NDArray[np.int64]:
-    """:func:`count_cells` with ``model``'s contexts and loss bins."""
+def score(model: LevelModel, game: GameFeatures) -> float:
+    """The model's score of one game: its linear fit on :func:`summary` (rating points on the
+    fitted perf's scale, before the likelihood). Raises ValueError without a scored move."""
     t = _tables(model)
-    return count_cells(t.contexts, t.loss_edges, games, t.endings)
+    return t.offset + float(np.dot(t.coef, summary(game)))
 
 
-def posterior(model: LevelModel, counts: npt.NDArray[np.int64], games: int) -> FloatArray:
-    """The posterior over the model's rating grid of a set of ``games`` games whose moves
-    fall in the cells as ``counts``: prior × likelihood ^ (temper · games ^ (exponent − 1))."""
+def quantiles(grid: FloatArray, log_post: FloatArray, qs: Sequence[float]) -> list[FloatArray]:
+    """Per row of unnormalised log-densities on ``grid`` (rows × grid), the ``qs`` quantiles
+    (0–1; each grid point's mass centred on it, interpolated linearly)."""
+    post = np.exp(log_post - log_post.max(axis=1, keepdims=True))
+    post /= post.sum(axis=1, keepdims=True)
+    cdf = np.cumsum(post, axis=1) - post / 2
+    out: list[FloatArray] = []
+    rows = np.arange(cdf.shape[0])
+    for q in qs:
+        i = np.clip((cdf < q).sum(axis=1), 1, len(grid) - 1)
+        c0, c1 = cdf[rows, i - 1], cdf[rows, i]
+        frac = np.clip((q - c0) / np.maximum(c1 - c0, 1e-300), 0, 1)
+        out.append(grid[i - 1] + frac * (grid[i] - grid[i - 1]))
+    return out
+
+
+def log_likelihood(model: LevelModel, mean_score: FloatArray, games: FloatArray) -> FloatArray:
+    """log p(mean score of a set of ``games`` games | rating) on the model's grid (rows × grid):
+    normal, with the rating's variance × (ρ + (1 − ρ)/n)."""
     t = _tables(model)
-    weight = t.temper_game * max(1, games) ** (t.set_exponent - 1)
-    log_post = t.log_prior + weight * (t.log_probs @ counts.astype(np.float64))
-    log_post -= log_post.max()
-    post = np.exp(log_post)
-    result: FloatArray = post / post.sum()
-    return result
+    shrink = t.rho + (1 - t.rho) / np.maximum(games, 1)
+    var = t.var[None, :] * shrink[:, None]
+    out: FloatArray = -0.5 * (mean_score[:, None] - t.mean[None, :]) ** 2 / var - 0.5 * np.log(var)
+    return out
 
 
-def quantile(grid: FloatArray, post: FloatArray, q: float) -> float:
-    """The ``q`` quantile (0–1) of a distribution on ``grid`` (each point's mass centred on it),
-    interpolated linearly."""
-    cdf = np.cumsum(post) - post / 2
-    return float(np.interp(q, cdf, grid))
+def estimates(model: LevelModel, mean_score: FloatArray, games: FloatArray
+              ) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """(estimate, low, high) per set (rows): the range from the likelihood times the prior at
+    its range weight, the estimate the median with the prior at its estimate weight (one game:
+    the ``game_*`` weights, more: the ``set_*`` ones), kept inside the range."""
+    t = _tables(model)
+    ll = log_likelihood(model, mean_score, games)
+    one = games <= 1
+    w_est = np.where(one, t.weights["game_estimate"], t.weights["set_estimate"])
+    w_range = np.where(one, t.weights["game_range"], t.weights["set_range"])
+    (est,) = quantiles(t.grid, ll + w_est[:, None] * t.log_prior[None, :], (0.5,))
+    low, high = quantiles(t.grid, ll + w_range[:, None] * t.log_prior[None, :], (0.1, 0.9))
+    return np.clip(est, low, high), low, high
 
 
 def _local_note(model: LevelModel) -> str:
@@ -311,17 +402,21 @@ def _local_note(model: LevelModel) -> str:
     return text + ")"
 
 
-def _note(model: LevelModel, games: Sequence[GameFeatures], estimate: int, low: int,
-          high: int, moves: int) -> str | None:
+def _note(model: LevelModel, games: Sequence[GameFeatures], estimate: int, moves: int
+          ) -> str | None:
     t = _tables(model)
     notes: list[str] = []
     if model.perf != model.fitted_perf:
         notes.append(f"{model.fitted_perf} model applied to {model.perf}")
+    if t.borrows:
+        notes.append(t.borrows)
     lo, hi = t.fitted_range
     if estimate < lo or estimate > hi:
         notes.append(f"outside the range the model was fitted on ({lo:.0f}–{hi:.0f})")
-    elif low < lo or high > hi:
-        notes.append(f"range reaches beyond the fitted range ({lo:.0f}–{hi:.0f})")
+    kind = "games" if len(games) <= 1 else "sets"
+    for weak in t.weak:
+        if weak.get("kind") == kind and weak["low"] <= estimate <= weak["high"]:
+            notes.append(f"the model is weak here: {weak['why']}")
     if any(g.local for g in games):
         notes.append(_local_note(model))
     if moves < FEW_MOVES:
@@ -330,23 +425,24 @@ def _note(model: LevelModel, games: Sequence[GameFeatures], estimate: int, low: 
 
 
 def _level(model: LevelModel, games: Sequence[GameFeatures]) -> Level:
-    counts = cell_counts(model, games)
-    post = posterior(model, counts, len(games))
-    grid = _tables(model).grid
-    low, estimate, high = (round(quantile(grid, post, q)) for q in (0.1, 0.5, 0.9))
+    scores = [score(model, g) for g in games]
+    est, low, high = estimates(model, np.asarray([sum(scores) / len(scores)]),
+                               np.asarray([float(len(games))]))
     moves = sum(len(g.moves) for g in games)
-    return Level(estimate, low, high, model.name, _note(model, games, estimate, low, high, moves),
-                 len(games), moves)
+    estimate = round(float(est[0]))
+    return Level(estimate, round(float(low[0])), round(float(high[0])), model.name,
+                 _note(model, games, estimate, moves), len(games), moves)
 
 
 def game_level(model: LevelModel, features: GameFeatures) -> Level:
-    """The level one player's game shows."""
+    """The level one player's game shows. Raises ValueError without a scored move."""
     return _level(model, [features])
 
 
 def set_level(model: LevelModel, games: Sequence[GameFeatures]) -> Level:
     """The level a set of one player's games shows together (a month, the last 20): its range
-    narrows as games add up. Raises ValueError for an empty set."""
+    narrows as games add up, down to the spread a player's games share. Raises ValueError for
+    an empty set or a game without a scored move."""
     if not games:
         raise ValueError("no games: a set's level needs at least one game")
     return _level(model, games)

@@ -21,6 +21,7 @@ import importlib
 from typing import TYPE_CHECKING, Any, Final
 
 from tracker.api._db import (
+    READ_ONLY_ENV_HINT,
     READ_ONLY_HINT,
     check_database,
     check_writable,
@@ -86,6 +87,7 @@ from tracker.api.groups import (
     sync_row,
 )
 from tracker.api.importing import (
+    DEMO_ANALYSED_FILE,
     DEMO_FILE,
     DEMO_USER,
     MAX_RUNS_LIMIT,
@@ -128,6 +130,7 @@ if TYPE_CHECKING:
     from tracker.core.config import ENV_READ_ONLY as ENV_READ_ONLY
     from tracker.core.exact import dumps as dumps
     from tracker.core.exact import figure as figure
+    from tracker.core.exact import plural as plural
     from tracker.core.exact import shown as shown
     from tracker.core.perfs import PerfError as PerfError
     from tracker.core.records import SPEEDS as SPEEDS
@@ -155,7 +158,9 @@ if TYPE_CHECKING:
     from tracker.report.group import NOT_ANALYSED as NOT_ANALYSED
     from tracker.report.group import GroupRow as GroupRow
     from tracker.report.lichess_line import LichessPoint as LichessPoint
+    from tracker.report.presentation import GAME_CSV_KEYS as GAME_CSV_KEYS
     from tracker.report.presentation import GAME_KEYS as GAME_KEYS
+    from tracker.report.presentation import HALF_NOTE as HALF_NOTE
     from tracker.report.presentation import PERIOD_KEYS as PERIOD_KEYS
     from tracker.report.presentation import SCALE_CSV_KEYS as SCALE_CSV_KEYS
     from tracker.report.presentation import answer_text as answer_text
@@ -164,14 +169,19 @@ if TYPE_CHECKING:
     from tracker.report.presentation import conversion_text as conversion_text
     from tracker.report.presentation import csv_cell as csv_cell
     from tracker.report.presentation import excluded_text as excluded_text
+    from tracker.report.presentation import floor_note as floor_note
     from tracker.report.presentation import game_row as game_row
+    from tracker.report.presentation import games_csv as games_csv
+    from tracker.report.presentation import games_json as games_json
     from tracker.report.presentation import gap_text as gap_text
+    from tracker.report.presentation import has_half as has_half
     from tracker.report.presentation import k_text as k_text
     from tracker.report.presentation import period_json as period_json
     from tracker.report.presentation import periods_csv as periods_csv
     from tracker.report.presentation import rating_text as rating_text
     from tracker.report.presentation import real_now as real_now
     from tracker.report.presentation import start_text as start_text
+    from tracker.report.presentation import whole_rating as whole_rating
     from tracker.report.replay import GameDetail as GameDetail
     from tracker.report.replay import NoGamesError as NoGamesError
     from tracker.report.replay import PeriodRow as PeriodRow
@@ -221,9 +231,10 @@ _LAZY: Final[dict[str, str]] = {
     **dict.fromkeys(("GAME_KEYS", "PERIOD_KEYS", "SCALE_CSV_KEYS", "band_json",
                      "conversion_json", "excluded_text", "game_row", "period_json",
                      "periods_csv", "answer_text", "conversion_text", "csv_cell", "gap_text",
-                     "k_text", "rating_text", "real_now", "start_text"),
-                    "tracker.report.presentation"),
-    **dict.fromkeys(("dumps", "figure", "shown"), "tracker.core.exact"),
+                     "k_text", "rating_text", "real_now", "start_text", "HALF_NOTE",
+                     "has_half", "floor_note", "GAME_CSV_KEYS", "games_csv", "games_json",
+                     "whole_rating"), "tracker.report.presentation"),
+    **dict.fromkeys(("dumps", "figure", "shown", "plural"), "tracker.core.exact"),
     "SPEEDS": "tracker.core.records",
     **dict.fromkeys(("GameDetail", "NoGamesError", "PeriodRow", "RealLine", "ReplayReport",
                      "ScaleError", "saved_scale_note"), "tracker.report.replay"),
@@ -260,13 +271,16 @@ __all__ = [
     "DEFAULT_CHAPTER",
     "DEFAULT_EXPECTED",
     "DEFAULT_RULES",
+    "DEMO_ANALYSED_FILE",
     "DEMO_FILE",
     "DEMO_USER",
     "ENV_READ_ONLY",
     "EXPECTED_METHODS",
     "FIDE_LIST_KINDS",
+    "GAME_CSV_KEYS",
     "GAME_KEYS",
     "GROUP_KEYS",
+    "HALF_NOTE",
     "MAX_CALC_RATING",
     "MAX_K_TIMES_GAMES",
     "MAX_RUNS_LIMIT",
@@ -275,6 +289,7 @@ __all__ = [
     "MIN_START_RATING",
     "NOT_ANALYSED",
     "PERIOD_KEYS",
+    "READ_ONLY_ENV_HINT",
     "READ_ONLY_HINT",
     "RECENT_GAMES",
     "RULES",
@@ -375,8 +390,11 @@ __all__ = [
     "fide_ratings",
     "fide_show",
     "figure",
+    "floor_note",
     "game_moves",
     "game_row",
+    "games_csv",
+    "games_json",
     "gap_text",
     "group_add",
     "group_calibrate",
@@ -388,6 +406,7 @@ __all__ = [
     "group_table",
     "group_table_csv",
     "group_table_json",
+    "has_half",
     "import_file",
     "import_uploads",
     "import_user",
@@ -398,6 +417,7 @@ __all__ = [
     "periods_csv",
     "player_dict",
     "players",
+    "plural",
     "rating_text",
     "read_only_mode",
     "real_now",
@@ -423,6 +443,7 @@ __all__ = [
     "unrated_text",
     "upload_name",
     "version",
+    "whole_rating",
     "with_judgments",
 ]
 

@@ -71,6 +71,13 @@ READ_ONLY_HINT: Final = ("the database is served read-only (tracker dashboard --
                          "or $TRACKER_READ_ONLY)")
 
 
+#: Why the ``tracker`` command refuses a write when ``$TRACKER_READ_ONLY`` is set in the
+#: user's own environment: the variable to unset (not "run it with the tracker command").
+READ_ONLY_ENV_HINT: Final = ("$TRACKER_READ_ONLY is set, which makes every database "
+                             "read-only: unset it (unset TRACKER_READ_ONLY) and run the "
+                             "command again")
+
+
 def check_writable(db: Db, action: str) -> None:
     """Raise ReadOnlyError (one line, exit code 1) before ``action`` (``"importing games"``)
     when ``db`` is read-only (see :func:`read_only_mode`): nothing is opened or written."""

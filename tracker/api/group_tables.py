@@ -32,7 +32,7 @@ DEFAULT_PERF: Final = "blitz"
 #: in order: a contract.
 GROUP_KEYS: Final = (
     "username", "fide", "fide_min", "fide_max", "club", "real_fide", "gap", "lichess",
-    "games_30d", "change_3m", "level", "games", "counted", "fide_id", "note",
+    "games_30d", "change_3m", "games_3m", "level", "games", "counted", "fide_id", "note",
 )
 
 #: ``--sort`` keys → the row's value they sort by.
@@ -137,6 +137,7 @@ def row_json(row: GroupRow) -> dict[str, Any]:
         "fide_max": row.fide_high, "club": row.club, "real_fide": row.real_fide,
         "gap": _exact(row.gap),
         "lichess": row.lichess, "games_30d": row.recent_games, "change_3m": _exact(row.change),
+        "games_3m": row.games_3m,
         "level": row.level or NOT_ANALYSED, "games": row.games, "counted": row.counted,
         "fide_id": row.fide_id, "note": row.note,
     }

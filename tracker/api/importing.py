@@ -4,7 +4,7 @@ import runs (``tracker runs``); the Lichess token is checked here, never shown."
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from datetime import date, datetime
 from pathlib import Path
@@ -26,6 +26,8 @@ DEMO_USER = "indexinator"
 
 
 DEMO_FILE = "indexinator-2023-04_2025-10.ndjson.zst"
+#: His next 10 games, 9 with Lichess's evals: the demo shows accuracy, levels, turning points.
+DEMO_ANALYSED_FILE = "indexinator-2025-10-later.ndjson.zst"
 
 
 def import_file(
@@ -123,6 +125,7 @@ def import_user(
     retry_wait: float = 2.0,
     timeout: tuple[float, float] = (5.0, 30.0),
     max_retries: int = 5,
+    on_wait: Callable[[str], None] | None = None,
 ) -> ImportSummary:
     """``tracker import``: a player's games from the Lichess API, incrementally.
 
@@ -132,7 +135,10 @@ def import_user(
     URL: ``base_url`` > ``$LICHESS_BASE_URL`` > ``https://lichess.org``. ``retry_wait_429``:
     seconds to wait after an HTTP 429; ``retry_wait``: first pause before resuming a broken
     stream; ``timeout``: (connect, read) seconds; ``max_retries``: attempts in a row without a
-    new game before stopping as partial. See :mod:`tracker.importing.lichess`.
+    new game before stopping as partial. ``on_wait``: told one line each time Lichess asks to
+    wait (HTTP 429: ``"Lichess asked to wait (HTTP 429, too many requests): resuming the
+    download again in 60 s"``), before the wait; the summary's warnings say the waits. See
+    :mod:`tracker.importing.lichess`.
 
     Raises UnknownUserError (exit code 1, as an unknown player) for an unknown or closed
     account, before the database is even opened.
@@ -143,7 +149,7 @@ def import_user(
     options = importing_lichess.LichessOptions(
         perf=perf, since=since, full=full, base_url=base_url,
         token=resolve_token(token, token_file), retry_wait_429=retry_wait_429,
-        retry_wait=retry_wait, timeout=timeout, max_retries=max_retries)
+        retry_wait=retry_wait, timeout=timeout, max_retries=max_retries, on_wait=on_wait)
     check_database(db, create=True)
     # the account is checked before the database is opened
     job = importing_lichess.connect(username, options)
@@ -229,16 +235,19 @@ def run_dict(run: RunInfo) -> dict[str, Any]:
     return data
 
 
-def demo_file() -> Path:
-    """Path of the bundled real Lichess export (zstd-compressed NDJSON)."""
+def demo_file(name: str = DEMO_FILE) -> Path:
+    """Path of a bundled real Lichess export (zstd-compressed NDJSON): the history, or
+    :data:`DEMO_ANALYSED_FILE`."""
     from importlib import resources  # here, not at import: ~5 ms of every command's start
 
-    return Path(str(resources.files("tracker") / "data" / DEMO_FILE))
+    return Path(str(resources.files("tracker") / "data" / name))
 
 
 def demo(*, db: Db = None, progress: Progress | None = None) -> ImportSummary:
-    """``tracker demo``: import the bundled history of ``indexinator`` (2,907 games)."""
-    return import_file(demo_file(), db=db, user=DEMO_USER, progress=progress)
+    """``tracker demo``: import the bundled history of ``indexinator`` (2,907 games) and his
+    next 10 games, 9 with Lichess's evals (2,917 games in all)."""
+    return import_file([demo_file(), demo_file(DEMO_ANALYSED_FILE)], db=db, user=DEMO_USER,
+                       progress=progress)
 
 
 def summary_dict(summary: ImportSummary) -> dict[str, Any]:

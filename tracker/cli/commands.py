@@ -30,7 +30,13 @@ import typer
 from rich.markup import escape
 
 from tracker import api
-from tracker.api import ArgumentError, InterruptedRun, Terminated, TrackerError
+from tracker.api import (
+    ArgumentError,
+    InterruptedRun,
+    ReadOnlyError,
+    Terminated,
+    TrackerError,
+)
 from tracker.cli import fide, groups, strength, sync
 from tracker.cli.text import cell, err, examples, out, say, visible
 
@@ -105,12 +111,33 @@ def _no_progress(_games: int, _done: int, _total: int | None) -> None:
     """The progress callback when no bar is drawn."""
 
 
+class _Bar:
+    """An import's progress callback (``bar(games, done, total)``) and :meth:`wait`, what it
+    says while Lichess asks to wait (HTTP 429): on the bar, else one line on stderr."""
+
+    def __init__(self, update: Callable[[int, int, int | None], None] = _no_progress,
+                 note: Callable[[str], None] | None = None) -> None:
+        self.update = update
+        self.note = note
+
+    def __call__(self, games: int, done: int, total: int | None) -> None:
+        self.update(games, done, total)
+
+    def wait(self, line: str) -> None:
+        """Say ``line`` (``"Lichess asked to wait (HTTP 429 …) … in 60 s"``) until the games
+        flow again: in the bar's rate column, or as a line on stderr without a bar."""
+        if self.note is not None:
+            self.note(line)
+        else:
+            say(err, line)
+
+
 def _progress_bar(description: str, unit: str = "bytes") -> Any:
-    """A rich progress bar on stderr; returns (progress, callback). When stderr is not a
-    terminal there is no bar to draw: a no-op pair, and rich.progress is not loaded (~8 ms of
-    an import's start-up)."""
+    """A rich progress bar on stderr; returns (progress, :class:`_Bar`). When stderr is not a
+    terminal there is no bar to draw: a no-op pair (a wait is said as a line), and
+    rich.progress is not loaded (~8 ms of an import's start-up)."""
     if not err.is_terminal:
-        return nullcontext(), _no_progress
+        return nullcontext(), _Bar()
     from rich.progress import (
         BarColumn,
         DownloadColumn,
@@ -142,11 +169,15 @@ def _progress_bar(description: str, unit: str = "bytes") -> Any:
         progress.update(task, completed=done, total=total, games=games,
                         rate=f"{games / secs:,.0f} games/s")
 
-    return progress, callback
+    def note(line: str) -> None:  # until the next games: the bar says why it stands still
+        until = datetime.now(UTC).strftime("%H:%M:%S")
+        progress.update(task, rate=escape(visible(f"{line} (asked at {until} UTC)")))
+
+    return progress, _Bar(callback, note)
 
 
 def _run_import(description: str, unit: str, as_json: bool,
-                run: Callable[[Callable[[int, int, int | None], None]], ImportSummary],
+                run: Callable[[_Bar], ImportSummary],
                 nothing_is_1: bool = False) -> None:
     """Run an import with a progress bar, print its summary, exit as the summary says.
 
@@ -172,8 +203,12 @@ def _run_import(description: str, unit: str, as_json: bool,
         out.print_json(json.dumps(api.summary_dict(summary)))
     else:
         # Where the games went, once, on stderr: stdout stays the one summary line scripts read.
+        # Said before the summary and flushed, so that piped (2>&1 | tee) it never lands after.
+        sys.stdout.flush()
         say(err, f"into {api.database_place(state.db)}")
+        err.file.flush()
         say(out, summary.line())
+        out.file.flush()
     if summary.status != "complete" or (nothing_is_1 and summary.stored == 0):
         raise typer.Exit(1)
 
@@ -249,7 +284,7 @@ def import_cmd(
     _run_import(f"importing {username}", "games", as_json,
                 lambda cb: api.import_user(username, db=state.db, perf=perf, since=since,
                                            full=full, base_url=base_url, token_file=token_file,
-                                           progress=cb))
+                                           progress=cb, on_wait=cb.wait))
 
 
 @app.command("runs", short_help="List the last import runs (killed ones as interrupted).",
@@ -361,13 +396,38 @@ def _fmt(x: object, width: int = 0) -> str:
     return ("-" if x is None else str(x)).rjust(width)
 
 
+def _check_export(as_json: bool, as_csv: bool, period: str | None) -> None:
+    """Raise ArgumentError (exit 2) for ``--json`` with ``--csv``, or ``--period`` alone."""
+    if as_json and as_csv:
+        raise ArgumentError("--json and --csv: give one")
+    if period is not None and not (as_json or as_csv):
+        raise ArgumentError("--period prints one month's games: give --csv or --json too")
+
+
+def _print_export(report: api.ReplayReport, period: str | None, as_csv: bool) -> None:
+    """``replay --json`` / ``--csv``, or with ``period`` that month's games as JSON or CSV
+    (ArgumentError for a month without games)."""
+    if period is not None:
+        months = [p.period for p in report.periods]
+        if period not in months:
+            raise ArgumentError(f"no {report.perf} games of {report.player} in {period!r}: "
+                                f"months with games {months[0]} to {months[-1]}")
+        details = report.period_games(period)
+        print(api.games_csv(details) if as_csv else api.dumps(api.games_json(details)),
+              end="" if as_csv else "\n")
+    elif as_csv:
+        print(api.periods_csv(report), end="")
+    else:
+        print(api.dumps(report.to_json()))
+
+
 def _print_now(report: api.ReplayReport) -> None:
     """The replay's last lines: the answer (the FIDE-style rating now, on its scale; with
     several models their median and band), the real FIDE rating and the gap when linked, the
     games counted; then the static conversion, labelled, and why the replay differs."""
     say(out, f"Now: FIDE-style {api.answer_text(report)}; Lichess "
-             f"{_fmt(report.current_lichess)}; {report.counted} games counted of "
-             f"{len(report.games)}."
+             f"{_fmt(report.current_lichess)}; {api.plural(report.counted, 'game')} counted "
+             f"of {len(report.games)}."
              + (" The scales differ: a Lichess 1500 is not a FIDE 1500."
                 if report.model is None else ""))
     if report.real:
@@ -384,7 +444,9 @@ def _print_now(report: api.ReplayReport) -> None:
 @app.command("replay", short_help="Replay a player's games as monthly FIDE rating periods.",
              epilog=examples(
                  "tracker replay me --perf blitz",
-                 "tracker replay me --perf rapid --start-rating 1850 --json"))
+                 "tracker replay me --perf rapid --start-rating 1850 --json",
+                 "tracker replay me --perf blitz --csv > periods.csv",
+                 "tracker replay me --perf blitz --period 2025-10 --csv > 2025-10.csv"))
 def replay_cmd(
     username: Annotated[str, typer.Argument(help="Lichess username (any case).",
                                             show_default=False, metavar="USERNAME")],
@@ -409,6 +471,13 @@ def replay_cmd(
         help="With a FIDE id linked: the real list to compare with, standard (what the scale "
         "models estimate), rapid, blitz, or none.", metavar="LIST")] = "standard",
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    as_csv: Annotated[bool, typer.Option(
+        "--csv", help="Print CSV for a spreadsheet: one row per period (the keys of --json), "
+        "or with --period one row per game.")] = False,
+    period: Annotated[str | None, typer.Option(
+        "--period", help="One month's games (YYYY-MM) instead of the periods, with --csv or "
+        "--json: date, colour, opponent, result, counted or why not, expected, ΔR.",
+        metavar="YYYY-MM")] = None,
 ) -> None:
     """Replay a player's games of one perf as monthly FIDE rating periods.
 
@@ -417,13 +486,14 @@ def replay_cmd(
     all models on the FIDE scale (lichess where no model covers the perf), FIDE's chapter by
     perf.
     """
+    _check_export(as_json, as_csv, period)
     report = api.replay(
         username, perf, db=state.db, start_rating=start_rating, birth_year=birth_year,
         rules=rules, expected=expected, count_provisional=count_provisional, scale=scale,
         start_scale=start_scale, chapter=chapter, fide_list=fide_list,
     )
-    if as_json:
-        print(api.dumps(report.to_json()))
+    if period is not None or as_json or as_csv:
+        _print_export(report, period, as_csv)
         return
     s = report.settings
     chapter_name = "rapid & blitz" if s.chapter == "rapid-blitz" else "standard"
@@ -435,6 +505,8 @@ def replay_cmd(
     if report.banded:
         say(out, "Each month's before, change, after and performance are the models' median "
                  "(K: their range where they differ); lowest and highest: the band.")
+    if api.has_half(report):
+        say(out, api.HALF_NOTE)
     from rich import box
     from rich.table import Table
 
@@ -534,6 +606,9 @@ def calc_cmd(
         notes.append("400-point rule not applied")
     if k is None:
         notes.insert(0, api.default_k(rating)[1])
+    floor = api.floor_note(result.new_rating)
+    if floor is not None:
+        notes.append(floor)
     out.print(f"K {result.k}; change {data['change']:+} → new rating {result.new_rating}"
               + (f" ({'; '.join(notes)})" if notes else ""), markup=False)
 
@@ -663,8 +738,9 @@ def demo_cmd(
 ) -> None:
     """Import, list and replay the bundled sample history.
 
-    The sample is a real Lichess history (indexinator, 2,907 games); its blitz games are
-    replayed as FIDE rating periods."""
+    The sample is a real Lichess history (indexinator, 2,907 games, and his next 10, 9 with
+    Lichess's evals: the strength pages show them); its blitz games are replayed as FIDE
+    rating periods."""
     summary = api.demo(db=state.db)
     say(out, summary.line())
     players_cmd(as_json=False)
@@ -852,7 +928,12 @@ def main() -> None:
         command = fast_coercion(plain_help(typer.main.get_command(app)))
         command.main(args=db_anywhere(sys.argv[1:]), prog_name="tracker")
     except TrackerError as exc:
-        say(err, f"error: {exc}")
+        message = str(exc)
+        if isinstance(exc, ReadOnlyError) and api.read_only_mode():
+            # The user's own shell set $TRACKER_READ_ONLY: name the variable to unset.
+            action = message.split(" is not allowed", 1)[0]
+            message = f"{action} is not allowed: {api.READ_ONLY_ENV_HINT}"
+        say(err, f"error: {message}")
         sys.exit(exc.exit_code)
     except KeyboardInterrupt as exc:
         stopped = isinstance(exc, Terminated)

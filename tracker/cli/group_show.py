@@ -16,8 +16,8 @@ app = typer.Typer(rich_markup_mode=None)
 
 
 def _n(x: Any, signed: bool = False) -> str:
-    """A figure for the terminal: ``—`` when missing, a half as ``.5`` (never ``3099/2``),
-    ``+`` on positive changes."""
+    """A figure for the terminal: ``—`` when missing, whole as FIDE publishes it (a median's
+    half rounded up, said once under the table), ``+`` on positive changes."""
     return api.rating_text(x, "—", signed=signed)
 
 
@@ -61,9 +61,10 @@ def group_show_cmd(
     grid = Table(title=f"{table.group} — {table.perf}, as of {table.as_of} (FIDE-style: the "
                        f"median and band of {models}{club})")
     columns = ["player", "FIDE-style", "band", *(["club"] if table.club else []), "real FIDE",
-               "gap", "Lichess", "30 days", "3 months", "level", "note"]
+               "gap", "Lichess", "30 days", "3 months", f"level (Lichess {table.perf})", "note"]
     for col in columns:
-        grid.add_column(col, justify="left" if col in ("player", "level", "note") else "right",
+        grid.add_column(col, justify="left" if col.startswith(("player", "level", "note"))
+                        else "right",
                         overflow="fold" if col == "note" else "ellipsis",
                         no_wrap=col != "note")
     for r in api.sort_rows(table.rows, sort, descending=descending):
@@ -71,7 +72,8 @@ def group_show_cmd(
         grid.add_row(*map(cell, (
             r.username, _n(r.fide), band, *([_n(r.club)] if table.club else []),
             _n(r.real_fide), _n(r.gap, True), _n(r.lichess), str(r.recent_games),
-            _n(r.change, True), r.level or api.NOT_ANALYSED, r.note or "")))
+            "no games" if r.games_3m == 0 else _n(r.change, True),
+            r.level or api.NOT_ANALYSED, r.note or "")))
     out.print(grid)
     say(out, "FIDE-style: what FIDE's rules make of the games on the FIDE scale (estimates); "
-             "real FIDE: the standard list; gap = FIDE-style − real.")
+             "real FIDE: the standard list; gap = FIDE-style − real. " + api.HALF_NOTE)

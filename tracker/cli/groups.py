@@ -46,7 +46,7 @@ def group_add_cmd(
     ctx: typer.Context,
     name: Name,
     users: Annotated[list[str] | None, typer.Argument(
-        help="Lichess usernames.", show_default=False, metavar="USER…")] = None,
+        help="Lichess usernames.", show_default=False, metavar="USER")] = None,
     fide: Annotated[list[str] | None, typer.Option(
         "--fide", help="A member's FIDE id, linked at the next sync (repeatable).",
         metavar="USER=ID")] = None,
@@ -74,7 +74,7 @@ def group_remove_cmd(
     ctx: typer.Context,
     name: Name,
     users: Annotated[list[str], typer.Argument(help="Lichess usernames.", show_default=False,
-                                               metavar="USER…")],
+                                               metavar="USER")],
 ) -> None:
     """Take players out of a group; their games and FIDE links stay."""
     result = api.group_remove(name, users, db=root_db(ctx))

@@ -23,6 +23,8 @@ EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143
 #: Games listed by ``tracker strength`` without ``--games``.
 SHOWN_GAMES = 20
+#: Said beside counts computed from the evals (the file carried no judgments).
+COMPUTED = " (computed from the evals by Lichess's thresholds: the file carried no judgments)"
 
 
 def _progress(err: Console) -> tuple[Any, Callable[[int, int], None]]:
@@ -81,8 +83,12 @@ def _print_player(report: PlayerStrength, shown: int) -> None:
     for m in report.months:
         months.add_row(m.label, str(m.games), _level(m.level), _fide(m))
     out.print(months)
+    recent = report.recent.level
+    extra = recent.note if recent is not None and recent.note else None
+    if extra and report.note and extra.startswith(report.note):
+        extra = extra[len(report.note):].lstrip("; ") or None  # said once above
     say(out, f"last {min(games, api.RECENT_GAMES)} games together: "
-                 f"{_level(report.recent.level)}")
+                 f"{_level(recent)}" + (f" ({extra})" if extra else ""))
     table = Table("date", "colour", "rating", "accuracy", "ACPL", "?!/?/??", "level shown",
                   "turning point", box=box.SIMPLE_HEAD)
     for g, color in report.games[:shown]:
@@ -91,9 +97,12 @@ def _print_player(report: PlayerStrength, shown: int) -> None:
                       (f"- ({g.coverage_text})" if not g.covered else
                        "-" if s.accuracy is None else f"{s.accuracy}%"),
                       "-" if s.acpl is None else str(s.acpl),
-                      f"{s.inaccuracy}/{s.mistake}/{s.blunder}", _level(s.level),
+                      f"{s.inaccuracy}/{s.mistake}/{s.blunder}{'*' if s.counts_computed else ''}",
+                      _level(s.level),
                       _point(s.turning_point))
     out.print(table)
+    if any(g.side(c).counts_computed for g, c in report.games[:shown]):
+        say(out, f"* ?!/?/??{COMPUTED}")
     if report.partial:
         say(out, f"{report.partial} game{'s' if report.partial != 1 else ''} with evals "
                  "for part of the plies only: no accuracy, ACPL or level, and left out of "
@@ -120,9 +129,10 @@ def _print_game(g: GameStrength) -> None:
         acc = "-" if s.accuracy is None else f"{s.accuracy}%"
         say(out, f"{color:5} {s.name or s.user_id or '?'} ({s.rating or '?'}): accuracy "
                      f"{acc}, ACPL {s.acpl if s.acpl is not None else '-'}, "
-                     f"{s.inaccuracy} inaccuracies, {s.mistake} mistakes, {s.blunder} "
-                     f"blunders; level shown {_level(s.level)}; turning point "
-                     f"{_point(s.turning_point, g)}")
+                     f"{api.plural(s.inaccuracy, 'inaccuracy')}, "
+                     f"{api.plural(s.mistake, 'mistake')}, {api.plural(s.blunder, 'blunder')}"
+                     f"{COMPUTED if s.counts_computed else ''}; level shown "
+                     f"{_level(s.level)}; turning point {_point(s.turning_point, g)}")
     turn = g.turn
     say(out, f"the game: {turn.label}")
 
@@ -141,11 +151,26 @@ app = typer.Typer(rich_markup_mode=None)
 
 @app.command("analyse", short_help="Analyse a player's games with a local engine.",
              epilog=examples("tracker analyse me --perf blitz --last 100 --jobs 2",
-                               "tracker analyse me --since 2025-01-01 --nodes 200000"))
+                             "tracker analyse me --since 2025-01-01 --nodes 200000",
+                             "tracker analyse --group club --perf blitz",
+                             "tracker --db postgresql://club@server/club analyse "
+                             "--group club --worker --jobs 2"))
 def analyse_cmd(
     ctx: typer.Context,
-    username: Annotated[str, typer.Argument(help="The player (Lichess username).",
-                                            show_default=False, metavar="USERNAME")],
+    username: Annotated[str | None, typer.Argument(
+        help="The player (Lichess username); or --group NAME.", show_default=False,
+        metavar="USERNAME")] = None,
+    group: Annotated[str | None, typer.Option(
+        "--group", help="Every member's games instead of one player's, newest first.",
+        metavar="NAME")] = None,
+    worker: Annotated[bool, typer.Option(
+        "--worker", help="Work beside other workers on one PostgreSQL database: each "
+        "game analysed once, by whichever worker claims it; runs until none is left.")
+                      ] = False,
+    lease: Annotated[float | None, typer.Option(
+        "--lease", help="With --worker: seconds a claim on a game lasts unrenewed (a "
+        "dead worker's game is claimed again after it). Default 60.",
+        metavar="SECONDS")] = None,
     perf: Annotated[str | None, typer.Option("--perf", help="Only this perf (blitz, "
                                              "rapid, …). Default: every perf.",
                                              metavar="PERF")] = None,
@@ -157,8 +182,9 @@ def analyse_cmd(
     nodes: Annotated[int | None, typer.Option(
         "--nodes", help=f"Nodes searched per position (default {api.default_nodes():,}).",
         metavar="N")] = None,
-    jobs: Annotated[int, typer.Option("--jobs", help="Engine processes at once (one per "
-                                      "core).", metavar="N")] = 1,
+    jobs: Annotated[int | None, typer.Option(
+        "--jobs", help="Engine processes at once (default: one per core this process may "
+        "use).", metavar="N")] = None,
     engine: Annotated[str | None, typer.Option(
         "--engine", help="A UCI engine's path. Default: $TRACKER_ENGINE, else Stockfish.",
         metavar="PATH")] = None,
@@ -169,15 +195,25 @@ def analyse_cmd(
 
     A fixed node budget per position, one engine process per job. Every finished game is
     stored at once: Ctrl+C or SIGTERM keeps them, and the same command goes on with the
-    rest. Games Lichess analysed are never analysed again. Exit code 0 when every game
-    asked for is analysed, 1 when the run stopped early, 130 after Ctrl+C, 143 after
-    SIGTERM."""
-    api.check_analyse_args(nodes, jobs)
+    rest. Games Lichess analysed are never analysed again. With --group, every member's
+    games, newest first. With --worker (PostgreSQL only), one of many workers on as many
+    machines, each game analysed once: it prints a line per game it finished and runs
+    until no game is left. Exit code 0 when every game asked for is analysed, 1 when the
+    run stopped early or found no game to analyse (a perf without games, a --since after
+    the last), 130 after Ctrl+C, 143 after SIGTERM."""
+    api.check_analyse_args(nodes, jobs, lease)
     progress, callback = _progress(err)
+
+    def on_game(game_id: str, what: str) -> None:
+        """A worker's log on stdout, one line a game (above the bar on a terminal)."""
+        print(f"{game_id} {what}", flush=True)
+
     try:
         with progress:
             summary = api.analyse(username, db=root_db(ctx), perf=perf, last=last, since=since,
-                                  nodes=nodes, jobs=jobs, engine=engine, progress=callback)
+                                  nodes=nodes, jobs=jobs, engine=engine, progress=callback,
+                                  group=group, worker=worker, lease=lease,
+                                  on_game=on_game if worker and not as_json else None)
     except KeyboardInterrupt as exc:
         kept = exc.summary if isinstance(exc, InterruptedRun) else None
         stopped = isinstance(exc, Terminated)
@@ -190,8 +226,8 @@ def analyse_cmd(
         out.print_json(json.dumps(_summary_dict(summary)))
     else:
         say(out, summary.line())
-    if summary.status != "complete":
-        raise typer.Exit(1)
+    if summary.status != "complete" or summary.asked == 0:
+        raise typer.Exit(1)  # stopped early, or nothing to analyse: one rule with replay
 
 @app.command("strength", short_help="What a player's analysed games show: accuracy, "
              "ACPL, level, turning points.",

@@ -12,7 +12,16 @@ import re
 from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
-from typing import Any
+from typing import Any, Final
+
+#: Words whose plural is not the word + "s".
+_PLURALS: Final = {"inaccuracy": "inaccuracies"}
+
+
+def plural(n: int, word: str, sep: str = "") -> str:
+    """A count with its word, singular for one: ``"1 game"``, ``"2 games"``, ``"1 blunder"``,
+    ``"3 inaccuracies"``; ``sep=","`` separates thousands (``"2,907 games"``)."""
+    return f"{n:{sep}} {word if n == 1 else _PLURALS.get(word, word + 's')}"
 
 
 def points(x: Fraction) -> int | Decimal:

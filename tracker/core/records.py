@@ -131,7 +131,10 @@ class Analysis:
     analysis by ``engine`` ``engine_version`` (e.g. ``"Stockfish"``, ``"15.1"``) at ``nodes``
     nodes per position, with the engine's best move for every ply and no judgments.
     ``dropped``: the evals the source gave out of range (a broken value, e.g. 400 digits),
-    read as no eval at their plies; the import counts them (not stored).
+    read as no eval at their plies; the import counts them (not stored). ``calibration``: the
+    id of the calibration that reads a local analysis's evals on Lichess's scale
+    (:mod:`tracker.analysis.engine_calibration`), ``None`` where none covers the engine and
+    budget (and for Lichess's evals).
     """
 
     evals: tuple[PlyEval, ...]
@@ -140,6 +143,7 @@ class Analysis:
     engine_version: str | None = None
     nodes: int | None = None
     dropped: int = 0
+    calibration: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,7 +28,7 @@ def ms_to_datetime(ms: object) -> datetime:
 
     Accepts an int, or a float only when integral. Raises ValueError for a value from 0 to
     10**11, which is seconds, not milliseconds (a timestamp in seconds read as milliseconds
-    lands in 1970).
+    lands in 1970), and for one beyond the dates a datetime holds (e.g. 6.8e19).
 
     >>> ms_to_datetime(1704067200000)
     datetime.datetime(2024, 1, 1, 0, 0, tzinfo=datetime.timezone.utc)
@@ -40,7 +40,11 @@ def ms_to_datetime(ms: object) -> datetime:
             raise ValueError(f"timestamp must be integer milliseconds, got {ms!r}")
     if 0 <= ms < MIN_EPOCH_MS:
         raise ValueError(f"timestamp {ms} looks like seconds, not milliseconds since the epoch")
-    return datetime.fromtimestamp(ms / 1000, tz=UTC).replace(microsecond=(ms % 1000) * 1000)
+    try:
+        moment = datetime.fromtimestamp(ms / 1000, tz=UTC)
+    except (OverflowError, OSError) as error:  # beyond what the platform's time functions hold
+        raise ValueError(f"timestamp {ms} is out of range: {error}") from None
+    return moment.replace(microsecond=(ms % 1000) * 1000)
 
 
 def utc_from_ms(ms: int) -> datetime:

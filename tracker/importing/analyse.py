@@ -18,15 +18,17 @@ same from another thread (the dashboard), returning a partial summary.
 
 from __future__ import annotations
 
+import os
 import queue
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
 from tracker.core.errors import ArgumentError, InterruptedRun
+from tracker.core.exact import plural
 from tracker.core.records import Analysis
 from tracker.importing.runner import interrupts_deferred
 from tracker.sources.engine import (
@@ -100,7 +102,8 @@ class AnalyseSummary:
     def line(self) -> str:
         """One line for people."""
         perf = f" {self.perf}" if self.perf else ""
-        text = (f"{self.player}{perf}: {self.asked} games, {self.had_evals} already analysed, "
+        text = (f"{self.player}{perf}: {plural(self.asked, 'game')}, {self.had_evals} already "
+                "analysed, "
                 f"{self.found} with Lichess evals found, {self.analysed} analysed")
         if self.engine and self.analysed:
             text += (f" by {self.engine} at {self.nodes:,} nodes a position ({self.jobs} "
@@ -110,6 +113,17 @@ class AnalyseSummary:
             text += ", skipped " + ", ".join(f"{n} {r}" for r, n in sorted(self.skipped.items()))
         text += f" in {self.seconds:.1f}s — {self.status}"
         return text + (f": {self.message}" if self.message else "")
+
+
+def default_jobs() -> int:
+    """The jobs a run takes when not told: the cores this process may use (its CPU affinity,
+    which a container or ``taskset`` narrows; all the machine's where the platform does not
+    say), at most :data:`MAX_JOBS`."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # macOS, Windows: no affinity
+        cores = os.cpu_count() or 1
+    return max(1, min(MAX_JOBS, cores))
 
 
 def check_nodes_jobs(nodes: int, jobs: int) -> None:
@@ -133,16 +147,21 @@ _Result = tuple[_Task | None, Analysis | EngineTime | None, str | EngineTime | N
 
 def run_analyse(store: Store, user: str, *, perf: str | None = None,
                 since_ms: int | None = None, last: int | None = None,
-                nodes: int = DEFAULT_NODES, jobs: int = 1, engine_path: str | None = None,
-                progress: AnalyseProgress | None = None,
-                stop: threading.Event | None = None) -> AnalyseSummary:
-    """Analyse the player's games without evals (see the module's docstring). Raises
-    ArgumentError for a bad budget or job count, EngineMissingError where no engine is
-    installed and there is a game to analyse."""
+                nodes: int = DEFAULT_NODES, jobs: int | None = None,
+                engine_path: str | None = None, progress: AnalyseProgress | None = None,
+                stop: threading.Event | None = None,
+                members: Sequence[str] | None = None) -> AnalyseSummary:
+    """Analyse the player's games without evals (see the module's docstring); ``jobs``
+    defaults to :func:`default_jobs`; with ``members`` (lowercase ids), the games of every
+    member instead, each game once, newest first, ``user`` naming them (a group's name) in
+    the summary. Raises ArgumentError for a bad budget or job count, EngineMissingError
+    where no engine is installed and there is a game to analyse."""
+    jobs = default_jobs() if jobs is None else jobs
     check_nodes_jobs(nodes, jobs)
     started = time.perf_counter()
-    summary = AnalyseSummary(user.lower(), perf, nodes, jobs)
-    todo, summary.had_evals = games_to_analyse(store, user, perf, since_ms=since_ms, last=last)
+    summary = AnalyseSummary(user if members is not None else user.lower(), perf, nodes, jobs)
+    todo, summary.had_evals = games_to_analyse(
+        store, user if members is None else members, perf, since_ms=since_ms, last=last)
     summary.asked = summary.had_evals + len(todo)
     tasks = _tasks(store, todo, summary)
     if progress is not None:

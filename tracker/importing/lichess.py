@@ -106,7 +106,8 @@ def connect(username: str, options: LichessOptions = DEFAULTS) -> UserImport:
 
     Raises ImportArgumentError (a bad username, perf or date, a ``since`` in the future),
     UnknownUserError (an unknown or closed account), TokenError (a token Lichess refuses),
-    LichessError (Lichess unreachable).
+    LichessError (Lichess unreachable). ``on_wait``: told one line each time Lichess asks to
+    wait (HTTP 429), before the wait.
     """
     o = options
     name = check_username(username)
@@ -114,7 +115,7 @@ def connect(username: str, options: LichessOptions = DEFAULTS) -> UserImport:
     floor = None if o.since is None else since_floor(o.since, now_ms())
     http = o.session or make_session(o.token, o.timeout)
     client = LichessClient(config.base_url(o.base_url), http, retry_wait_429=o.retry_wait_429,
-                           sleep=o.sleep)
+                           sleep=o.sleep, on_wait=o.on_wait)
     user = client.user(name)
     return UserImport(client, user, name, perfs, floor, o.full, bool(o.token), o.retry_wait,
                       o.max_retries)
@@ -271,6 +272,11 @@ def run_import(job: UserImport, *, store: Store, progress: Progress | None = Non
                 message = _store_rating_history(store, job.client, job.user, feed.warnings)
             if refresh_fide:
                 _refresh_fide(store, job, feed.warnings)
+        waits = job.client.waits
+        if waits:  # the summary says it happened (the bar said it while waiting)
+            feed.warnings.append(
+                f"Lichess asked to wait {len(waits)} time{'s' * (len(waits) != 1)} (HTTP 429, "
+                f"too many requests): {sum(waits):.0f} s waited in all")
         summary = recorder.finish(status, message)
     summary.warnings = feed.warnings
     return summary

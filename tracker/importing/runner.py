@@ -27,6 +27,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from tracker.core import collector
 from tracker.core.errors import DiskFullError, InterruptedRun, Terminated, TrackerError
+from tracker.core.exact import plural
 from tracker.core.records import GameRecord
 from tracker.core.utc import now_ms
 from tracker.importing.run_liveness import mark_interrupted, running_message
@@ -305,7 +306,7 @@ class ImportRecorder:
                     if is_disk_full(exc):
                         kept = self.counts.new + self.counts.updated + self.counts.unchanged
                         raise DiskFullError(f"the disk is full at {self.store_location()}: "
-                                            f"{kept} games kept") from None
+                                            f"{plural(kept, 'game')} kept") from None
                     raise
                 self._buffer = []
         if self._gc_paused:
@@ -336,7 +337,8 @@ class ImportRecorder:
                 lost = len(self._buffer)
                 self._buffer = []  # the store refuses them: the run ends without them
                 self.skipped[SKIP_NOT_STORED] += lost  # read, so counted: the sums add up
-                message = f"{message}; the last {lost} games were not stored ({exc})"
+                last = "the last game was" if lost == 1 else f"the last {lost} games were"
+                message = f"{message}; {last} not stored ({exc})"
         games = self.counts.new + self.counts.updated + self.counts.unchanged
         many = 0
         most: str | None = None  # the player in most games of a many-player file: not tracked
@@ -347,8 +349,8 @@ class ImportRecorder:
             else:  # a dump of many players' games: nobody is tracked unless named
                 many = len(self.players)
                 most = top
-                tracked = (f"{games} games of {many} players; tracked: none — use --user NAME"
-                           f" (e.g. --user {self.names.get(top, top)})")
+                tracked = (f"{plural(games, 'game')} of {many} players; tracked: none — use "
+                           f"--user NAME (e.g. --user {self.names.get(top, top)})")
                 message = f"{message}; {tracked}" if message else tracked
         # Track the named players who have games here (a misspelt name creates nobody).
         for uid in dict.fromkeys([self.player, *self.also]):

@@ -337,6 +337,9 @@ class GroupRow:
     note: str | None
     line: tuple[tuple[str, Fraction | None, int | None, int | None], ...] = ()
     club: int | None = None
+    #: Rated games of the perf since the start of the month three months back: 0 means the
+    #: ``change`` is no change of form but no games ("no games", not "0"); ``None`` unknown.
+    games_3m: int | None = None
 
 
 def months_before(month: str, n: int) -> str:
@@ -389,7 +392,17 @@ def member_row(username: str, uid: str, fide_id: int | None, s: Summary | None,
         change=change, level=level, games=s.games, counted=s.counted, note=note,
         line=tuple(zip(s.periods, s.median, s.low, s.high, strict=True)),
         club=s.club_at(month),
+        games_3m=s.games_between(_month_start_ms(months_before(month, CHANGE_MONTHS)) - 1,
+                                 now_ms),
     )
+
+
+def _month_start_ms(month: str) -> int:
+    """The first instant of ``"YYYY-MM"`` (UTC), ms since the epoch."""
+    from datetime import UTC, datetime
+
+    start = datetime(int(month[:4]), int(month[5:7]), 1, tzinfo=UTC)
+    return int(start.timestamp()) * 1000
 
 
 def table_rows(store: Store, members: Sequence[tuple[str, int | None]], perf: str,

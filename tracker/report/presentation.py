@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Final
@@ -131,16 +132,91 @@ def game_row(detail: GameDetail) -> dict[str, Any]:
     }
 
 
+#: The columns of a period's games as CSV (:func:`games_csv`): :data:`GAME_KEYS` and the
+#: opponent's rating on the replay's scale (``opponent_on_scale``, empty where the model
+#: cannot place it).
+GAME_CSV_KEYS: Final = (*GAME_KEYS, "opponent_on_scale")
+
+
+def games_json(details: list[GameDetail]) -> list[dict[str, Any]]:
+    """A period's games as ``tracker replay --period M --json`` gives them: each
+    :func:`game_row` with its ``date`` as ISO 8601 UTC text and ``opponent_on_scale``."""
+    out = []
+    for d in details:
+        row = game_row(d)
+        row["date"] = row["date"].isoformat().replace("+00:00", "Z")
+        row["opponent_on_scale"] = d.opponent_rating
+        out.append(row)
+    return out
+
+
+def games_csv(details: list[GameDetail]) -> str:
+    """A period's games as CSV, for a player's own spreadsheet: a header of
+    :data:`GAME_CSV_KEYS`, then one row per game as :func:`games_json` gives it (``result``
+    1, 0.5 or 0; expected and ΔR exact as shown; ``counted`` ``True``/``False``), each cell
+    as :func:`csv_cell` writes it (``""`` for none, text a spreadsheet would compute behind a
+    ``'``)."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(GAME_CSV_KEYS)
+    for row in games_json(details):
+        writer.writerow(csv_cell(row[k]) for k in GAME_CSV_KEYS)
+    return buf.getvalue()
+
+
 # The answer in words: what the CLI's last lines and the dashboard's headline say.
+
+#: How a half is shown, said once where one can appear (a median of two models, a gap from
+#: it): FIDE publishes whole numbers only.
+HALF_NOTE: Final = ("A median of two models that ends in .5 is shown as a whole number, "
+                    "rounded half up as FIDE rounds a rating (1549.5 → 1550); --json keeps "
+                    "the exact value.")
+
+
+def whole_rating(x: int | Fraction | Decimal | None) -> int | None:
+    """A rating as FIDE prints it: a whole number, a half rounded up as FIDE rounds a rating
+    (1549.5 → 1550; a gap of −94.5 → −94, so that the gap shown is the rating shown minus the
+    real one); ``None`` stays ``None``. The exact value is ``--json``'s."""
+    if x is None:
+        return None
+    f = Fraction(x)
+    return math.floor(f + Fraction(1, 2))
+
+
+def floor_note(new_rating: int) -> str | None:
+    """What FIDE does with a rating under its floor, as ``tracker calc`` and the Calculator say
+    it beside the new rating: ``"below 1400, FIDE's floor: not published, the player is
+    unrated from the next period"``; ``None`` at 1400 or more (rules.md §7, the replay's own
+    "fell to 1361, below 1400")."""
+    from tracker.fide.replay import RATING_FLOOR
+
+    if new_rating >= RATING_FLOOR:
+        return None
+    return (f"below {RATING_FLOOR}, FIDE's floor: not published, the player is unrated from "
+            "the next period")
+
 
 def rating_text(x: int | Fraction | Decimal | None, empty: str = "-", *,
                 signed: bool = False) -> str:
-    """A rating as people read it: ``1499``, ``1605.5`` (a median of two), never ``1640.0``
-    nor ``3211/2``; ``empty`` for none. ``signed``: a change or a gap, ``+`` before a positive
-    one (``+2.5``, ``-3``, ``0``). See :func:`tracker.core.exact.figure`."""
-    if x is None:
+    """A rating as people read it, whole as FIDE publishes it: ``1499``, ``1550`` for a median
+    of two ending in .5 (:func:`whole_rating`, :data:`HALF_NOTE`), never ``1640.0`` nor
+    ``3211/2``; ``empty`` for none. ``signed``: a change or a gap, ``+`` before a positive one
+    (``+3``, ``-3``, ``0``)."""
+    r = whole_rating(x)
+    if r is None:
         return empty
-    return figure(Fraction(x) if isinstance(x, Decimal) else x, signed=signed)
+    return f"{r:+}" if signed and r else str(r)
+
+
+def has_half(report: ReplayReport) -> bool:
+    """Whether any rating the report shows (before, after, performance, gap, the answer) ends
+    in .5: then :data:`HALF_NOTE` is said once beside it."""
+    def half(x: object) -> bool:
+        return isinstance(x, (Fraction, Decimal)) and Fraction(x).denominator != 1
+
+    return half(report.current_rating) or any(
+        half(v) for row in report.periods
+        for v in (row.rating_before, row.rating_after, row.performance, row.gap))
 
 
 def k_text(row: PeriodRow) -> str:

@@ -21,6 +21,7 @@ from tracker.core.errors import TrackerError
 from tracker.core.exact import points, shown
 from tracker.core.perfs import perf_key
 from tracker.fide import PeriodResult, game_expected, rated_in_chapter
+from tracker.fide.rules import round_half_away
 from tracker.fide.scale import Conversion, ScaleModel, convert, models_for
 from tracker.fide.scale import model as scale_model
 from tracker.report.calibration import club_scale_model, is_club_scale
@@ -208,7 +209,7 @@ class PeriodRow:
             return next(iter(notes.values()))
         after = self.rating_after
         if self.rating_before is None and after is not None:
-            said = str(after) if isinstance(after, int) else str(points(after))
+            said = round_half_away(after)  # whole, as FIDE publishes it
             each = ", ".join(f"{key} {'unrated' if r is None else r}"
                              for key, r in self.band.models.items())
             return f"initial rating {said} published (the models' median: {each})"

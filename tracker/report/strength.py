@@ -21,6 +21,7 @@ from typing import Any, Final
 import chess
 import chess.svg
 
+from tracker.analysis.engine_calibration import calibrated_evals, calibration_id
 from tracker.analysis.formulas import game_summary, judge
 from tracker.analysis.level import (
     FideLevel,
@@ -31,6 +32,7 @@ from tracker.analysis.level import (
     game_level,
     level_features,
     load_level_model,
+    on_training_scale,
     set_level,
 )
 from tracker.analysis.turning import GameTurn, TurningPoint, turning_points, win_curve
@@ -41,12 +43,14 @@ from tracker.core.utc import utc_from_ms
 from tracker.report.game_view import read_moves
 from tracker.store.analysis import AnalysedGame, analysed_game, analysed_games
 from tracker.store.engine import Database
+from tracker.store.games import game_source
 
 #: The set of "recent" games: the last this many analysed games.
 RECENT_GAMES: Final = 20
 #: The keys of one game's side in the ``--json`` objects, in order.
 GAME_KEYS: Final = ("id", "played_at", "color", "rating", "accuracy", "acpl", "inaccuracy",
-                    "mistake", "blunder", "level", "turning_point", "coverage")
+                    "mistake", "blunder", "counts_computed", "level", "turning_point",
+                    "coverage")
 #: A game counts as analysed when at least this share of its plies have an eval (the
 #: checkmating ply, which has none, left out): its accuracy, ACPL and level are shown and it
 #: counts in the months' and recent levels. Below it (an ``analysis[]`` of 3 entries for a
@@ -62,7 +66,8 @@ class SideStrength:
     start, for comparison only), Lichess's numbers (``accuracy`` % and ``acpl`` rounded half
     up, the judgment counts), the ``level`` the game shows (``None`` without a scored move)
     with its FIDE-scale readings, and the side's ``turning_point``: their move that lost the
-    most Win%."""
+    most Win%. ``counts_computed``: the evals carried no judgments (a PGN without glyphs), the
+    counts are computed from them by Lichess's thresholds."""
 
     color: Color
     user_id: str | None
@@ -77,6 +82,7 @@ class SideStrength:
     fide: tuple[FideLevel, ...]
     turning_point: TurningPoint | None
     features: GameFeatures = field(repr=False)
+    counts_computed: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,8 +90,10 @@ class GameStrength:
     """One analysed game: both sides, the game's turn, and the eval graph's data.
 
     ``played_at``: the game's start, aware UTC; ``source``: ``lichess`` or ``engine``;
-    ``engine``: e.g. ``"Stockfish 15.1, 100,000 nodes"`` for a local analysis; ``evals``:
-    one per ply with the judgments (made here for a local analysis); ``win``: White's Win%
+    ``engine``: e.g. ``"Stockfish 15.1, 20,000 nodes, calibrated (stockfish-15.1-20000n-1)"``
+    for a local analysis (``…, not calibrated`` where no calibration covers its engine and
+    budget); ``evals``: one per ply with the judgments (made here for a local analysis), a
+    local analysis's through its calibration (on Lichess's scale); ``win``: White's Win%
     after each ply (``None`` where no eval); ``sans``: the moves."""
 
     id: str
@@ -221,7 +229,9 @@ def _engine_label(a: Analysis) -> str | None:
     if a.source != "engine":
         return None
     name = " ".join(x for x in (a.engine, a.engine_version) if x) or "engine"
-    return f"{name}, {a.nodes:,} nodes" if a.nodes else name
+    label = f"{name}, {a.nodes:,} nodes" if a.nodes else name
+    calibration = calibration_id(a)
+    return label + (f", calibrated ({calibration})" if calibration else ", not calibrated")
 
 
 def first_turn(initial_fen: str | None) -> tuple[bool, int]:
@@ -245,7 +255,8 @@ def game_strength(game: AnalysedGame, model: LevelModel | None) -> GameStrength:
     is given (the judgments and turning point are those of the plies covered)."""
     sans, clocks = _moves_and_clocks(game)
     white_first, first_move = first_turn(game.initial_fen)
-    evals = game.analysis.evals[: len(sans)] if sans else game.analysis.evals
+    evals = calibrated_evals(game.analysis)  # a local analysis on Lichess's scale
+    evals = evals[: len(sans)] if sans else evals
     if game.analysis.source == "engine":
         evals = engine_judgments(evals, _uci_moves(sans, game.initial_fen),
                                  white_first=white_first)
@@ -261,11 +272,13 @@ def game_strength(game: AnalysedGame, model: LevelModel | None) -> GameStrength:
     sided: tuple[tuple[Color, Any, Any, TurningPoint | None], ...] = (
         ("white", game.white, summary.white, turns.white),
         ("black", game.black, summary.black, turns.black))
+    local = game.analysis.source == "engine"
+    scaled = evals if local else on_training_scale(evals, game.created_at_ms)
     for color, who, player, point in sided:
-        features = level_features(evals, color, white_first=white_first, clock=clock,
+        features = level_features(scaled, color, white_first=white_first, clock=clock,
                                   clocks=clocks, result=_score(game.result, color),
                                   status=game.status,
-                                  local=game.analysis.source == "engine")
+                                  local=local)
         level = (game_level(model, features) if covered and model is not None
                  and features.moves else None)
         # A partial analysis shows no accuracy, ACPL or level: 2 moves are not a game's.
@@ -273,7 +286,8 @@ def game_strength(game: AnalysedGame, model: LevelModel | None) -> GameStrength:
             color, who[0], who[1], who[2], player.accuracy if covered else None,
             player.acpl if covered else None, player.inaccuracy,
             player.mistake, player.blunder, level,
-            fide_levels(level, game.perf or "") if level is not None else (), point, features)
+            fide_levels(level, game.perf or "") if level is not None else (), point, features,
+            player.computed)
     return GameStrength(
         game.id, game.perf, utc_from_ms(game.created_at_ms), game.analysis.source,
         _engine_label(game.analysis), sides["white"], sides["black"], turns.game,
@@ -308,9 +322,9 @@ class PlayerStrength:
     """A player's analysed games of one perf: ``games`` newest first as (game, the player's
     colour); ``months`` oldest first; ``recent`` the last :data:`RECENT_GAMES` games'
     level; ``model``: the level model's key (``None`` where none serves the perf) and
-    ``note`` what its levels need said (a rapid model applied to blitz). Games whose evals
-    cover only part of them (:attr:`GameStrength.covered` false: ``partial`` of them) are
-    listed in ``games`` but count in neither ``months`` nor ``recent``."""
+    ``note`` what its levels need said (what a speed's model borrows from the rapid fit).
+    Games whose evals cover only part of them (:attr:`GameStrength.covered` false: ``partial``
+    of them) are listed in ``games`` but count in neither ``months`` nor ``recent``."""
 
     player: str
     perf: str
@@ -363,6 +377,8 @@ def player_strength(db: Database, user_id: str, perf: str) -> PlayerStrength:
     if model is not None and model.perf != model.fitted_perf:
         note = (f"the {model.fitted_perf} model applied to {model.perf}: no {model.perf} model "
                 "yet")
+    elif model is not None:
+        note = model.borrows
     return PlayerStrength(uid, perf, games, months, recent,
                           model.name if model is not None else None, note,
                           len(games) - len(covered))
@@ -371,6 +387,10 @@ def player_strength(db: Database, user_id: str, perf: str) -> PlayerStrength:
 def one_game(db: Database, game_id: str) -> GameStrength:
     """The strength report of one analysed game. Raises NoAnalysisError."""
     stored = analysed_game(db, game_id)
+    if stored is None and game_source(db, game_id) is None:
+        raise NoAnalysisError(f"no game {game_id!r} in the database: give a Lichess game id "
+                              "(8 characters, the end of its lichess.org address) of a game "
+                              "imported here")
     if stored is None:
         raise NoAnalysisError(f"no evals stored for the game {game_id!r}: import it with "
                               "Lichess's analysis, or run tracker analyse for its player")
@@ -399,7 +419,8 @@ def side_json(game: GameStrength, color: Color) -> dict[str, Any]:
     s = game.side(color)
     return {"id": game.id, "played_at": game.played_at, "color": color, "rating": s.rating,
             "accuracy": s.accuracy, "acpl": s.acpl, "inaccuracy": s.inaccuracy,
-            "mistake": s.mistake, "blunder": s.blunder, "level": level_json(s.level),
+            "mistake": s.mistake, "blunder": s.blunder, "counts_computed": s.counts_computed,
+            "level": level_json(s.level),
             "turning_point": turning_json(s.turning_point),
             "coverage": {"evals": game.evaluated, "plies": game.plies, "full": game.covered}}
 

@@ -1,13 +1,17 @@
 """A local UCI engine (Stockfish) as a source of evals: positions in, evals out, no database.
 
 One :class:`LocalEngine` is one engine process (python-chess :mod:`chess.engine`), searching
-each position for a fixed number of nodes on one thread with a fresh hash per game, so that a
-game's evals depend on the game and the budget only, not on which process analysed it or in
-which order. :meth:`LocalEngine.analyse_game` gives, for every ply, the eval after the move
-(White's view, centipawns or mate) and the engine's best move in the position before it (UCI):
-the same shape as Lichess's ``analysis[]``, with ``best`` on every ply. The checkmated final
-position has no eval and no entry (as on Lichess); a stalemate or a dead draw by insufficient
-material is 0.
+each position for a fixed number of nodes on one thread with a fresh hash per game (kept
+between the plies of the game: python-chess's ``game`` key), so that a game's evals depend on
+the game and the budget only, not on which process analysed it or in which order.
+:meth:`LocalEngine.analyse_game` gives, for every ply, the eval after the move (White's view,
+centipawns or mate) and the engine's best move in the position before it (UCI): the same shape
+as Lichess's ``analysis[]``, with ``best`` on every ply. Each position is searched once: its
+search gives the eval after the move that led to it and the best move before the next one.
+The checkmated final position has no eval and no entry (as on Lichess); a stalemate or a dead
+draw by insufficient material is 0 (no search); where the engine has found a forced mate and
+the game plays its move, the next position (its eval the same mate, its best move the reply
+the engine expected) is not searched.
 
 The engine process runs in its own process group, so a Ctrl+C at the terminal reaches tracker
 alone, which then closes its engines itself.
@@ -28,6 +32,7 @@ from typing import Any, Final
 import chess
 import chess.engine
 
+from tracker.analysis.engine_calibration import calibration_for
 from tracker.core import config
 from tracker.core.errors import TrackerError
 from tracker.core.evals import PlyEval
@@ -36,9 +41,11 @@ from tracker.sources.ndjson import MAX_EVAL
 
 #: Where Debian's package ``stockfish`` installs the engine (not on a user's PATH).
 DEBIAN_STOCKFISH: Final = "/usr/games/stockfish"
-#: Nodes searched per position by default: ~0.1 s a position for Stockfish 15 on a free core
-#: (~0.3 s on a busy one), 8-25 s for a 40-move game (docs/performance.md has the figures).
-DEFAULT_NODES: Final = 100_000
+#: Nodes searched per position by default: ~10-15 ms a position for Stockfish 15.1 on a free
+#: core, ~0.8 s for a 64-ply blitz game. The smallest budget whose calibrated level reads as
+#: close to Lichess's evals as the next larger one's (docs/performance.md has the curve);
+#: tracker/analysis/models/engine-calibration-1.json must hold a calibration for it.
+DEFAULT_NODES: Final = 10_000
 #: The engine's hash table per process (MB): ample for 100k-node searches, small enough for
 #: one process per core on a small machine.
 HASH_MB: Final = 16
@@ -90,18 +97,22 @@ def find_engine(path: str | os.PathLike[str] | None = None) -> str:
 class EngineTime:
     """What the engine spent, as it reported it: ``seconds`` searching (the engine's own
     ``time``), ``nodes`` searched, ``positions`` searched; ``wall`` seconds of the calls as
-    tracker saw them (the difference is the protocol's and python-chess's share)."""
+    tracker saw them (the difference is the protocol's and python-chess's share);
+    ``followed``: positions not searched, their eval certain (a forced mate already found
+    that the game follows)."""
 
     seconds: float = 0.0
     nodes: int = 0
     positions: int = 0
     wall: float = 0.0
+    followed: int = 0
 
     def add(self, other: EngineTime) -> None:
         self.seconds += other.seconds
         self.nodes += other.nodes
         self.positions += other.positions
         self.wall += other.wall
+        self.followed += other.followed
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +123,7 @@ class EngineGame:
     spent: EngineTime
 
 
-_INFO: Final = chess.engine.INFO_BASIC | chess.engine.INFO_SCORE | chess.engine.INFO_PV
+_INFO: Final = chess.engine.INFO_BASIC | chess.engine.INFO_SCORE
 
 
 #: The longest engine name and version stored with an analysis (the columns' widths); an
@@ -133,20 +144,30 @@ def split_engine_name(name: str) -> tuple[str, str]:
 class LocalEngine:
     """One engine process. Use as a context manager (the process is closed at the end).
 
-    ``nodes``: nodes per position. Raises EngineMissingError where no engine is found,
-    EngineFailedError where it does not start.
+    ``nodes``: nodes per position; ``follow_mates``: where the engine has found a forced mate
+    and the game plays its move, the next position is not searched (its eval is the mate, one
+    move nearer when the mating side moved; its best move the reply the engine expected). Its
+    analyses record the calibration fitted for the engine's version and this budget
+    (``calibration``, ``None`` where none is).
+    Raises EngineMissingError where no engine is found, EngineFailedError where it does not
+    start.
     """
 
     def __init__(self, nodes: int = DEFAULT_NODES, path: str | os.PathLike[str] | None = None,
-                 hash_mb: int = HASH_MB) -> None:
+                 hash_mb: int = HASH_MB, *, follow_mates: bool = True) -> None:
         self.nodes = nodes
+        self.follow_mates = follow_mates
         self.path = find_engine(path)
         try:
             self._engine = chess.engine.SimpleEngine.popen_uci(self.path, setpgrp=True)
             self._engine.configure({"Threads": 1, "Hash": hash_mb})
+            if "UCI_AnalyseMode" in self._engine.options:  # searches to analyse, not to play
+                self._engine.configure({"UCI_AnalyseMode": True})
         except (chess.engine.EngineError, OSError) as exc:
             raise EngineFailedError(f"the engine {self.path} did not start: {exc}") from None
         self.name, self.version = split_engine_name(self._engine.id.get("name", "engine"))
+        found = calibration_for(self.name, self.version, nodes)
+        self.calibration = found.id if found is not None else None
         #: What python-chess could not make of the engine's last answers (an illegal
         #: ``bestmove``), kept for the one line that stops the run instead of a traceback.
         self._nonsense: str | None = None
@@ -177,34 +198,50 @@ class LocalEngine:
         moves = _legal_moves(board.copy(), sans)
         spent = EngineTime()
         evals: list[PlyEval] = []
-        best = self._search(board, game_id, spent)[1]
+        (_, mate), pv = self._search(board, game_id, spent)
         for move in moves:
+            best = pv[0].uci() if pv else None
+            white_moved = board.turn == chess.WHITE
             board.push(move)
             if board.is_checkmate():
                 break  # the mated position has no eval, and no entry, as on Lichess
             if board.is_stalemate() or board.is_insufficient_material():
                 evals.append(PlyEval(0, None, best))
                 break
-            (cp, mate), next_best = self._search(board, game_id, spent)
+            nearer = _mate_after(mate, white_moved)
+            if self.follow_mates and nearer and len(pv) >= 2 and move == pv[0]:
+                # a forced mate already found, and the game plays the move the engine chose:
+                # the next position's eval is certain (the same mate, one move nearer once
+                # the mating side has moved) and its best move the reply the engine expected;
+                # no search
+                mate = nearer
+                evals.append(PlyEval(None, mate, best))
+                pv = pv[1:]
+                spent.followed += 1
+                continue
+            (cp, mate), pv = self._search(board, game_id, spent)
             evals.append(PlyEval(cp, mate, best))
-            best = next_best
-        analysis = Analysis(tuple(evals), "engine", self.name, self.version, self.nodes)
+        analysis = Analysis(tuple(evals), "engine", self.name, self.version, self.nodes,
+                            calibration=self.calibration)
         return EngineGame(analysis, spent)
 
     def _search(self, board: chess.Board, game_id: str, spent: EngineTime
-                ) -> tuple[tuple[int | None, int | None], str | None]:
-        """((cp, mate) White's view, best move UCI) of one position. Raises EngineFailedError
-        (one line naming the engine) when it dies, gives no answer within
-        :meth:`position_limit_s`, or answers an eval beyond ``MAX_EVAL``."""
+                ) -> tuple[tuple[int | None, int | None], list[chess.Move]]:
+        """((cp, mate) White's view, the engine's best move and expected reply) of one
+        position. Raises EngineFailedError (one line naming the engine) when it dies, gives no
+        answer within :meth:`position_limit_s`, or answers an eval beyond ``MAX_EVAL``."""
         started = time.perf_counter()
         limit_s = self.position_limit_s()
         engine = f"the engine {self.name} {self.version}".rstrip() + f" ({self.path})"
         try:
-            # SimpleEngine.analyse waits forever on a search bounded by nodes alone
+            # ``play``: the best move and the expected reply from ``bestmove … ponder …``, the
+            # score from the info lines, without parsing every line's principal variation (a
+            # third of python's time per search at small budgets); SimpleEngine's own calls
+            # wait forever on a search bounded by nodes alone
             protocol = self._engine.protocol
-            search = protocol.analyse(board, chess.engine.Limit(nodes=self.nodes),
-                                      game=game_id, info=_INFO)
-            info = asyncio.run_coroutine_threadsafe(
+            search = protocol.play(board, chess.engine.Limit(nodes=self.nodes),
+                                   game=game_id, info=_INFO)
+            played = asyncio.run_coroutine_threadsafe(
                 asyncio.wait_for(search, limit_s), protocol.loop).result()
         except TimeoutError:
             why = f" (it answered nonsense: {self._nonsense})" if self._nonsense else ""
@@ -214,14 +251,14 @@ class LocalEngine:
         except (chess.engine.EngineError, chess.engine.EngineTerminatedError) as exc:
             raise EngineFailedError(f"{engine} stopped: {exc}") from None
         spent.wall += time.perf_counter() - started
+        info = played.info
         spent.seconds += float(info.get("time", 0.0))
         spent.nodes += int(info.get("nodes", 0))
         spent.positions += 1
         score = info.get("score")
-        pv = info.get("pv") or []
-        best = pv[0].uci() if pv else None
+        pv = [m for m in (played.move, played.ponder) if m is not None]
         if score is None:
-            return (None, None), best
+            return (None, None), pv
         white = score.white()
         cp, mate = white.score(), white.mate()
         if abs(cp or 0) > MAX_EVAL or abs(mate or 0) > MAX_EVAL:
@@ -229,12 +266,22 @@ class LocalEngine:
             raise EngineFailedError(
                 f"{engine} answered an eval out of range ({value[:20]}"
                 f"{'…' if len(value) > 20 else ''}) for a position of game {game_id}: stopped")
-        return (cp, mate), best
+        return (cp, mate), pv
 
     def position_limit_s(self) -> float:
         """Seconds one position may take before the engine counts as hung:
         ``nodes / SLOWEST_NPS + GRACE_S`` (12 s for 100,000 nodes)."""
         return self.nodes / SLOWEST_NPS + GRACE_S
+
+
+def _mate_after(mate: int | None, white_moved: bool) -> int | None:
+    """The mate (White's view, moves) after a move along its line: one move nearer when the
+    mating side moved, the same when the other did; ``None`` without a mate (or where the
+    move would have to mate, which ends the game)."""
+    if not mate:
+        return None
+    nearer = mate - (1 if mate > 0 else -1) if (mate > 0) == white_moved else mate
+    return nearer or None
 
 
 def _legal_moves(board: chess.Board, sans: Sequence[str]) -> list[chess.Move]:

@@ -117,7 +117,7 @@ def _row(pk: int, analysis: Analysis, created_at_ms: int) -> dict[str, Any]:
     return {"game_pk": pk, "source": analysis.source, "engine": analysis.engine,
             "engine_version": analysis.engine_version, "nodes": analysis.nodes,
             "plies": len(analysis.evals), "evals": pack_evals(analysis.evals),
-            "created_at_ms": created_at_ms}
+            "created_at_ms": created_at_ms, "calibration": analysis.calibration}
 
 
 def analysis_sources(conn: Connection, pks: Sequence[int]) -> dict[int, str]:
@@ -184,7 +184,7 @@ class StoredAnalysis:
 
 def _analysis(row: Any) -> Analysis:
     return Analysis(unpack_evals(row.evals), row.source, row.engine, row.engine_version,
-                    row.nodes)
+                    row.nodes, calibration=row.calibration)
 
 
 def game_analysis(db: Database, game_id: str) -> StoredAnalysis | None:
@@ -234,7 +234,7 @@ def _analysed_select() -> Any:
                white.c.user_id, white.c.name, white.c.rating,
                black.c.user_id, black.c.name, black.c.rating, g.raw,
                t.c.source.label("a_source"), t.c.engine, t.c.engine_version, t.c.nodes,
-               t.c.evals)
+               t.c.evals, t.c.calibration)
         .select_from(t)
         .join(games, g.pk == t.c.game_pk)
         .join(white, and_(white.c.game_pk == g.pk, white.c.color == "white"))
@@ -248,7 +248,7 @@ def _analysed(row: Any) -> AnalysedGame:
         row.clock_initial, row.clock_increment, row.initial_fen, row.variant, row.source,
         (row[12], row[13], row[14]), (row[15], row[16], row[17]), decompress_raw(row.raw),
         Analysis(unpack_evals(row.evals), row.a_source, row.engine, row.engine_version,
-                 row.nodes))
+                 row.nodes, calibration=row.calibration))
 
 
 def analysed_games(db: Database, user_id: str, perf: str) -> Iterator[AnalysedGame]:
@@ -302,24 +302,35 @@ class GameToAnalyse:
 ANALYSABLE_VARIANTS: Final = ("standard", "fromPosition")
 
 
-def games_to_analyse(db: Database, user_id: str, perf: str | None = None, *,
+def players_games(user_ids: str | Sequence[str], perf: str | None = None, *,
+                  since_ms: int | None = None) -> Any:
+    """``SELECT games.pk`` of the games (of ``perf``, started at or after ``since_ms``) of
+    standard chess with moves where one of ``user_ids`` (one id or several) plays a side: each
+    game once, a game between two of them too. Unordered; stored evals not looked at."""
+    ids = [user_ids.lower()] if isinstance(user_ids, str) else [u.lower() for u in user_ids]
+    g = Game.__table__.c
+    s = GameSide.__table__.c
+    sides = select(s.game_pk).where(s.user_id.in_(ids))  # the user-id index, then the games
+    stmt = (select(g.pk)
+            .where(g.pk.in_(sides), g.variant.in_(ANALYSABLE_VARIANTS), g.plies > 0))
+    if perf is not None:
+        stmt = stmt.where(g.perf == perf)
+    if since_ms is not None:
+        stmt = stmt.where(g.created_at_ms >= since_ms)
+    return stmt
+
+
+def games_to_analyse(db: Database, user_id: str | Sequence[str], perf: str | None = None, *,
                      since_ms: int | None = None, last: int | None = None
                      ) -> tuple[list[GameToAnalyse], int]:
-    """The player's games (of ``perf``; started at or after ``since_ms``; among the ``last``
-    most recent) of standard chess with moves and no stored evals, newest first; and how many
-    of the games asked for already have evals."""
-    games = Game.__table__
-    me = GameSide.__table__.alias("me")
+    """The games of the player ``user_id`` (or of any of several players: a group's members,
+    each game once) (of ``perf``; started at or after ``since_ms``; among the ``last`` most
+    recent) of standard chess with moves and no stored evals, newest first; and how many of
+    the games asked for already have evals."""
     t = _table()
-    g = games.c
-    base = (select(g.pk)
-            .join(me, and_(me.c.game_pk == g.pk, me.c.user_id == user_id.lower()))
-            .where(g.variant.in_(ANALYSABLE_VARIANTS), g.plies > 0))
-    if perf is not None:
-        base = base.where(g.perf == perf)
-    if since_ms is not None:
-        base = base.where(g.created_at_ms >= since_ms)
-    base = base.order_by(g.ended_at_ms.desc(), g.id.desc())
+    g = Game.__table__.c
+    base = (players_games(user_id, perf, since_ms=since_ms)
+            .order_by(g.ended_at_ms.desc(), g.id.desc()))
     if last is not None:
         base = base.limit(last)
     asked = base.subquery()
@@ -334,6 +345,21 @@ def games_to_analyse(db: Database, user_id: str, perf: str | None = None, *,
         todo = [GameToAnalyse(pk, gid, src, variant, fen, decompress_raw(raw))
                 for pk, gid, src, variant, fen, raw in conn.execute(todo_stmt)]
     return todo, done
+
+
+def games_by_key(conn: Connection, pks: Sequence[int]) -> list[GameToAnalyse]:
+    """The games ``pks`` (those that exist), newest first, as :func:`games_to_analyse` gives
+    them."""
+    g = Game.__table__.c
+    stmt = (select(g.pk, g.id, g.source, g.variant, g.initial_fen, g.raw)
+            .where(g.pk.in_(list(pks))).order_by(g.ended_at_ms.desc(), g.id.desc()))
+    return [GameToAnalyse(pk, gid, src, variant, fen, decompress_raw(raw))
+            for pk, gid, src, variant, fen, raw in conn.execute(stmt)]
+
+
+def insert_analysis(conn: Connection, game_pk: int, analysis: Analysis) -> None:
+    """Insert one game's evals in the caller's transaction (the game has none stored)."""
+    conn.execute(_table().insert(), [_row(game_pk, analysis, now_ms())])
 
 
 def count_analysed(db: Database, user_id: str, perf: str | None = None) -> dict[str, int]:

@@ -145,6 +145,26 @@ class GameAnalysis(Base):
     evals: Mapped[bytes] = mapped_column(LargeBinary)
     #: When the row was written, ms since the epoch UTC.
     created_at_ms: Mapped[int] = mapped_column(BigInteger)
+    #: The calibration a local analysis is read through (migration 0013;
+    #: :mod:`tracker.analysis.engine_calibration`), ``None`` for Lichess's evals or where none
+    #: covers the engine and budget.
+    calibration: Mapped[str | None] = mapped_column(String(64))
+
+
+class AnalysisClaim(Base):
+    """A game claimed by a worker of ``tracker analyse --worker`` (migration 0012; read and
+    written by :mod:`tracker.store.claims`): the worker's id and the end of its lease (ms since
+    the epoch, the database's clock). Deleted with the game's evals written; claimed again
+    once the lease has ended."""
+
+    __tablename__ = "analysis_claims"
+
+    game_pk: Mapped[int] = mapped_column(
+        Integer, ForeignKey("games.pk", ondelete="CASCADE"), primary_key=True,
+        autoincrement=False,
+    )
+    worker: Mapped[str] = mapped_column(String(64))
+    expires_at_ms: Mapped[int] = mapped_column(BigInteger)
 
 
 class Player(Base):
@@ -276,7 +296,7 @@ class FideLinkRow(Base):
     linked_at_ms: Mapped[int] = mapped_column(BigInteger)
 
 
-# -- the write counter and the saved results (migrations 0005, 0014; tracker.store.snapshots) --
+# -- the write counter and the saved results (migrations 0005, 0011; tracker.store.snapshots) --
 
 
 class StoreState(Base):
@@ -296,7 +316,7 @@ class CacheEntry(Base):
     computed from: the replay's pass over the games (``kind`` ``pass``), its replay on a scale
     (``run``), a group member's summary (``group``). ``options``: what it depends on besides
     the games; ``version``: the version of the code of its kind that computed it (a result of
-    another version is never read). Migration 0014."""
+    another version is never read). Migration 0011."""
 
     __tablename__ = "cache_entries"
 

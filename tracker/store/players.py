@@ -123,11 +123,25 @@ def resolve_player(db: Database, username: str) -> str:
             select(GameSide.user_id).where(GameSide.user_id == uid).limit(1)
         ).scalar_one_or_none()
     if found is None:
+        near = close_player(db, uid)
         raise UnknownPlayerError(
-            f"no games of '{username}' in the database: import them first "
-            f"(tracker import {username}, or tracker import-file FILE --user {username})"
+            f"no games of '{username}' in the database: "
+            + (f"did you mean {near}? Else import them first" if near is not None
+               else "import them first")
+            + f" (tracker import {username}, or tracker import-file FILE --user {username})"
         )
     return uid
+
+
+def close_player(db: Database, name: str) -> str | None:
+    """The tracked player whose name is closest to ``name`` (a typo: one or two letters off),
+    as they write it, or ``None`` when none is close (what the CLI does for commands)."""
+    import difflib
+
+    with db.session() as s:
+        players = {pid: name for pid, name in s.execute(select(Player.id, Player.username))}
+    near = difflib.get_close_matches(name.strip().lower(), list(players), n=1, cutoff=0.75)
+    return (players[near[0]] or near[0]) if near else None
 
 
 def player_perfs(db: Database, user_id: str) -> list[PerfSummary]:

@@ -220,7 +220,8 @@ class LichessClient:
 
     def __init__(self, base: str, session: requests.Session, *,
                  retry_wait_429: float = RETRY_WAIT_429_S,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+                 sleep: Callable[[float], None] = time.sleep,
+                 on_wait: Callable[[str], None] | None = None) -> None:
         self.base = base
         #: The HTTP session (our User-Agent, timeouts, the token): other Lichess endpoints
         #: (the FIDE lists) go through it too.
@@ -228,6 +229,24 @@ class LichessClient:
         self.client = berserk.Client(session=session, base_url=base)
         self.retry_wait_429 = retry_wait_429
         self.sleep = sleep
+        #: Told one line when Lichess asks to wait (HTTP 429), before the wait: the progress
+        #: bar says it instead of sitting at 0 games/s.
+        self.on_wait = on_wait
+        #: Each wait Lichess asked for, in seconds: the import's summary says they happened.
+        self.waits: list[float] = []
+
+    def asked_to_wait(self, what: str) -> float:
+        """Lichess answered 429 for ``what``: record the wait, tell ``on_wait`` (else log it)
+        and return the seconds to wait (:attr:`retry_wait_429`)."""
+        wait = self.retry_wait_429
+        self.waits.append(wait)
+        line = (f"Lichess asked to wait (HTTP 429, too many requests): {what} again in "
+                f"{wait:.0f} s")
+        if self.on_wait is not None:
+            self.on_wait(line)
+        else:
+            LOG.info("%s", line)
+        return wait
 
     def error(self, exc: berserk.exceptions.ResponseError, username: str,
                what: str) -> LichessError:
@@ -250,8 +269,7 @@ class LichessClient:
                 return fn()
             except berserk.exceptions.ResponseError as exc:
                 if exc.status_code == 429 and attempt == 1:
-                    LOG.info("HTTP 429 on %s: waiting %.0f s", what, self.retry_wait_429)
-                    self.sleep(self.retry_wait_429)
+                    self.sleep(self.asked_to_wait(f"asking for {what}"))
                     continue
                 raise self.error(exc, username, what) from None
             except ValueError:

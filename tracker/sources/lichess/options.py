@@ -33,7 +33,8 @@ class LichessOptions:
     HTTP 429; ``retry_wait``: first pause, seconds, before resuming a broken stream;
     ``timeout``: (connect, read) seconds; ``max_retries``: attempts in a row without a new game
     before stopping as partial; ``session``: an HTTP session to use (tests; default: a new
-    one); ``sleep``: how waits are waited (tests).
+    one); ``sleep``: how waits are waited (tests); ``on_wait``: told one line each time
+    Lichess asks to wait (HTTP 429), before the wait.
     """
 
     perf: str | Sequence[str] | None = None
@@ -47,3 +48,4 @@ class LichessOptions:
     max_retries: int = MAX_RETRIES
     session: requests.Session | None = field(default=None, repr=False, compare=False)
     sleep: Callable[[float], None] = field(default=time.sleep, repr=False, compare=False)
+    on_wait: Callable[[str], None] | None = field(default=None, repr=False, compare=False)

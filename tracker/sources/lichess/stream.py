@@ -145,8 +145,7 @@ class GameFetcher:
                     res.message = ("Lichess answered 429 (too many requests) twice in a row; "
                                    "run the import again in a few minutes to resume")
                     return res
-                wait = self.client.retry_wait_429
-                LOG.info("HTTP 429: waiting %.0f s before resuming", wait)
+                wait = self.client.asked_to_wait("resuming the download")
             else:
                 in_a_row_429 = 0
                 failures = 1 if got_new else failures + 1

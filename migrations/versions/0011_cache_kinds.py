@@ -1,6 +1,6 @@
 """cache kinds: the saved results get a kind and a version of their own
 
-Revision ID: 0014
+Revision ID: 0011
 Revises: 0010
 Create Date: 2026-12-06
 
@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0014"
+revision: str = "0011"
 down_revision: str | None = "0010"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None

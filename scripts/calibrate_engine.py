@@ -1,0 +1,611 @@
+"""Local evals on Lichess's scale: python scripts/calibrate_engine.py {collect,fit,compare} …
+
+``collect``: analyses games that carry Lichess's own evals with the local engine at several node
+budgets (tracker's own :class:`~tracker.sources.engine.LocalEngine`, one process, one thread,
+the hash kept between the plies of a game), appending each finished (game, budget) to a cache of
+plain JSON lines; an interrupted run resumes. The games, in a fixed shuffled order (seed
+:data:`SEED`): the bundled player's 9 blitz games Lichess analysed first, then two games of the
+989-game every-speed PGN for each game of the 41k rapid set (players the level model keeps
+apart). Budget by budget in the order of :data:`FIRST` over every game, then one game in
+:data:`EVERY_50K` at 50,000 nodes and one in :data:`EVERY_100K` at 100,000: a run cut short
+has the first budgets on the most games.
+
+``fit``: reads the cache (``--cache``, plain or gzip; default the copy shipped in
+``scripts/data/``, made by ``gzip -9`` of the collected one), the shared data for Lichess's
+evals, and fits per budget the calibration of :mod:`tracker.analysis.engine_calibration` on the
+games whose id hashes into the fitting part (two in three), then reports on the others (games
+the calibration never saw): the mean signed difference local − Lichess of ACPL, accuracy and
+level, before and after the calibration, with a bootstrap interval; the cost per game; the
+budget curve and the default budget. Writes the calibration file
+(``tracker/analysis/models/engine-calibration-1.json``). No engine is run: about a minute.
+
+``compare``: another cache's games (e.g. ``collect --fresh-hash``: the hash cleared before
+every search) against the same games at the same budget.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import hashlib
+import io
+import json
+import random
+import re
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Final
+
+import chess
+import chess.pgn
+import numpy as np
+import zstandard
+
+from tracker.analysis.engine_calibration import CALIBRATION_FILE, EvalCalibration
+from tracker.analysis.formulas import acpl, game_accuracy
+from tracker.analysis.level import LevelModel, game_level, level_features, load_level_model
+from tracker.core.evals import Color, PlyEval, from_lichess_entry
+from tracker.sources.engine import LocalEngine
+from tracker.sources.pgn_evals import pgn_analysis
+
+ROOT: Final = Path(__file__).resolve().parent.parent
+SHARED: Final = ROOT.parent / "shared" / "data"
+RAPID: Final = Path("analysed/lichess-rapid-analysed-41k.ndjson.zst")
+PGN: Final = Path("analysed/lichess-2020-01-analysed-989.pgn")
+BUNDLED: Final = Path("lichess/indexinator-2025-10-later.ndjson")
+#: Where ``collect`` appends (plain JSON lines, not in git) …
+DEFAULT_CACHE: Final = ROOT / "benchmarks" / ".data" / "engine-evals.jsonl"
+#: … and the copy in the repository ``fit`` reads by default (``gzip -9`` of it): the local
+#: evals of the shipped calibration, so that a refit needs no engine.
+SHIPPED_CACHE: Final = ROOT / "scripts" / "data" / "engine-evals-stockfish-15.1.jsonl.gz"
+SEED: Final = 20261206
+BASE: Final = (5_000, 10_000, 20_000)
+#: The order the base budgets are run in (the likely default first, on a busy machine).
+FIRST: Final = (10_000, 20_000, 5_000)
+EVERY_50K: Final = 5
+EVERY_100K: Final = 15
+#: Speeds of the PGN analysed (correspondence and ultrabullet left out: 5 games).
+SPEEDS: Final = ("bullet", "blitz", "rapid", "classical")
+
+
+def split_of_player(player: str) -> str:
+    """The level model's fixed split by player (scripts/fit_level_model.py)."""
+    bucket = hashlib.sha256(f"level-split:{player}".encode()).digest()[0] % 10
+    return "train" if bucket < 6 else "validation" if bucket < 8 else "held-out"
+
+
+def ndjson_lines(path: Path) -> Iterator[bytes]:
+    """The lines of an NDJSON file, zstd-compressed or plain."""
+    with path.open("rb") as raw:
+        stream: Any = (io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(raw))
+                       if path.suffix == ".zst" else raw)
+        yield from (line for line in stream if line.strip())
+
+
+def pgn_games(path: Path) -> Iterator[tuple[str, str, list[str], str]]:
+    """(id, speed, SANs, movetext) of every game in the PGN file of the shared set."""
+    text = path.read_text(encoding="utf-8")
+    for chunk in text.split("\n\n[Event ")[0:]:
+        chunk = chunk if chunk.startswith("[Event ") else "[Event " + chunk
+        game = chess.pgn.read_game(io.StringIO(chunk))
+        if game is None:
+            continue
+        gid = game.headers.get("Site", "").rsplit("/", 1)[-1]
+        words = game.headers.get("Event", "").split()
+        speed = words[1].lower() if len(words) > 1 else ""
+        board = game.board()
+        sans = []
+        for move in game.mainline_moves():
+            sans.append(board.san(move))
+            board.push(move)
+        movetext = chunk.split("\n\n", 1)[1] if "\n\n" in chunk else ""
+        yield gid, speed, sans, movetext
+
+
+def sample(shared: Path) -> list[dict[str, Any]]:
+    """The games to analyse, in order: {id, source, speed, moves (SAN list)}."""
+    rng = random.Random(SEED)
+    bundled = [json.loads(line) for line in ndjson_lines(shared / BUNDLED)]
+    first = [{"id": g["id"], "source": "bundled", "speed": g["speed"],
+              "moves": g["moves"].split()} for g in bundled if g.get("analysis")]
+    pgn = [{"id": gid, "source": "pgn", "speed": speed, "moves": sans}
+           for gid, speed, sans, _ in pgn_games(shared / PGN) if speed in SPEEDS and sans]
+    rng.shuffle(pgn)
+    rapid: list[dict[str, Any]] = []
+    for line in ndjson_lines(shared / RAPID):
+        g = json.loads(line)
+        users = [g["players"][c].get("user", {}).get("id") for c in ("white", "black")]
+        if all(u is not None and split_of_player(u) == "held-out" for u in users):
+            rapid.append({"id": g["id"], "source": "rapid", "speed": "rapid",
+                          "moves": g["moves"].split()})
+    rapid.sort(key=lambda g: g["id"])
+    rng.shuffle(rapid)
+    out = list(first)
+    while pgn or rapid:
+        out += [pgn.pop() for _ in range(2) if pgn]
+        if rapid:
+            out.append(rapid.pop())
+        if len(out) >= 1200:
+            break
+    return out
+
+
+def budgets(index: int) -> list[int]:
+    """The budgets the ``index``-th game of the sample is analysed at."""
+    out = list(BASE)
+    if index % EVERY_50K == 0:
+        out.append(50_000)
+    if index % EVERY_100K == 0:
+        out.append(100_000)
+    return out
+
+
+def encode(cp: int | None, mate: int | None) -> int | str | None:
+    """One eval in the cache: centipawns as an int, a mate as ``"#-3"``, none as null."""
+    return cp if cp is not None else f"#{mate}" if mate is not None else None
+
+
+def read_cache(path: Path) -> Iterator[dict[str, Any]]:
+    """The cache's records (plain or gzip JSON lines)."""
+    if not path.exists():
+        return
+    opener: Any = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                yield json.loads(line)
+
+
+class FreshHashEngine(LocalEngine):
+    """A :class:`LocalEngine` whose hash is cleared before every search (a new game key each
+    time: python-chess sends ``ucinewgame``): the yardstick of keeping it between plies."""
+
+    def _search(self, board: chess.Board, game_id: str, spent: Any) -> Any:
+        return super()._search(board, f"{game_id}/{spent.positions}", spent)
+
+
+def collect(shared: Path, cache: Path, games: int, engine_path: str | None,
+            only: int | None = None, fresh_hash: bool = False) -> None:
+    """Analyse the sample's first ``games`` games at their budgets, appending to ``cache``."""
+    done = {(r["id"], r["nodes"]) for r in read_cache(cache)}
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    todo = sample(shared)[:games]
+    engines: dict[int, LocalEngine] = {}
+    # budget by budget in the order of FIRST (on every game, then the next budget), then the
+    # larger ones on their share: a run cut short has the first budgets on the most games
+    order = [(i, g, nodes) for nodes in FIRST for i, g in enumerate(todo)]
+    order += [(i, g, nodes) for i, g in enumerate(todo) for nodes in budgets(i)
+              if nodes not in FIRST]
+    if only is not None:  # one budget on the first games (the hash's yardstick)
+        order = [(i, g, only) for i, g in enumerate(todo)]
+    try:
+        for i, g, nodes in order:
+            if (g["id"], nodes) in done:
+                continue
+            engine = engines.get(nodes)
+            if engine is None:
+                engine = engines[nodes] = (FreshHashEngine if fresh_hash else LocalEngine)(
+                    nodes, engine_path)
+            started = time.perf_counter()
+            cpu = time.process_time()
+            result = engine.analyse_game(f"{g['id']}@{nodes}", g["moves"])
+            record = {"id": g["id"], "source": g["source"], "speed": g["speed"],
+                      "engine": f"{engine.name} {engine.version}".strip(), "nodes": nodes,
+                      "wall": round(time.perf_counter() - started, 3),
+                      "python_cpu": round(time.process_time() - cpu, 3),
+                      "engine_seconds": round(result.spent.seconds, 3),
+                      "nodes_searched": result.spent.nodes,
+                      "positions": result.spent.positions,
+                      "followed": result.spent.followed,
+                      "evals": [encode(e.cp, e.mate) for e in result.analysis.evals]}
+            with cache.open("a", encoding="utf-8") as out:
+                out.write(json.dumps(record, separators=(",", ":")) + "\n")
+            print(f"{i + 1}/{len(todo)} {g['id']} {g['speed']} {nodes}: "
+                  f"{len(g['moves'])} plies, {record['wall']} s", flush=True)
+    finally:
+        for engine in engines.values():
+            engine.close()
+
+
+# --- the fit -----------------------------------------------------------------------------------
+
+#: The targets on games the calibration never saw (mean signed difference local − Lichess).
+TOLERANCE: Final = {"acpl": 5.0, "accuracy": 2.0, "level": 30.0}
+#: The sources whose Lichess evals the calibration maps onto (all three). Lichess's evals are
+#: of their time: the rapid set's (88 % from 2022) run ~1.3× larger than the 2020 PGN's and
+#: the bundled 2025 games' for the same positions, so each source's figures are reported
+#: apart too; ``--sources pgn,bundled`` fits the other scale (docs/performance.md).
+FIT_SOURCES: Final = ("rapid", "pgn", "bundled")
+#: The share of games kept apart (by a hash of the game's id) to check the calibration on.
+HELD_OUT_SHARE: Final = 3  # one game in 3
+#: The pattern search's start (scale, power), first step and last step.
+START: Final = (1.1, 1.1)
+STEP: Final = 0.1
+LAST_STEP: Final = 0.01
+BOOTSTRAP: Final = 1000
+#: A budget is within noise of the next larger one when the next reads the per-game level
+#: closer to Lichess's evals by less than this (rating points, the 90 % interval's upper
+#: bound): a third of the 30-point tolerance, under 5 % of the level's per-game error against
+#: real ratings (~235).
+NOISE: Final = 10.0
+#: Fewest games analysed at a budget for it to be offered (as a default or in the docs).
+MIN_GAMES: Final = 300
+COLORS: Final[tuple[Color, Color]] = ("white", "black")
+
+
+def held_out(game_id: str) -> bool:
+    """Whether the game is kept apart from the fit (fixed: a hash of its id)."""
+    return hashlib.sha256(f"engine-calibration:{game_id}".encode()).digest()[0] % \
+        HELD_OUT_SHARE == 0
+
+
+def decode(value: int | str | None) -> PlyEval:
+    """One cached eval back (:func:`encode`)."""
+    if value is None:
+        return PlyEval(None, None)
+    if isinstance(value, str):
+        return PlyEval(None, int(value[1:]))
+    return PlyEval(value, None)
+
+
+_FIRST_ID: Final = re.compile(rb'"id"\s*:\s*"([^"]+)"')
+
+
+def lichess_evals(shared: Path, ids: set[str]) -> dict[str, list[PlyEval]]:
+    """Lichess's own evals of the games ``ids``, from the shared data."""
+    out: dict[str, list[PlyEval]] = {}
+    for line in ndjson_lines(shared / BUNDLED):
+        g = json.loads(line)
+        if g["id"] in ids and g.get("analysis"):
+            out[g["id"]] = [from_lichess_entry(e) for e in g["analysis"]]
+    for gid, _, _, movetext in pgn_games(shared / PGN):
+        found = pgn_analysis(movetext) if gid in ids else None
+        if found is not None:
+            out[gid] = list(found.evals)
+    for line in ndjson_lines(shared / RAPID):
+        found = _FIRST_ID.search(line)  # the game's id comes first: no JSON read for the rest
+        gid = found.group(1).decode() if found else ""
+        if gid in ids:
+            out[gid] = [from_lichess_entry(e) for e in json.loads(line)["analysis"]]
+    return out
+
+
+Metrics = tuple[float | None, float | None, float | None]  # ACPL, accuracy, level of one side
+
+
+class Game:
+    """One game analysed at one budget: its local evals, Lichess's, what Lichess's give."""
+
+    def __init__(self, record: dict[str, Any], lichess: list[PlyEval],
+                 model: LevelModel) -> None:
+        self.record = record
+        self.id: str = record["id"]
+        self.model = model
+        self.lichess = lichess
+        self.local = [decode(v) for v in record["evals"]][: len(lichess)]
+        self.reference = self.metrics(lichess)
+
+    def metrics(self, evals: list[PlyEval]) -> tuple[Metrics, Metrics]:
+        """(White's, Black's) ACPL, accuracy and level from ``evals``."""
+        acpls = acpl(evals)
+        accs = game_accuracy(evals)
+        out: list[Metrics] = []
+        for i, color in enumerate(COLORS):
+            features = level_features(evals, color)
+            level = game_level(self.model, features).estimate if features.moves else None
+            out.append((None if acpls[i] is None else float(acpls[i] or 0), accs[i],
+                        None if level is None else float(level)))
+        return out[0], out[1]
+
+    def differences(self, calibration: EvalCalibration | None) -> list[Metrics]:
+        """Per side, local − Lichess of each figure (``None`` where either has none)."""
+        evals = self.local if calibration is None else list(calibration.apply(self.local))
+        mine = self.metrics(evals)
+        return [tuple(None if a is None or b is None else a - b  # type: ignore[misc]
+                      for a, b in zip(m, r, strict=True))
+                for m, r in zip(mine, self.reference, strict=True)]
+
+
+def mean_differences(games: list[Game], calibration: EvalCalibration | None
+                     ) -> tuple[dict[str, float], dict[str, list[float]]]:
+    """The mean signed difference of each figure over the games' sides, and the values."""
+    values: dict[str, list[float]] = {k: [] for k in TOLERANCE}
+    for g in games:
+        for side in g.differences(calibration):
+            for k, v in zip(TOLERANCE, side, strict=True):
+                if v is not None:
+                    values[k].append(v)
+    return {k: float(np.mean(v)) if v else 0.0 for k, v in values.items()}, values
+
+
+def loss(means: dict[str, float]) -> float:
+    """How far the means are from 0, each in units of its tolerance."""
+    return sum((means[k] / TOLERANCE[k]) ** 2 for k in TOLERANCE)
+
+
+def calibration_of(engine: str, nodes: int, scale: float, power: float) -> EvalCalibration:
+    name, _, version = engine.rpartition(" ")
+    key = f"{name.lower()}-{version}-{nodes}n-1"
+    return EvalCalibration(key, name, version, nodes, scale, power)
+
+
+def fit_budget(games: list[Game], engine: str, nodes: int) -> EvalCalibration:
+    """The (scale, power) whose mean differences on ``games`` are nearest 0 (:func:`loss`), by
+    a pattern search: from :data:`START`, a step each way on each parameter while one helps,
+    then half the step, down to :data:`LAST_STEP` (the loss is smooth in both, ~30 trials)."""
+    def value(scale: float, power: float) -> float:
+        return loss(mean_differences(games, calibration_of(engine, nodes, scale, power))[0])
+
+    point, step = START, STEP
+    here = value(*point)
+    while step >= LAST_STEP:
+        moved = False
+        for ds, dp in ((step, 0.0), (-step, 0.0), (0.0, step), (0.0, -step)):
+            trial = (round(point[0] + ds, 4), round(point[1] + dp, 4))
+            if trial[0] <= 0 or trial[1] <= 0:
+                continue
+            there = value(*trial)
+            if there < here:
+                point, here, moved = trial, there, True
+                break
+        if not moved:
+            step /= 2
+    return calibration_of(engine, nodes, *point)
+
+
+def interval(values: list[float], rng: np.random.Generator) -> list[float]:
+    """The 5th and 95th percentiles of the mean, by a bootstrap over the values' games."""
+    arr = np.asarray(values, dtype=np.float64)
+    if len(arr) < 2:
+        return [float("nan"), float("nan")]
+    means = arr[rng.integers(0, len(arr), size=(BOOTSTRAP, len(arr)))].mean(axis=1)
+    return [round(float(np.percentile(means, 5)), 1), round(float(np.percentile(means, 95)), 1)]
+
+
+def figures(games: list[Game], calibration: EvalCalibration | None,
+            rng: np.random.Generator) -> dict[str, Any]:
+    """The mean signed differences (with a 90 % bootstrap interval), and the mean absolute
+    difference of the level, over ``games``' sides."""
+    means, values = mean_differences(games, calibration)
+    out: dict[str, Any] = {"games": len(games), "player_games": len(values["level"])}
+    for k in TOLERANCE:
+        out[f"{k}_mean_signed"] = round(means[k], 2)
+        out[f"{k}_interval_90"] = interval(values[k], rng)
+    out["level_mean_absolute"] = round(float(np.mean(np.abs(values["level"]))), 1)
+    out["within_tolerance"] = all(abs(means[k]) <= TOLERANCE[k] for k in TOLERANCE)
+    return out
+
+
+def fit(shared: Path, cache: Path, out: Path | None,
+        sources: tuple[str, ...] = FIT_SOURCES) -> dict[str, Any]:
+    """Fit every budget of the cache on the games of ``sources`` (the fitting part; checked on
+    their held-out part, the other sources reported apart); the calibration file's data
+    (written to ``out``)."""
+    started = time.perf_counter()
+    records = list(read_cache(cache))
+    lichess = lichess_evals(shared, {r["id"] for r in records})
+    models: dict[str, LevelModel] = {}
+    by_budget: dict[tuple[str, int], list[Game]] = {}
+    costs: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    for r in records:
+        if r["id"] not in lichess:
+            continue
+        model = models.get(r["speed"]) or models.setdefault(r["speed"],
+                                                            load_level_model(r["speed"]))
+        by_budget.setdefault((r["engine"], r["nodes"]), []).append(
+            Game(r, lichess[r["id"]], model))
+        costs.setdefault((r["engine"], r["nodes"]), []).append(r)
+    rng = np.random.default_rng(SEED)
+    entries: list[dict[str, Any]] = []
+    for (engine, nodes), games in sorted(by_budget.items(), key=lambda kv: kv[0][1]):
+        train = [g for g in games if not held_out(g.id) and g.record["source"] in sources]
+        test = [g for g in games if held_out(g.id) and g.record["source"] in sources]
+        cal = fit_budget(train, engine, nodes)
+        spent = costs[(engine, nodes)]
+        plies = sum(len(r["evals"]) for r in spent)
+        entry = {
+            "id": cal.id, "engine": cal.engine, "engine_version": cal.engine_version,
+            "nodes": nodes, "scale": cal.scale, "power": cal.power,
+            "games": {"analysed": len(games), "fitted_on": len(train), "held_out": len(test),
+                      "by_speed": {s: sum(1 for g in games if g.record["speed"] == s)
+                                   for s in SPEEDS}},
+            "held_out": {"uncalibrated": figures(test, None, rng),
+                         "calibrated": figures(test, cal, rng)},
+            "fitted": figures(train, cal, rng),
+            # Lichess's evals are of their time: the rapid set's (88 % from 2022) run larger
+            # than the 2020 PGN's and the bundled 2025 games' (docs/performance.md)
+            "all_games_by_source": {
+                src: {"uncalibrated": figures(part, None, rng),
+                      "calibrated": figures(part, cal, rng)}
+                for src in ("rapid", "pgn", "bundled")
+                if (part := [g for g in games if g.record["source"] == src])},
+            "cost": {"seconds_per_game": round(sum(r["wall"] for r in spent) / len(spent), 2),
+                     "engine_nodes_per_second": round(
+                         sum(r["nodes_searched"] for r in spent)
+                         / max(1e-9, sum(r["engine_seconds"] for r in spent))),
+                     "plies_per_game": round(plies / len(spent), 1),
+                     "searched_per_game": round(sum(r["positions"] for r in spent)
+                                                / len(spent), 1),
+                     "nodes_per_game": round(sum(r["nodes_searched"] for r in spent)
+                                             / len(spent))},
+        }
+        entries.append(entry)
+        print(render_entry(entry), flush=True)
+    for entry in entries:
+        held = entry["held_out"]["calibrated"]
+        entry["offered"] = bool(entry["games"]["analysed"] >= MIN_GAMES and held["games"] >= 100
+                                and held["within_tolerance"])
+    curve = budget_curve(by_budget, {e["nodes"]: e for e in entries}, rng)
+    default = next((c["nodes"] for c in curve if c["offered"] and c["within_noise_of_next"]),
+                   None)
+    print(f"default budget: {default}")
+    data = {
+        "key": "engine-calibration", "version": 1,
+        "default_nodes": default,
+        "default_rule": "the smallest offered budget whose calibrated per-game level is within "
+                        "noise of the next larger budget's: on the games analysed at both, the "
+                        "next budget reads the level closer to Lichess's evals (mean absolute "
+                        f"difference, per player-game) by less than {NOISE:.0f} points at the "
+                        "upper bound of the 90 % bootstrap interval",
+        "curve": curve,
+        "note": f"calibrations: the budgets offered (at least {MIN_GAMES} games analysed, within "
+                "the tolerance on the held-out games), applied to local analyses; "
+                "other_budgets: fitted the same way on fewer games, shown on the curve, not "
+                "applied (an analysis at such a budget is read uncalibrated)",
+        "formula": "cp' = sign(cp) * 100 * scale * (|cp| / 100) ^ power; mates unchanged",
+        "fitted_by": "scripts/calibrate_engine.py fit",
+        "data": {"cache": str(cache.resolve().relative_to(ROOT)) if cache.resolve().is_relative_to(
+                     ROOT) else cache.name,
+                 "lichess_evals": [str(RAPID), str(PGN), str(BUNDLED)],
+                 "held_out": f"games whose sha256('engine-calibration:' + id)[0] % "
+                             f"{HELD_OUT_SHARE} == 0",
+                 "level_models": {s: m.name for s, m in sorted(models.items())},
+                 "fitted_and_held_out_on": list(sources),
+                 "tolerance": TOLERANCE},
+        "calibrations": [e for e in entries if e["offered"]],
+        "other_budgets": [e for e in entries if not e["offered"]],
+    }
+    if out is not None:
+        out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    print(f"({time.perf_counter() - started:.0f} s)")
+    return data
+
+
+def budget_curve(by_budget: dict[tuple[str, int], list[Game]], entries: dict[int, Any],
+                 rng: np.random.Generator) -> list[dict[str, Any]]:
+    """Per budget, smallest first: its mean absolute level difference against Lichess's evals
+    (calibrated), and against the next larger budget on the games analysed at both, whether
+    it is within noise of it (the interval of the paired difference holds 0)."""
+    levels: dict[int, dict[tuple[str, int], float]] = {}
+    for (_, nodes), games in by_budget.items():
+        cal = calibration_from_entry(entries[nodes])
+        levels[nodes] = {(g.id, i): abs(side[2]) for g in games
+                         for i, side in enumerate(g.differences(cal)) if side[2] is not None}
+    budgets = sorted(levels)
+    out: list[dict[str, Any]] = []
+    for i, nodes in enumerate(budgets):
+        row: dict[str, Any] = {
+            "nodes": nodes, "offered": entries[nodes]["offered"],
+            "games": entries[nodes]["games"]["analysed"],
+            "level_mean_absolute": round(float(np.mean(list(levels[nodes].values()))), 1),
+            "seconds_per_game_here": entries[nodes]["cost"]["seconds_per_game"],
+            "nodes_per_game": entries[nodes]["cost"]["nodes_per_game"]}
+        if i + 1 < len(budgets):
+            nxt = budgets[i + 1]
+            both = sorted(set(levels[nodes]) & set(levels[nxt]))
+            diffs = [levels[nodes][k] - levels[nxt][k] for k in both]
+            low, high = interval(diffs, rng)
+            row.update({"next": nxt, "paired_player_games": len(both),
+                        "minus_next_mean_absolute": round(float(np.mean(diffs)), 1),
+                        "minus_next_interval_90": [low, high],
+                        "within_noise_of_next": bool(high < NOISE)})
+        else:
+            row["within_noise_of_next"] = False  # nothing larger to compare with
+        out.append(row)
+        print(f"  {nodes:>7,} nodes: |level − Lichess| {row['level_mean_absolute']}"
+              + (f"; − next ({row['next']:,}, {row['paired_player_games']} player-games) "
+                 f"{row['minus_next_mean_absolute']:+.1f} {row['minus_next_interval_90']}"
+                 if "next" in row else ""), flush=True)
+    return out
+
+
+def calibration_from_entry(e: dict[str, Any]) -> EvalCalibration:
+    return EvalCalibration(e["id"], e["engine"], e["engine_version"], e["nodes"], e["scale"],
+                           e["power"])
+
+
+def render_entry(e: dict[str, Any]) -> str:
+    """One budget's figures in plain lines."""
+    lines = [f"{e['id']}: scale {e['scale']}, power {e['power']}; {e['games']['analysed']} "
+             f"games ({e['games']['held_out']} held out); {e['cost']['seconds_per_game']} s "
+             f"a game here, {e['cost']['nodes_per_game']:,} nodes a game"]
+    rows = [("held out, raw", e["held_out"]["uncalibrated"]),
+            ("held out, calibrated", e["held_out"]["calibrated"]),
+            ("fitted, calibrated", e["fitted"])]
+    rows += [(f"all {src}, {k}", f[k]) for src, f in e["all_games_by_source"].items()
+             for k in ("uncalibrated", "calibrated")]
+    for label, f in rows:
+        lines.append(f"  {label:<26} ACPL {f['acpl_mean_signed']:+6.1f} {f['acpl_interval_90']}"
+                     f"  accuracy {f['accuracy_mean_signed']:+5.2f} {f['accuracy_interval_90']}"
+                     f"  level {f['level_mean_signed']:+6.1f} {f['level_interval_90']}"
+                     f"  |level| {f['level_mean_absolute']}  n {f['player_games']}")
+    return "\n".join(lines)
+
+
+def compare(shared: Path, cache: Path, other: Path, calibration_file: Path) -> None:
+    """The games of ``other`` (e.g. analysed with the hash cleared at every ply) against the
+    same games at the same budget in ``cache``: time, nodes/s, and how far each reads from
+    Lichess's evals (both through the budget's calibration)."""
+    mine = {(r["id"], r["nodes"]): r for r in read_cache(cache)}
+    theirs = [r for r in read_cache(other) if (r["id"], r["nodes"]) in mine]
+    lichess = lichess_evals(shared, {r["id"] for r in theirs})
+    entries = {e["nodes"]: calibration_from_entry(e) for e in json.loads(
+        calibration_file.read_text(encoding="utf-8"))["calibrations"]}
+    rng = np.random.default_rng(SEED)
+    model_of: dict[str, LevelModel] = {}
+    rows: dict[str, list[list[float]]] = {"cache": [], "other": []}
+    seconds = {"cache": 0.0, "other": 0.0}
+    nodes = {"cache": 0, "other": 0}
+    engine_s = {"cache": 0.0, "other": 0.0}
+    for r in theirs:
+        if r["id"] not in lichess:
+            continue
+        model = model_of.setdefault(r["speed"], load_level_model(r["speed"]))
+        for label, rec in (("cache", mine[(r["id"], r["nodes"])]), ("other", r)):
+            game = Game(rec, lichess[r["id"]], model)
+            rows[label] += [[abs(v) if v is not None else float("nan") for v in side]
+                            for side in game.differences(entries.get(rec["nodes"]))]
+            seconds[label] += rec["wall"]
+            nodes[label] += rec["nodes_searched"]
+            engine_s[label] += rec["engine_seconds"]
+    for label in rows:
+        arr = np.asarray(rows[label])
+        print(f"{label}: {len(theirs)} games, {seconds[label]:.1f} s, "
+              f"{nodes[label] / max(1e-9, engine_s[label]):,.0f} nodes/s (engine), "
+              f"{nodes[label] / max(1e-9, seconds[label]):,.0f} nodes/s (wall); mean |local − "
+              f"Lichess|: ACPL {np.nanmean(arr[:, 0]):.1f}, accuracy {np.nanmean(arr[:, 1]):.2f}"
+              f", level {np.nanmean(arr[:, 2]):.1f}")
+    diff = np.asarray(rows["other"])[:, 2] - np.asarray(rows["cache"])[:, 2]
+    diff = diff[~np.isnan(diff)]
+    print(f"level: other − cache {diff.mean():+.1f} {interval(list(diff), rng)} (90 %)")
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    c = sub.add_parser("collect", help="analyse the sample with the local engine")
+    c.add_argument("--shared", type=Path, default=SHARED)
+    c.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
+    c.add_argument("--games", type=int, default=300)
+    c.add_argument("--engine", default=None)
+    c.add_argument("--only", type=int, default=None, help="this budget only")
+    c.add_argument("--fresh-hash", action="store_true",
+                   help="clear the hash before every search (the yardstick of keeping it)")
+    f = sub.add_parser("fit", help="fit the calibrations from the cache (no engine)")
+    f.add_argument("--shared", type=Path, default=SHARED)
+    f.add_argument("--cache", type=Path, default=SHIPPED_CACHE)
+    f.add_argument("--out", type=Path, default=CALIBRATION_FILE)
+    f.add_argument("--dry-run", action="store_true", help="print, write nothing")
+    f.add_argument("--sources", default=",".join(FIT_SOURCES),
+                   help="fit on these sources' games (rapid, pgn, bundled)")
+    k = sub.add_parser("compare", help="another cache's games against the same at the same "
+                       "budget (e.g. the hash cleared at every ply)")
+    k.add_argument("other", type=Path)
+    k.add_argument("--shared", type=Path, default=SHARED)
+    k.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
+    k.add_argument("--calibrations", type=Path, default=CALIBRATION_FILE)
+    args = parser.parse_args(argv)
+    if args.command == "compare":
+        compare(args.shared, args.cache, args.other, args.calibrations)
+    elif args.command == "collect":
+        collect(args.shared, args.cache, args.games, args.engine, args.only, args.fresh_hash)
+    else:
+        fit(args.shared, args.cache, None if args.dry_run else args.out,
+            tuple(args.sources.split(",")))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

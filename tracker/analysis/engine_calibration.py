@@ -1,0 +1,126 @@
+"""Local evals on Lichess's scale (STRENGTH.md §3a): a calibration per engine version and node
+budget, read from a plain JSON file fitted by ``scripts/calibrate_engine.py``.
+
+A local engine at a small node budget is another Stockfish than Lichess's, searching far less
+deeply: its centipawns run smaller in magnitude than Lichess's evals of the same positions, so
+its players' ACPL reads low and their accuracy high. A calibration maps each local eval onto
+Lichess's scale before anything is computed from it (accuracy, ACPL, judgments, the level, the
+turning points)::
+
+    cp′ = sign(cp) · 100 · scale · (|cp| / 100) ^ power        (a mate is left as it is)
+
+``scale`` is the factor at one pawn, ``power`` bends it (above 1: small differences shrink,
+large ones grow). The stored evals stay as the engine gave them; the analysis records the
+calibration's id (:attr:`tracker.core.records.Analysis.calibration`), so a refit (a new id) never
+changes silently what an old analysis reads.
+
+This module sits with the records (no numpy, no model): the engine source names the
+calibration of its analyses, the report applies it. Pure but for reading the file once.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any, Final
+
+from tracker.core.evals import PlyEval
+from tracker.core.records import Analysis
+
+#: The calibration file (JSON: ``calibrations`` is a list of entries, see docs/analysis.md).
+CALIBRATION_FILE: Final = Path(__file__).parent / "models" / "engine-calibration-1.json"
+#: The longest calibration id (the width of ``game_analysis.calibration``).
+CALIBRATION_ID_MAX: Final = 64
+
+
+@dataclass(frozen=True, slots=True)
+class EvalCalibration:
+    """One calibration: for ``engine`` ``engine_version`` (``"Stockfish"``, ``"15.1"``) at
+    ``nodes`` nodes a position, ``cp′ = sign · 100 · scale · (|cp| / 100) ^ power``; ``id``
+    names it (``"stockfish-15.1-20000n-1"``)."""
+
+    id: str
+    engine: str
+    engine_version: str
+    nodes: int
+    scale: float
+    power: float = 1.0
+
+    def cp(self, cp: int) -> int:
+        """One local centipawn value on Lichess's scale (rounded to a centipawn)."""
+        if cp == 0:
+            return 0
+        value = 100 * self.scale * (abs(cp) / 100) ** self.power
+        return int(math.copysign(math.floor(value + 0.5), cp))
+
+    def apply(self, evals: Sequence[PlyEval]) -> tuple[PlyEval, ...]:
+        """``evals`` with each centipawn value mapped (mates, missing evals, best moves and
+        judgments as they are)."""
+        return tuple(e if e.cp is None else e._replace(cp=self.cp(e.cp)) for e in evals)
+
+
+def calibration_from_json(entry: Mapping[str, Any]) -> EvalCalibration:
+    """One entry of the file's ``calibrations``. Raises ValueError for a malformed one."""
+    try:
+        out = EvalCalibration(str(entry["id"]), str(entry["engine"]),
+                              str(entry["engine_version"]), int(entry["nodes"]),
+                              float(entry["scale"]), float(entry.get("power", 1.0)))
+    except (KeyError, TypeError, ValueError) as e:
+        raise ValueError(f"malformed engine calibration: {e}") from None
+    if not 0 < len(out.id) <= CALIBRATION_ID_MAX:
+        raise ValueError(f"malformed engine calibration: an id of 1 to {CALIBRATION_ID_MAX} "
+                         f"characters, got {out.id!r}")
+    if not (out.scale > 0 and out.power > 0 and out.nodes > 0):
+        raise ValueError(f"malformed engine calibration {out.id}: scale, power and nodes "
+                         "must be positive")
+    return out
+
+
+@cache
+def calibrations(path: Path = CALIBRATION_FILE) -> Mapping[str, EvalCalibration]:
+    """``{id: calibration}`` of the file (empty where there is no file)."""
+    if not path.exists():
+        return {}
+    data = json.loads(path.read_text(encoding="utf-8"))
+    entries = [calibration_from_json(e) for e in data.get("calibrations", [])]
+    return {e.id: e for e in entries}
+
+
+def calibration_for(engine: str | None, engine_version: str | None,
+                    nodes: int | None) -> EvalCalibration | None:
+    """The calibration fitted for this engine, version and node budget exactly (engine names
+    compared without case), or ``None``: another version or budget is left uncalibrated
+    rather than read through a mapping fitted for something else."""
+    if not engine or not engine_version or not nodes:
+        return None
+    for c in calibrations().values():
+        if (c.engine.lower(), c.engine_version, c.nodes) == (engine.lower(), engine_version,
+                                                             nodes):
+            return c
+    return None
+
+
+def calibrated_evals(analysis: Analysis) -> tuple[PlyEval, ...]:
+    """The evals to compute from: a local analysis's through the calibration it records (an
+    analysis stored before calibrations, without one, gets the one fitted for its engine and
+    budget, if any); Lichess's evals, or a calibration the file no longer has, as they are."""
+    if analysis.source != "engine":
+        return analysis.evals
+    found = (calibrations().get(analysis.calibration) if analysis.calibration
+             else calibration_for(analysis.engine, analysis.engine_version, analysis.nodes))
+    return analysis.evals if found is None else found.apply(analysis.evals)
+
+
+def calibration_id(analysis: Analysis) -> str | None:
+    """The id of the calibration :func:`calibrated_evals` reads ``analysis`` through, or
+    ``None`` (its evals are read as they are)."""
+    if analysis.source != "engine":
+        return None
+    if analysis.calibration:
+        return analysis.calibration if analysis.calibration in calibrations() else None
+    found = calibration_for(analysis.engine, analysis.engine_version, analysis.nodes)
+    return None if found is None else found.id
