@@ -105,9 +105,11 @@ def child_import(path: str, db: str, repeat: int, user: str | None) -> dict[str,
     """The child side of :func:`import_in_child` (run by ``python -m benchmarks``)."""
     import time
 
+    from tracker.api import allow_collector_pauses
     from tracker.importing import import_file
     from tracker.store.db import Store
 
+    allow_collector_pauses()  # as the ``tracker`` command does
     base = peak_mb()
     store = Store(db)
     out: dict[str, Any] = {"seconds": [], "cpu": [], "read": [], "new": [], "unchanged": [],

@@ -179,6 +179,12 @@ def _analyse(quick: bool, cap: int) -> list[Row]:
         return [row("tracker analyse (local engine)", "-", "not run", note=str(exc))]
 
 
+def _structs(_quick: bool, _cap: int) -> list[Row]:
+    from benchmarks import bench_structs
+
+    return bench_structs.run()
+
+
 def _strength(quick: bool, cap: int) -> list[Row]:
     from benchmarks import bench_strength
 
@@ -203,6 +209,7 @@ BENCHES: dict[str, tuple[Callable[[bool, int], list[Row]], str]] = {
     "peers": (_peers, "PGN file → SQLite, side by side with chess-to-sqlite, pgn-to-sqlite"),
     "pgn": (_pgn, "PGN import and open-database dump filtering (bench_pgn_import)"),
     "reimport": (_reimport, "re-import of an imported file"),
+    "structs": (_structs, "named structs against tuples: an import's prepared games, replay rows"),
     "replay": (_replay, "FIDE replay engine on 100k / 1M counted games"),
     "overview": (_overview, "dashboard Overview data with 100k games"),
     "scale": (_scale, "replay report on the FIDE scale: --scale all vs one scale, 100k games"),

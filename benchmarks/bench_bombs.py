@@ -124,7 +124,7 @@ def child_api() -> dict[str, Any]:
     """The child side of ``api-10mb``: the local Lichess server, one 10 MB line."""
     sys.path.insert(0, str(ROOT))
     from tests.lichess_server import LichessServer, ndjson_lines
-    from tracker.importing.lichess import import_user
+    from tracker.importing.lichess import LichessOptions, import_user
     from tracker.store.db import Store
 
     lines = ndjson_lines(INDEXINATOR)
@@ -134,7 +134,8 @@ def child_api() -> dict[str, Any]:
         db = scratch("bomb-api.db")
         started = time.perf_counter()
         with Store(str(db)) as store:
-            summary = import_user("indexinator", store=store, base_url=server.url)
+            summary = import_user("indexinator", store=store,
+                                      options=LichessOptions(base_url=server.url))
         return {"seconds": time.perf_counter() - started, "peak_mb": peak_mb(),
                 "line": summary.line()}
 

@@ -14,7 +14,7 @@ from tests.conftest import ANALYSED
 from tests.lichess_server import LichessServer, ndjson_lines
 from tracker.core.config import USER_AGENT
 from tracker.core.evals import from_lichess_entry
-from tracker.importing.lichess import import_user
+from tracker.importing.lichess import LichessOptions, import_user
 from tracker.sources.pgn import read_pgn
 from tracker.store import analysis as stored
 from tracker.store.db import Store
@@ -70,7 +70,8 @@ def test_the_server_writes_evals_into_a_pgn_when_asked(lichess: LichessServer) -
 
 def test_the_api_import_asks_for_evals_and_accuracy_and_keeps_them(
         lichess: LichessServer, store: Store) -> None:
-    summary = import_user("reda46", store=store, base_url=lichess.url, **FAST)
+    summary = import_user("reda46", store=store,
+                          options=LichessOptions(base_url=lichess.url, **FAST))
     assert (summary.new, summary.evals, summary.status) == (41, 41, "complete")
     (request,) = lichess.game_requests()
     assert (request.query["evals"], request.query["accuracy"]) == ("true", "true")

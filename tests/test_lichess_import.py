@@ -28,7 +28,7 @@ from tracker.cli import commands as cli_module
 from tracker.core.config import USER_AGENT
 from tracker.importing import import_file
 from tracker.importing import lichess as lichess_source
-from tracker.importing.lichess import import_user
+from tracker.importing.lichess import LichessOptions, import_user
 from tracker.sources.lichess import (
     GameFetcher,
     ImportArgumentError,
@@ -67,8 +67,9 @@ def lichess() -> Iterator[LichessServer]:
 
 
 def run(server: LichessServer, store: Store, username: str = "indexinator",
-        **kwargs: Any) -> Any:
-    return import_user(username, store=store, base_url=server.url, **{**FAST, **kwargs})
+        progress: Any = None, **kwargs: Any) -> Any:
+    options = LichessOptions(base_url=server.url, **{**FAST, **kwargs})
+    return import_user(username, store=store, options=options, progress=progress)
 
 
 def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -646,3 +647,15 @@ def test_games_of_another_player_are_skipped_and_counted(any_store: Store) -> No
                                         "player's game): skipped")
     assert [p.id for p in api.players(db=any_store)] == ["indexinator"]
     assert sum(p.games for p in api.players(db=any_store)[0].perfs) == 30
+
+
+def test_the_options_are_one_frozen_object_that_never_shows_the_token() -> None:
+    import dataclasses
+
+    options = LichessOptions(perf="blitz", base_url="http://127.0.0.1:9", token="lip_secret")
+    assert "lip_secret" not in repr(options) and "lip_secret" not in str(options)
+    assert repr(options).startswith("LichessOptions(perf='blitz', since=None, full=False, "
+                                    "base_url='http://127.0.0.1:9', retry_wait_429=60.0, ")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        options.token = "lip_other"  # type: ignore[misc]  # the test: it is frozen
+    assert (options.retry_wait, options.timeout, options.max_retries) == (2.0, (5.0, 30.0), 5)

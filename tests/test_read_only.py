@@ -18,6 +18,7 @@ from tests.browser import free_port
 from tests.conftest import CMRADE, INDEXINATOR
 from tracker import api
 from tracker.api import launcher
+from tracker.core import config
 from tracker.core.errors import ArgumentError, ReadOnlyError
 from tracker.core.records import GameRecord
 from tracker.store.db import DatabaseError, Store
@@ -372,3 +373,18 @@ def test_the_read_only_games_page_has_no_analyse_panel(
     writable.switch_page("views/games.py").run()
     assert not writable.exception
     assert _analyse_panels(writable) == ["Analyse indexinator's blitz games with Stockfish"]
+
+
+def test_only_config_reads_the_environment() -> None:
+    """``$TRACKER_READ_ONLY``, ``$TRACKER_DB``, ``$TRACKER_ENGINE``, ``$TRACKER_PROCESSES``…
+    are read in one module, :mod:`tracker.core.config`; every other one asks it."""
+    root = Path(__file__).resolve().parent.parent
+    readers = sorted(str(p.relative_to(root)) for folder in ("tracker", "dashboard")
+                     for p in (root / folder).rglob("*.py")
+                     if any(s in p.read_text(encoding="utf-8")
+                            for s in ("os.environ", "getenv(", "environ[")))
+    assert readers == ["tracker/core/config.py"]
+    env = config.child_environment("sqlite:///x.db", read_only=False)
+    assert env["TRACKER_DB"] == "sqlite:///x.db" and env["PYTHONSAFEPATH"] == "1"
+    assert "TRACKER_READ_ONLY" not in env
+    assert config.child_environment("x", read_only=True)["TRACKER_READ_ONLY"] == "1"

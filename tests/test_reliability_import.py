@@ -617,10 +617,10 @@ def test_a_game_with_100k_nested_variations_is_read(tmp_path: Path, store: Store
 # The local Lichess server over real HTTP on 127.0.0.1, the client as the CLI builds it.
 
 def _api_import(server: Any, store: Store) -> Any:
-    from tracker.importing.lichess import import_user
+    from tracker.importing.lichess import LichessOptions, import_user
 
-    return import_user("indexinator", store=store, base_url=server.url, retry_wait_429=0.01,
-                       retry_wait=0.01, timeout=(2.0, 5.0))
+    return import_user("indexinator", store=store, options=LichessOptions(
+        base_url=server.url, retry_wait_429=0.01, retry_wait=0.01, timeout=(2.0, 5.0)))
 
 
 @pytest.mark.parametrize(("line", "reason"), [

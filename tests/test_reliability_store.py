@@ -15,7 +15,7 @@ from sqlalchemy import text
 from tests.conftest import CMRADE, INDEXINATOR, INDEXINATOR_LATER, SINGLE
 from tests.lichess_server import LichessServer, ndjson_lines
 from tracker.importing import import_file
-from tracker.importing.lichess import import_user
+from tracker.importing.lichess import LichessOptions, import_user
 from tracker.store import queries
 from tracker.store.db import Store
 from tracker.store.sync import load_cursor
@@ -23,6 +23,13 @@ from tracker.store.sync import load_cursor
 LINES = ndjson_lines(INDEXINATOR)
 LATER = ndjson_lines(INDEXINATOR_LATER)
 FAST: dict[str, Any] = {"retry_wait_429": 0.05, "retry_wait": 0.01, "timeout": (2.0, 0.4)}
+
+
+def fast(url: str, **kwargs: Any) -> LichessOptions:
+    """The options of a test's import from the local Lichess at ``url``: short waits."""
+    return LichessOptions(base_url=url, **{**FAST, **kwargs})
+
+
 #: 2035-01-01, a year mistyped in a file
 FUTURE_MS = 2_051_222_400_000
 
@@ -52,7 +59,7 @@ def test_a_resumed_sync_fetches_the_new_games_after_a_file_import(
 ) -> None:
     lichess.cut_after(900)
     lichess.fail_429(times=2, skip=1)  # the resumed download meets 429 twice: partial
-    first = import_user("indexinator", store=any_store, base_url=lichess.url, **FAST)
+    first = import_user("indexinator", store=any_store, options=fast(lichess.url))
     assert (first.status, first.new) == ("partial", 900)
     one = tmp_path / "one.ndjson"
     if file_game == "a later game":  # the player's newest game, from a file, before the API
@@ -66,7 +73,7 @@ def test_a_resumed_sync_fetches_the_new_games_after_a_file_import(
     assert import_file(one, store=any_store).new == 1
     lichess.add_games("indexinator", LATER)  # ten new games on Lichess
     for _ in range(2):
-        again = import_user("indexinator", store=any_store, base_url=lichess.url, **FAST)
+        again = import_user("indexinator", store=any_store, options=fast(lichess.url))
         assert again.status == "complete", again.message
     assert _stored_ids(any_store) == _ids(LINES) | _ids(LATER) | extra  # before: 9 or 10 lost
     cursor = load_cursor(any_store, "indexinator")
@@ -82,7 +89,7 @@ def test_a_cursor_an_older_tracker_moved_into_the_future_is_read_afresh(
 
     any_store.ensure_player("indexinator", "indexinator")
     save_cursor(any_store, "indexinator", "", Cursor(FUTURE_MS, None, FUTURE_MS))
-    summary = import_user("indexinator", store=any_store, base_url=lichess.url, **FAST)
+    summary = import_user("indexinator", store=any_store, options=fast(lichess.url))
     assert (summary.status, summary.new) == ("complete", 2907)  # before: 0, "complete"
     cursor = load_cursor(any_store, "indexinator")
     assert cursor is not None and cursor.newest_ms == json.loads(LINES[0])["createdAt"]
@@ -131,7 +138,7 @@ def test_a_lone_surrogate_or_nul_in_a_file_is_one_invalid_value(
 def test_a_lone_surrogate_or_nul_from_the_api_is_one_invalid_value(any_store: Store) -> None:
     with LichessServer() as server:
         server.add_user("indexinator", _lines_with_bad_names())
-        summary = import_user("indexinator", store=any_store, base_url=server.url, **FAST)
+        summary = import_user("indexinator", store=any_store, options=fast(server.url))
     assert summary.status == "complete", summary.message
     assert (summary.read, summary.new, summary.skipped) == (2907, 2905, {"invalid value": 2})
     assert queries.count_games(any_store) == 2905
@@ -290,8 +297,8 @@ def test_a_killed_run_is_marked_interrupted_and_every_status_is_stored(any_store
 def test_an_import_of_every_perf_keeps_its_cursor(lichess: LichessServer, any_store: Store) -> None:
     from tracker.core.records import PERFS
 
-    summary = import_user("indexinator", store=any_store, base_url=lichess.url,
-                          perf=",".join(PERFS), **FAST)
+    summary = import_user("indexinator", store=any_store,
+                          options=fast(lichess.url, perf=",".join(PERFS)))
     assert (summary.status, summary.new) == ("complete", 2907)  # before, PostgreSQL: failed
     cursor = load_cursor(any_store, "indexinator", ",".join(sorted(PERFS)))
     assert cursor is not None and cursor.newest_ms is not None
@@ -316,7 +323,7 @@ def test_an_account_answered_for_another_name_is_an_error(any_store: Store) -> N
     with LichessServer() as server:
         server.accounts["someone"] = Account("x" * 100)  # an id the store cannot hold
         with pytest.raises(LichessError, match="another account than 'someone'"):
-            import_user("someone", store=any_store, base_url=server.url, **FAST)
+            import_user("someone", store=any_store, options=fast(server.url))
     assert queries.import_runs(any_store) == []
 
 
@@ -396,12 +403,11 @@ def test_a_since_in_the_future_is_refused_with_one_line_and_exit_2(
                                    "today")
     assert lichess.requests == [] and not db.exists()
     with pytest.raises(ImportArgumentError, match="in the future"):
-        import_user("indexinator", store=Store("sqlite://"), base_url=lichess.url,
-                    since=10**20)
+        import_user("indexinator", store=Store("sqlite://"),
+                    options=LichessOptions(base_url=lichess.url, since=10**20))
     today = datetime.now(UTC).date().isoformat()
     with Store(str(db)) as store:  # today is allowed
-        summary = import_user("indexinator", store=store, base_url=lichess.url, since=today,
-                              **FAST)
+        summary = import_user("indexinator", store=store, options=fast(lichess.url, since=today))
     assert summary.status == "complete"
 
 

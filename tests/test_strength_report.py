@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from statistics import median
 
+import chess
 import pytest
 
 from tests.conftest import ANALYSED, SINGLE
@@ -227,3 +228,16 @@ def test_the_cli_says_what_a_partial_analysis_covers(tmp_path: Path) -> None:
     assert f"- (evals for 3 of {plies} plies)" in listed.stdout
     assert ("1 game with evals for part of the plies only: no accuracy, ACPL or level, and "
             "left out of the levels above") in listed.stdout
+
+
+def test_the_first_turn_is_read_from_the_fen_by_python_chess() -> None:
+    from tracker.report.strength import first_turn
+
+    assert first_turn(None) == first_turn("") == (True, 1)
+    assert first_turn(chess.STARTING_FEN) == (True, 1)
+    # a position set up with black to move at move 23 (a real "From Position" game's FEN)
+    assert first_turn("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 2 23"
+                      ) == (False, 23)
+    assert first_turn("bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w HFhf - 0 1") == (True, 1)
+    assert first_turn("8/8/8/8/8/8/8/8 b") == (False, 1)  # fields left off: python-chess's
+    assert first_turn("not a fen b 0 12") == (True, 1)

@@ -29,7 +29,13 @@ from tracker.api._db import (
     open_store,
     read_only_mode,
 )
-from tracker.api.about import data_version, database_label, database_place, version
+from tracker.api.about import (
+    allow_collector_pauses,
+    data_version,
+    database_label,
+    database_place,
+    version,
+)
 from tracker.api.analysis import (
     analyse,
     analysed_perfs,
@@ -348,6 +354,7 @@ __all__ = [
     "TrackerError",
     "UnknownFideIdError",
     "UnknownGroupError",
+    "allow_collector_pauses",
     "analyse",
     "analysed_perfs",
     "answer_text",

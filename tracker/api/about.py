@@ -1,5 +1,6 @@
 """What the CLI and the dashboard say about the install and the database: the version,
-the database's name and place, and a cheap fingerprint of its content."""
+the database's name and place, and a cheap fingerprint of its content; and the one
+process-wide switch a view may set (:func:`allow_collector_pauses`)."""
 
 from __future__ import annotations
 
@@ -47,3 +48,13 @@ def data_version(db: Db = None) -> tuple[int, int, int]:
     from tracker.store import queries
 
     return queries.data_version(open_store(db))
+
+
+def allow_collector_pauses() -> None:
+    """Let this process's hot paths (an import's run, a saved pass's read and replays) pause
+    Python's cyclic garbage collector while they build large lists, and enable it again after
+    (:mod:`tracker.core.collector`). The ``tracker`` command's entry calls it; a long-lived
+    process (the dashboard's server, a program using this API) leaves the collector alone."""
+    from tracker.core import collector
+
+    collector.allow_pauses()

@@ -289,7 +289,7 @@ def sync(
     from tracker.api.importing import resolve_token
     from tracker.core import config
     from tracker.importing.group_sync import SyncTarget, sync_players
-    from tracker.sources.lichess import make_session
+    from tracker.sources.lichess import LichessOptions, make_session
     from tracker.store import groups, queries
 
     check_writable(db, "syncing players")
@@ -304,11 +304,10 @@ def sync(
         targets = [SyncTarget(p.username, members.pop(p.id).fide_id if p.id in members
                               else None) for p in queries.list_players(store)]
         targets += [SyncTarget(m.username, m.fide_id) for m in members.values()]
-    rows = sync_players(store, targets, base_url=config.base_url(base_url),
-                        session=make_session(key, timeout), token=key,
-                        retry_wait_429=retry_wait_429,
-                        retry_wait=retry_wait, max_retries=max_retries, on_player=on_player,
-                        on_done=on_done)
+    options = LichessOptions(base_url=config.base_url(base_url), token=key,
+                             session=make_session(key, timeout), retry_wait_429=retry_wait_429,
+                             retry_wait=retry_wait, max_retries=max_retries)
+    rows = sync_players(store, targets, options, on_player=on_player, on_done=on_done)
     if any(p.new or p.updated for p in rows):
         # Games were written: every saved table row is stale (the write counter moved), so
         # the members' summaries are computed now, not on the first Group page after.

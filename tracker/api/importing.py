@@ -146,13 +146,13 @@ def import_user(
     from tracker.importing import lichess as importing_lichess
 
     check_writable(db, "importing games")
-    token = resolve_token(token, token_file)
+    options = importing_lichess.LichessOptions(
+        perf=perf, since=since, full=full, base_url=base_url,
+        token=resolve_token(token, token_file), retry_wait_429=retry_wait_429,
+        retry_wait=retry_wait, timeout=timeout, max_retries=max_retries, on_wait=on_wait)
     check_database(db, create=True)
-    job = importing_lichess.connect(  # the account is checked before the database is opened
-        username, perf=perf, since=since, full=full, base_url=base_url, token=token,
-        retry_wait_429=retry_wait_429, retry_wait=retry_wait, timeout=timeout,
-        max_retries=max_retries, on_wait=on_wait,
-    )
+    # the account is checked before the database is opened
+    job = importing_lichess.connect(username, options)
     store = open_store(db, create=True)
     return _prepared(store, importing_lichess.run_import(job, store=store, progress=progress))
 

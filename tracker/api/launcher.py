@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tracker.api._db import open_store, read_only_mode
-from tracker.core.config import ENV_READ_ONLY
+from tracker.core import config
 from tracker.core.errors import ArgumentError, DashboardError, PortError
 
 if TYPE_CHECKING:
@@ -148,10 +148,7 @@ def dashboard(*, db: Db = None, port: int = 8501, host: str = "127.0.0.1",
         # its info-level server log line would come after our banner and before it.
         "--logger.level", "warning",
     ]
-    env = dict(os.environ, TRACKER_DB=url, PYTHONSAFEPATH="1")
-    env.pop(ENV_READ_ONLY, None)
-    if read_only:
-        env[ENV_READ_ONLY] = "1"
+    env = config.child_environment(url, read_only=read_only)
     if warning is not None:
         print(warning, file=sys.stderr)
     mode = "  read-only" if read_only else ""

@@ -923,6 +923,7 @@ def main() -> None:
     with exit code 143 instead of 130.
     """
     signal.signal(signal.SIGTERM, _terminate)
+    api.allow_collector_pauses()  # a short-lived process: its imports and replays may pause gc
     try:
         command = fast_coercion(plain_help(typer.main.get_command(app)))
         command.main(args=db_anywhere(sys.argv[1:]), prog_name="tracker")

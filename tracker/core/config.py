@@ -1,6 +1,8 @@
 """Where things are: the database URL, the Lichess base URL, the API token, the data folder.
 
 Precedence everywhere: an explicit argument (a CLI flag) > an environment variable > a default.
+This module is the only one that reads the environment (``os.environ``): the rest of tracker
+asks the functions below (:func:`read_only`, :func:`engine`, :func:`one_process`, …).
 """
 
 from __future__ import annotations
@@ -131,3 +133,14 @@ def engine() -> str | None:
 def one_process() -> bool:
     """Whether ``$TRACKER_PROCESSES`` is ``1``: no job forked beside this process."""
     return os.environ.get(ENV_PROCESSES, "") == "1"
+
+
+def child_environment(db_url: str, *, read_only: bool) -> dict[str, str]:
+    """This process's environment for a child process of tracker (the dashboard's server): with
+    ``$TRACKER_DB`` set to ``db_url``, ``$TRACKER_READ_ONLY`` to ``1`` if ``read_only`` (else
+    unset), and ``PYTHONSAFEPATH=1`` (the working folder left off the child's import path)."""
+    env = dict(os.environ, **{ENV_DB: db_url}, PYTHONSAFEPATH="1")
+    env.pop(ENV_READ_ONLY, None)
+    if read_only:
+        env[ENV_READ_ONLY] = "1"
+    return env

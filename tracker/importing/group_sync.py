@@ -25,8 +25,7 @@ from tracker.core.errors import TrackerError
 from tracker.core.utc import now_ms
 from tracker.importing import real_fide
 from tracker.importing.lichess import connect, run_import
-from tracker.sources.lichess.client import RETRY_WAIT_429_S
-from tracker.sources.lichess.stream import MAX_RETRIES, RETRY_WAIT_S
+from tracker.sources.lichess.options import LichessOptions
 from tracker.store.db import Store
 from tracker.store.fide import linked_fide_id
 
@@ -75,45 +74,34 @@ OnPlayer = Callable[[int, int, str], None]
 def sync_players(
     store: Store,
     targets: Sequence[SyncTarget],
+    options: LichessOptions,
     *,
-    base_url: str,
-    session: requests.Session,
-    token: str | None = None,
-    retry_wait_429: float = RETRY_WAIT_429_S,
-    retry_wait: float = RETRY_WAIT_S,
-    max_retries: int = MAX_RETRIES,
     on_player: OnPlayer | None = None,
     on_done: Callable[[PlayerSync], None] | None = None,
-    sleep: Callable[[float], None] = time.sleep,
 ) -> list[PlayerSync]:
     """Sync ``targets`` in turn (see the module docstring); one :class:`PlayerSync` each, in
-    order. ``token``: the one ``session`` sends, given so that the rating history is stored
-    (never logged). Never raises for one player's failure; Ctrl+C stops the sync (what was imported
-    is kept, the run is recorded as partial)."""
+    order. ``options``: the server, the HTTP session every player's import shares
+    (``options.session``, which sends ``options.token``: with a token the rating history is
+    stored; never logged), the waits and retries. Never raises for one player's failure;
+    Ctrl+C stops the sync (what was imported is kept, the run is recorded as partial)."""
     out: list[PlayerSync] = []
     for i, target in enumerate(targets, 1):
         if on_player is not None:
             on_player(i, len(targets), target.username)
-        row = _sync_one(store, target, base_url=base_url, session=session, token=token,
-                        retry_wait_429=retry_wait_429, retry_wait=retry_wait,
-                        max_retries=max_retries, sleep=sleep)
+        row = _sync_one(store, target, options)
         out.append(row)
         if on_done is not None:
             on_done(row)
     return out
 
 
-def _sync_one(store: Store, target: SyncTarget, *, base_url: str, session: requests.Session,
-              token: str | None, retry_wait_429: float, retry_wait: float, max_retries: int,
-              sleep: Callable[[float], None]) -> PlayerSync:
+def _sync_one(store: Store, target: SyncTarget, options: LichessOptions) -> PlayerSync:
     started = time.monotonic()
     new = updated = 0
     message = ""
     try:
         for attempt in range(1, ATTEMPTS + 1):
-            job = connect(target.username, base_url=base_url, session=session, token=token,
-                          retry_wait_429=retry_wait_429, retry_wait=retry_wait,
-                          max_retries=max_retries, sleep=sleep)
+            job = connect(target.username, options)
             due = real_fide.refresh_due(store, job.user.id, now_ms())
             summary = run_import(job, store=store, refresh_fide=due, history_if_new=True)
             new, updated = new + summary.new, updated + summary.updated
@@ -122,11 +110,12 @@ def _sync_one(store: Store, target: SyncTarget, *, base_url: str, session: reque
                 break
             message = summary.message or summary.status
             if attempt < ATTEMPTS:
-                sleep(retry_wait_429)  # a 429 or a broken stream: wait, then resume
+                options.sleep(options.retry_wait_429)  # a 429 or a broken stream: wait, then resume
         else:
             return PlayerSync(target.username, FAILED, new, updated, "", message,
                               time.monotonic() - started)
-        fide = _link(store, job.user.id, target.fide_id, base_url, session, refreshed=due)
+        fide = _link(store, job.user.id, target.fide_id, job.client.base, job.client.session,
+                     refreshed=due)
     except TrackerError as exc:
         return PlayerSync(target.username, FAILED, new, updated, "", str(exc),
                           time.monotonic() - started)

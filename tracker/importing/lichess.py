@@ -21,10 +21,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import date, datetime
 from typing import Final
-
-import requests
 
 from tracker.core import config
 from tracker.core.cursor import Cursor
@@ -36,13 +33,13 @@ from tracker.importing.runner import SKIP_NOT_STORED, ImportRecorder, ImportSumm
 from tracker.sources.files import MAX_MESSAGES, SKIP_NOT_PLAYER
 from tracker.sources.lichess.client import (
     DEFAULT_TIMEOUT,
-    RETRY_WAIT_429_S,
     LichessClient,
     LichessError,
     LichessUser,
     make_session,
     parse_rating_history,
 )
+from tracker.sources.lichess.options import LichessOptions
 from tracker.sources.lichess.params import check_username, parse_perfs, since_floor
 from tracker.sources.lichess.stream import MAX_RETRIES, RETRY_WAIT_S, SKIP_ONGOING, GameFetcher
 from tracker.sources.lichess.sync import (
@@ -65,15 +62,21 @@ from tracker.store.sync import (
 )
 
 __all__ = [
+    "DEFAULTS",
     "DEFAULT_TIMEOUT",
     "PROGRESS_INTERVAL_S",
     "SEARCH_INDEX_LAG_MS",
     "SKIP_ONGOING",
+    "LichessOptions",
     "UserImport",
     "connect",
     "import_user",
     "run_import",
 ]
+
+#: The options of an import given none: every game of every perf, from https://lichess.org
+#: (or ``$LICHESS_BASE_URL``), no token.
+DEFAULTS: Final = LichessOptions()
 
 #: Seconds between two progress callbacks (the bar redraws at most this often).
 PROGRESS_INTERVAL_S: Final = 0.1
@@ -98,22 +101,7 @@ class UserImport:
     max_retries: int = MAX_RETRIES
 
 
-def connect(
-    username: str,
-    *,
-    perf: str | Sequence[str] | None = None,
-    since: int | float | str | date | datetime | None = None,
-    full: bool = False,
-    base_url: str | None = None,
-    token: str | None = None,
-    retry_wait_429: float = RETRY_WAIT_429_S,
-    retry_wait: float = RETRY_WAIT_S,
-    timeout: tuple[float, float] = DEFAULT_TIMEOUT,
-    max_retries: int = MAX_RETRIES,
-    session: requests.Session | None = None,
-    sleep: Callable[[float], None] = time.sleep,
-    on_wait: Callable[[str], None] | None = None,
-) -> UserImport:
+def connect(username: str, options: LichessOptions = DEFAULTS) -> UserImport:
     """Check the arguments and look the account up; nothing is written.
 
     Raises ImportArgumentError (a bad username, perf or date, a ``since`` in the future),
@@ -121,47 +109,29 @@ def connect(
     LichessError (Lichess unreachable). ``on_wait``: told one line each time Lichess asks to
     wait (HTTP 429), before the wait.
     """
+    o = options
     name = check_username(username)
-    perfs = parse_perfs(perf)
-    floor = None if since is None else since_floor(since, now_ms())
-    http = session or make_session(token, timeout)
-    client = LichessClient(config.base_url(base_url), http, retry_wait_429=retry_wait_429,
-                           sleep=sleep, on_wait=on_wait)
+    perfs = parse_perfs(o.perf)
+    floor = None if o.since is None else since_floor(o.since, now_ms())
+    http = o.session or make_session(o.token, o.timeout)
+    client = LichessClient(config.base_url(o.base_url), http, retry_wait_429=o.retry_wait_429,
+                           sleep=o.sleep, on_wait=o.on_wait)
     user = client.user(name)
-    return UserImport(client, user, name, perfs, floor, full, bool(token), retry_wait,
-                      max_retries)
+    return UserImport(client, user, name, perfs, floor, o.full, bool(o.token), o.retry_wait,
+                      o.max_retries)
 
 
-def import_user(
-    username: str,
-    *,
-    store: Store,
-    perf: str | Sequence[str] | None = None,
-    since: int | float | str | date | datetime | None = None,
-    full: bool = False,
-    base_url: str | None = None,
-    token: str | None = None,
-    progress: Progress | None = None,
-    retry_wait_429: float = RETRY_WAIT_429_S,
-    retry_wait: float = RETRY_WAIT_S,
-    timeout: tuple[float, float] = DEFAULT_TIMEOUT,
-    max_retries: int = MAX_RETRIES,
-    session: requests.Session | None = None,
-    sleep: Callable[[float], None] = time.sleep,
-    on_wait: Callable[[str], None] | None = None,
-) -> ImportSummary:
+def import_user(username: str, *, store: Store, options: LichessOptions = DEFAULTS,
+                progress: Progress | None = None) -> ImportSummary:
     """Import a player's games from the Lichess API into ``store``: :func:`connect`, then
     :func:`run_import`.
 
-    ``perf``: perf keys (``"blitz,rapid"``); ``since``: a floor (``YYYY-MM-DD``, a date, an
-    aware datetime or integer ms); ``full``: ignore the cursor and read everything again.
-    ``progress(games, games, total)``: the total is Lichess's game count (``count.all``, or the
-    perfs' counts) minus the games already stored, ``None`` with ``since``.
+    ``options``: what to download and how (:class:`LichessOptions`: perfs, ``since``,
+    ``full``, the server, the token, retries, timeouts). ``progress(games, games, total)``:
+    the total is Lichess's game count (``count.all``, or the perfs' counts) minus the games
+    already stored, ``None`` with ``since``.
     """
-    job = connect(username, perf=perf, since=since, full=full, base_url=base_url, token=token,
-                  retry_wait_429=retry_wait_429, retry_wait=retry_wait, timeout=timeout,
-                  max_retries=max_retries, session=session, sleep=sleep, on_wait=on_wait)
-    return run_import(job, store=store, progress=progress)
+    return run_import(connect(username, options), store=store, progress=progress)
 
 
 @dataclass(frozen=True, slots=True)

@@ -125,7 +125,8 @@ class _Sender:
             self._send(("games", self.games, self.players, self.names, self.unchanged,
                         self.bytes_done))
             self.games, self.unchanged, self.players, self.names = [], [], Counter(), {}
-            gc.collect(1)  # the collector is off, as in the writer (see ImportRecorder)
+            if not gc.isenabled():  # paused by the writer's run, and so in this fork of it
+                gc.collect(1)  # (see ImportRecorder)
 
 
 def _reader(read: ReadFile, f: InputFile, store: Store, done: int, total: int

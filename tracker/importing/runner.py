@@ -19,12 +19,13 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from typing import Final
 
 from sqlalchemy.exc import SQLAlchemyError
 
+from tracker.core import collector
 from tracker.core.errors import DiskFullError, InterruptedRun, Terminated, TrackerError
 from tracker.core.exact import plural
 from tracker.core.records import GameRecord
@@ -235,7 +236,8 @@ class ImportRecorder:
         self.read = 0
         self._buffer: list[PreparedGame] = []
         self._started = time.perf_counter()
-        self._gc_was_enabled = False  # set by __enter__
+        self._gc_paused = False  # set by __enter__
+        self._gc_pause = ExitStack()
         self.players: Counter[str] = Counter()  # user id → games, to name the player
         self.names: dict[str, str] = {}  # user id → display name as spelt in the games
 
@@ -307,7 +309,7 @@ class ImportRecorder:
                                             f"{plural(kept, 'game')} kept") from None
                     raise
                 self._buffer = []
-        if self._gc_was_enabled:
+        if self._gc_paused:
             gc.collect(1)  # the batch's young objects (see __enter__)
 
     def store_location(self) -> str:
@@ -384,13 +386,13 @@ class ImportRecorder:
         return s
 
     def __enter__(self) -> ImportRecorder:
-        # Python's cyclic collector paused for the run: an import builds millions of objects
-        # (records, rows) and none of them is in a cycle, yet the collector walks every live
-        # object again and again as they pile up (8 % of a 100k-game import). The young
-        # generations are collected after each batch (:meth:`flush`), so what cycles a batch
-        # leaves are freed as before.
-        self._gc_was_enabled = gc.isenabled()
-        gc.disable()
+        # Python's cyclic collector paused for the run where the process allows it (the
+        # ``tracker`` command; see :mod:`tracker.core.collector`): an import builds millions
+        # of objects (records, rows) and none of them is in a cycle, yet the collector walks
+        # every live object again and again as they pile up (8 % of a 100k-game import). The
+        # young generations are then collected after each batch (:meth:`flush`), so what
+        # cycles a batch leaves are freed as before.
+        self._gc_paused = self._gc_pause.enter_context(collector.paused())
         return self
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
@@ -398,8 +400,7 @@ class ImportRecorder:
         try:
             self._exit(exc_type, exc)
         finally:
-            if self._gc_was_enabled:
-                gc.enable()
+            self._gc_pause.close()
         if isinstance(exc, KeyboardInterrupt) and not isinstance(exc, InterruptedRun):
             raise InterruptedRun.of(exc, self.summary) from exc  # for the caller's last line
 

@@ -14,17 +14,16 @@ a changed rule never reads a pass the old rule made.
 
 from __future__ import annotations
 
-import gc
 import sys
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 import msgspec
 
+from tracker.core import collector
 from tracker.core.utc import now_ms
 from tracker.fide import CountedGame
 from tracker.report.lichess_line import MsLine
@@ -32,22 +31,6 @@ from tracker.report.replay_pass import MonthOf, RowView
 from tracker.report.selection import FUTURE, exclusion_reason, score_halves
 from tracker.store import queries, snapshots
 from tracker.store.db import Store
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Python's cyclic garbage collector paused (then restored as it was) while 100k-object
-    lists are built: none of them holds a cycle, and otherwise the collector walks every
-    live object again and again as they pile up (a saved pass read in 30 ms instead of
-    100)."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
-
 
 #: The version of a saved pass: bump it whenever what :func:`walk` computes or :func:`encode`
 #: writes changes (the selection's rules, the Lichess line, the row view, the replay read's
@@ -225,7 +208,7 @@ def encode(seen: Pass) -> bytes:
 def decode(payload: bytes) -> Pass | None:
     """The pass :func:`encode` made, ``None`` for bytes it did not make."""
     try:
-        with gc_paused():
+        with collector.paused():
             return _decoded(_DECODER.decode(payload))
     except (msgspec.DecodeError, ValueError, IndexError):
         return None
@@ -271,7 +254,7 @@ def compute(store: Store, uid: str, perf: str, *, count_provisional: bool,
     read before the games (read here when not given)."""
     if seq is None:
         seq = snapshots.write_seq(store)
-    with gc_paused():
+    with collector.paused():
         rows = queries.replay_rows(store, uid, perf)
         return save_walk(store, seq, rows, uid, perf, count_provisional=count_provisional)
 

@@ -28,11 +28,12 @@ from typing import Final
 
 import msgspec
 
+from tracker.core import collector
 from tracker.core.perfs import PerfError, perf_key
 from tracker.fide import CountedGame, PeriodResult, replay
 from tracker.fide.scale import MODELS, ScaleModel, convert, models_for
 from tracker.fide.scale import model as scale_model
-from tracker.report.saved_pass import CODE_PRINT, Pass, decode, gc_paused, options, save_walk
+from tracker.report.saved_pass import CODE_PRINT, Pass, decode, options, save_walk
 from tracker.report.settings import (
     ALL_MODELS,
     LICHESS_SCALE,
@@ -214,7 +215,7 @@ def report_replays(store: Store, uid: str, perf: str, settings: ResolvedSettings
         store, uid, perf, [key, *(run_options(_scale_key(m), settings) for m in scales)])
     seen = decode(saved.payloads[key]) if key in saved.payloads else None
     if seen is None:
-        with gc_paused():
+        with collector.paused():
             rows = queries.replay_rows(store, uid, perf)
             seen = save_walk(store, saved.write_seq, rows, uid, perf,
                           count_provisional=settings.count_provisional)
@@ -254,7 +255,7 @@ def refresh(store: Store, username: str, written: WrittenGames | None = None) ->
     saved_settings = validate_settings(get_settings(store, uid))
     seq = snapshots.write_seq(store)
     done: list[str] = []
-    with gc_paused():
+    with collector.paused():
         kept = written.replay_rows_by_perf(store, uid) if written is not None else None
         rows_by_perf = kept if kept is not None else queries.replay_rows_by_perf(store, uid)
         for stored, rows in groupby(rows_by_perf, key=itemgetter(-1)):

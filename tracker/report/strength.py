@@ -234,21 +234,33 @@ def _engine_label(a: Analysis) -> str | None:
     return label + (f", calibrated ({calibration})" if calibration else ", not calibrated")
 
 
+def first_turn(initial_fen: str | None) -> tuple[bool, int]:
+    """``(white moves first, the first move's number)`` of a game that starts from
+    ``initial_fen`` (``None`` or empty: the standard start, ``(True, 1)``), as python-chess
+    reads the FEN's side to move and full-move number; a FEN it cannot read counts as the
+    standard start."""
+    if not initial_fen:
+        return True, 1
+    try:
+        board = chess.Board(initial_fen)
+    except ValueError:
+        return True, 1
+    return board.turn == chess.WHITE, board.fullmove_number
+
+
 def game_strength(game: AnalysedGame, model: LevelModel | None) -> GameStrength:
     """One stored analysed game → :class:`GameStrength` (``model``: the level model of its
     perf, ``None`` where none serves it: then no level). Its coverage is the plies with an
     eval over the plies that need one; below :data:`FULL_COVERAGE` no accuracy, ACPL or level
     is given (the judgments and turning point are those of the plies covered)."""
     sans, clocks = _moves_and_clocks(game)
-    white_first = not game.initial_fen or game.initial_fen.split()[1:2] != ["b"]
+    white_first, first_move = first_turn(game.initial_fen)
     evals = calibrated_evals(game.analysis)  # a local analysis on Lichess's scale
     evals = evals[: len(sans)] if sans else evals
     if game.analysis.source == "engine":
         evals = engine_judgments(evals, _uci_moves(sans, game.initial_fen),
                                  white_first=white_first)
     summary = game_summary(evals, white_first=white_first)
-    first_move = int(game.initial_fen.split()[5]) if game.initial_fen and len(
-        game.initial_fen.split()) > 5 else 1
     turns = turning_points(evals, sans, winner=_winner(game.result),
                            white_first=white_first, first_move_number=first_move)
     clock = ((game.clock_initial, game.clock_increment or 0)

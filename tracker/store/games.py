@@ -140,7 +140,8 @@ class WriteCounts:
 
 #: A record as the write path stores it, made without the store (:func:`prepare`), a plain
 #: tuple (it crosses from an import's reader process to its writer as cheaply as a tuple
-#: pickles: a named tuple costs twice as much), read by the positions below: what the batch's
+#: pickles: a msgspec.Struct costs 1.3-1.4x, a named tuple 1.7x; benchmarks/bench_structs.py,
+#: docs/architecture.md), read by the positions below: what the batch's
 #: dedupe and the "never poorer" rule compare (id, raw digest, source, plies, result); the
 #: ``games`` row without its key, raw text and digest (:data:`GAME_COLUMNS` from ``id`` to
 #: ``tournament_id``: times in ms since epoch UTC); each side's ``game_sides`` row without

@@ -4,7 +4,8 @@
 - :mod:`~tracker.sources.lichess.client`: berserk with our User-Agent, timeouts, 429s, errors;
   the account and its rating history;
 - :mod:`~tracker.sources.lichess.stream`: the game stream, resumed when it breaks;
-- :mod:`~tracker.sources.lichess.sync`: the sync plan, pure: cursor → downloads → cursor.
+- :mod:`~tracker.sources.lichess.sync`: the sync plan, pure: cursor → downloads → cursor;
+- :mod:`~tracker.sources.lichess.options`: an import's options as one object.
 
 The import runner that drives them into the store is :mod:`tracker.importing.lichess`.
 """
@@ -26,6 +27,7 @@ from tracker.sources.lichess.client import (
     parse_rating_history,
     series_perf_key,
 )
+from tracker.sources.lichess.options import LichessOptions
 from tracker.sources.lichess.params import (
     ImportArgumentError,
     check_username,
@@ -59,6 +61,7 @@ __all__ = [
     "ImportArgumentError",
     "LichessClient",
     "LichessError",
+    "LichessOptions",
     "LichessSession",
     "LichessTokenSession",
     "LichessUser",
