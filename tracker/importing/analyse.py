@@ -23,7 +23,8 @@ import queue
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -166,19 +167,29 @@ def run_analyse(store: Store, user: str, *, perf: str | None = None,
     tasks = _tasks(store, todo, summary)
     if progress is not None:
         progress(0, len(tasks))
-    try:
+    with summary_run(summary, started):
         if tasks:
             _analyse(store, tasks, summary, engine_path, progress, stop or threading.Event())
+    return summary
+
+
+@contextmanager
+def summary_run(summary: AnalyseSummary, started: float) -> Iterator[None]:
+    """The run of an analysis (one player's, a group's, a worker's) around its work: complete
+    when it ends still running, partial after Ctrl+C (raised again as InterruptedRun with the
+    summary, for the caller's last line), its wall time in ``summary.seconds`` (s, from
+    ``started``, a ``time.perf_counter()``) however it ends."""
+    try:
+        yield
         if summary.status == "running":
             summary.status = "complete"
     except KeyboardInterrupt as exc:
         summary.status = "partial"
         summary.message = "stopped; run the same command again to go on"
         summary.seconds = time.perf_counter() - started
-        raise InterruptedRun.of(exc, summary) from exc  # for the caller's last line
+        raise InterruptedRun.of(exc, summary) from exc
     finally:
         summary.seconds = time.perf_counter() - started
-    return summary
 
 
 def _tasks(store: Store, todo: list[GameToAnalyse], summary: AnalyseSummary) -> list[_Task]:

@@ -29,9 +29,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from tracker.core.errors import ArgumentError, InterruptedRun
+from tracker.core.errors import ArgumentError
 from tracker.core.records import Analysis
-from tracker.importing.analyse import SKIP_MOVES, AnalyseProgress, AnalyseSummary, check_nodes_jobs
+from tracker.importing.analyse import (
+    SKIP_MOVES,
+    AnalyseProgress,
+    AnalyseSummary,
+    check_nodes_jobs,
+    summary_run,
+)
 from tracker.importing.runner import interrupts_deferred
 from tracker.sources.engine import (
     DEFAULT_NODES,
@@ -133,22 +139,13 @@ def run_worker(store: Store, label: str, members: Sequence[str], *, perf: str | 
     scope = ClaimScope(tuple(m.lower() for m in members), perf, since_ms)
     first = scope_state(store, scope)
     summary.asked = first.to_do
-    try:
+    with summary_run(summary, started):
         if first.to_do:
             shared = _Shared(store, worker_id(), scope, int(lease * 1000), nodes,
                              find_engine(engine_path))
             _run(shared, summary, first.to_do, progress, on_game, stop or threading.Event())
         elif progress is not None:
             progress(0, 0)
-        if summary.status == "running":
-            summary.status = "complete"
-    except KeyboardInterrupt as exc:
-        summary.status = "partial"
-        summary.message = "stopped; run the same command again to go on"
-        summary.seconds = time.perf_counter() - started
-        raise InterruptedRun.of(exc, summary) from exc  # for the caller's last line
-    finally:
-        summary.seconds = time.perf_counter() - started
     return summary
 
 
