@@ -50,17 +50,32 @@ def db_path(tmp_path: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
-def indexinator_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A file database holding the bundled indexinator history (imported once per session).
-
-    Tests must not write to it.
-    """
+def indexinator_master(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The bundled indexinator history imported once per session; tests use copies of it
+    (:func:`indexinator_db`), never this file."""
     from tracker.importing import import_file
 
     path = tmp_path_factory.mktemp("shared") / "indexinator.db"
     with Store(str(path)) as s:
         summary = import_file(INDEXINATOR, store=s, user="indexinator")
         assert summary.new == 2907
+    return path
+
+
+@pytest.fixture(scope="module")
+def indexinator_db(indexinator_master: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A file database holding the bundled indexinator history: a copy per test module (made
+    with SQLite's backup API), so that what one module's replays save, or a server it started
+    leaves behind, never reaches another module's database. Tests must not write to it."""
+    import sqlite3
+
+    path = tmp_path_factory.mktemp("indexinator") / "indexinator.db"
+    source, target = sqlite3.connect(indexinator_master), sqlite3.connect(path)
+    try:
+        source.backup(target)
+    finally:
+        source.close()
+        target.close()
     return path
 
 
