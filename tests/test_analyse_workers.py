@@ -224,6 +224,9 @@ def test_three_workers_one_killed_mid_game_analyse_every_game_exactly_once(
         assert held, "the first worker never held a game"
         victim.send_signal(signal.SIGKILL)  # mid-game: its claim stays until the lease ends
         killed_at = time.monotonic()
+        victim.wait(timeout=30)
+        # what it held when it died (it may have finished the game polled above just before)
+        held = [pk for pk, w in _claims(pg_store).items() if f"/{victim.pid}-" in w]
         outs = [p.communicate(timeout=600) for p in procs]
     finally:
         for p in procs:
