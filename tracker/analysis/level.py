@@ -402,7 +402,7 @@ def _local_note(model: LevelModel) -> str:
     return text + ")"
 
 
-def _note(model: LevelModel, games: Sequence[GameFeatures], estimate: int, moves: int
+def _note(model: LevelModel, games: int, local: bool, estimate: int, moves: int
           ) -> str | None:
     t = _tables(model)
     notes: list[str] = []
@@ -413,11 +413,11 @@ def _note(model: LevelModel, games: Sequence[GameFeatures], estimate: int, moves
     lo, hi = t.fitted_range
     if estimate < lo or estimate > hi:
         notes.append(f"outside the range the model was fitted on ({lo:.0f}–{hi:.0f})")
-    kind = "games" if len(games) <= 1 else "sets"
+    kind = "games" if games <= 1 else "sets"
     for weak in t.weak:
         if weak.get("kind") == kind and weak["low"] <= estimate <= weak["high"]:
             notes.append(f"the model is weak here: {weak['why']}")
-    if any(g.local for g in games):
+    if local:
         notes.append(_local_note(model))
     if moves < FEW_MOVES:
         notes.append(f"only {moves} moves with evals")
@@ -425,13 +425,24 @@ def _note(model: LevelModel, games: Sequence[GameFeatures], estimate: int, moves
 
 
 def _level(model: LevelModel, games: Sequence[GameFeatures]) -> Level:
-    scores = [score(model, g) for g in games]
+    return level_of_scores(model, [score(model, g) for g in games],
+                           sum(len(g.moves) for g in games), any(g.local for g in games))
+
+
+def level_of_scores(model: LevelModel, scores: Sequence[float], moves: int, local: bool
+                    ) -> Level:
+    """The level a set of games shows from their :func:`score` s (in the set's order; one
+    score: one game's level, as :func:`game_level`), ``moves`` the scored moves they hold
+    together and ``local`` whether any game's evals come from a local engine: what
+    :func:`set_level` computes, for scores computed once and kept. Raises ValueError for no
+    score."""
+    if not scores:
+        raise ValueError("no games: a set's level needs at least one game")
     est, low, high = estimates(model, np.asarray([sum(scores) / len(scores)]),
-                               np.asarray([float(len(games))]))
-    moves = sum(len(g.moves) for g in games)
+                               np.asarray([float(len(scores))]))
     estimate = round(float(est[0]))
     return Level(estimate, round(float(low[0])), round(float(high[0])), model.name,
-                 _note(model, games, estimate, moves), len(games), moves)
+                 _note(model, len(scores), local, estimate, moves), len(scores), moves)
 
 
 def game_level(model: LevelModel, features: GameFeatures) -> Level:
