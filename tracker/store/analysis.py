@@ -9,9 +9,10 @@ analysis (:func:`write_engine_analysis`) never replaces Lichess's.
 
 from __future__ import annotations
 
+import hashlib
 from array import array
 from collections.abc import Collection, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 import msgspec
@@ -29,6 +30,7 @@ from tracker.store.models import Game, GameAnalysis, GameSide
 PACK_VERSION: Final = 1
 _JUDGMENT_CODES: Final[dict[str, int]] = {name: i + 1 for i, name in enumerate(JUDGMENTS)}
 _IDS_PER_QUERY: Final = 500
+_FINGERPRINT: Final = msgspec.msgpack.Encoder()
 
 
 def pack_evals(evals: Sequence[PlyEval]) -> bytes:
@@ -201,7 +203,12 @@ def game_analysis(db: Database, game_id: str) -> StoredAnalysis | None:
 class AnalysedGame:
     """What a strength report reads of one analysed game: the game's columns it needs, both
     sides' user id and Lichess rating at the start, the stored text (for the moves and
-    clocks) and the evals."""
+    clocks: :attr:`raw`) and the evals (:attr:`analysis`), these two decoded on first use.
+    ``provenance``: where the evals came from (an :class:`Analysis` without its evals).
+    ``fingerprint``: 16 bytes that change whenever anything read here but the sides changes
+    (the stored evals and where they came from, the stored text, the game's columns): a result
+    computed from the game and saved beside its fingerprint is current while the fingerprint
+    is the same."""
 
     pk: int
     id: str
@@ -217,8 +224,29 @@ class AnalysedGame:
     source: str
     white: tuple[str | None, str | None, int | None]  # user id, name, rating
     black: tuple[str | None, str | None, int | None]
-    raw: str
-    analysis: Analysis
+    provenance: Analysis
+    fingerprint: bytes
+    packed_raw: bytes = field(repr=False)
+    packed_evals: bytes = field(repr=False)
+    _decoded: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def raw(self) -> str:
+        """The stored text of the game (decompressed)."""
+        raw: str | None = self._decoded.get("raw")
+        if raw is None:
+            raw = self._decoded["raw"] = decompress_raw(self.packed_raw)
+        return raw
+
+    @property
+    def analysis(self) -> Analysis:
+        """The stored evals and where they came from. Raises ValueError for a blob of an
+        unknown layout."""
+        analysis: Analysis | None = self._decoded.get("analysis")
+        if analysis is None:
+            analysis = self._decoded["analysis"] = replace(
+                self.provenance, evals=unpack_evals(self.packed_evals))
+        return analysis
 
 
 def _analysed_select() -> Any:
@@ -242,13 +270,23 @@ def _analysed_select() -> Any:
     )
 
 
+def _fingerprint(row: Any, raw: bytes, evals: bytes) -> bytes:
+    """:attr:`AnalysedGame.fingerprint` of a row of :func:`_analysed_select`."""
+    return hashlib.blake2b(_FINGERPRINT.encode((
+        evals, raw, row.perf, row.created_at_ms, row.result, row.status,
+        row.clock_initial, row.clock_increment, row.initial_fen, row.variant, row.source,
+        row.a_source, row.engine, row.engine_version, row.nodes, row.calibration)),
+        digest_size=16).digest()
+
+
 def _analysed(row: Any) -> AnalysedGame:
+    raw, evals = bytes(row.raw), bytes(row.evals)
     return AnalysedGame(
         row.pk, row.id, row.perf, row.created_at_ms, row.ended_at_ms, row.result, row.status,
         row.clock_initial, row.clock_increment, row.initial_fen, row.variant, row.source,
-        (row[12], row[13], row[14]), (row[15], row[16], row[17]), decompress_raw(row.raw),
-        Analysis(unpack_evals(row.evals), row.a_source, row.engine, row.engine_version,
-                 row.nodes, calibration=row.calibration))
+        (row[12], row[13], row[14]), (row[15], row[16], row[17]),
+        Analysis((), row.a_source, row.engine, row.engine_version, row.nodes,
+                 calibration=row.calibration), _fingerprint(row, raw, evals), raw, evals)
 
 
 def analysed_games(db: Database, user_id: str, perf: str) -> Iterator[AnalysedGame]:
