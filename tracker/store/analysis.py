@@ -13,6 +13,8 @@ import hashlib
 from array import array
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cache
+from itertools import accumulate
 from typing import Any, Final
 
 import msgspec
@@ -62,22 +64,22 @@ def unpack_evals(blob: bytes) -> tuple[PlyEval, ...]:
     deltas, mates, cp_missing, best_codes, judgments = msgspec.msgpack.decode(
         zstandard.ZstdDecompressor().decompress(blob[1:]))
     n = len(deltas)
-    bests = array("H")
+    cps: list[int | None] = list(accumulate(deltas))
+    for i in cp_missing:
+        cps[i] = None
+    mate_of: list[int | None] = [None] * n
+    for i, mate in mates.items():
+        mate_of[i] = mate
+        cps[i] = None
     if best_codes:
+        bests = array("H")
         bests.frombytes(best_codes)
+        moves = [_move_of(code) for code in bests]
     else:
-        bests.extend(bytes(n))
-    judgments = judgments or bytes(n)
-    missing = set(cp_missing)
-    out: list[PlyEval] = []
-    cp = 0
-    for i in range(n):
-        cp += deltas[i]
-        mate = mates.get(i)
-        out.append(PlyEval(None if mate is not None or i in missing else cp, mate,
-                           _move_of(bests[i]),
-                           JUDGMENTS[judgments[i] - 1] if judgments[i] else None))
-    return tuple(out)
+        moves = [None] * n
+    judged = ([JUDGMENTS[j - 1] if j else None for j in judgments] if judgments
+              else [None] * n)
+    return tuple(map(PlyEval, cps, mate_of, moves, judged))
 
 
 _PROMOTIONS: Final = "nbrqk"
@@ -98,6 +100,7 @@ def _move_code(uci: str | None) -> int:
     return 1 + frm * 64 + to + 4096 * promo
 
 
+@cache
 def _move_of(code: int) -> str | None:
     if not code:
         return None
