@@ -32,7 +32,7 @@ from tracker.analysis.formulas import move_accuracy, win_percent
 from tracker.analysis.turning import win_curve
 from tracker.core.evals import START, Color, PlyEval
 from tracker.core.records import SPEEDS
-from tracker.fide.scale import fide_rating, models_for
+from tracker.fide.scale import ScaleModel, fide_rating, models_for
 
 #: The model files, one per perf fitted: ``level-<perf>-<version>.json``.
 MODELS_DIR: Final = Path(__file__).parent / "models"
@@ -436,13 +436,28 @@ def level_of_scores(model: LevelModel, scores: Sequence[float], moves: int, loca
     together and ``local`` whether any game's evals come from a local engine: what
     :func:`set_level` computes, for scores computed once and kept. Raises ValueError for no
     score."""
-    if not scores:
+    return levels_of_scores(model, [(scores, moves, local)])[0]
+
+
+def levels_of_scores(model: LevelModel, sets: Sequence[tuple[Sequence[float], int, bool]]
+                     ) -> list[Level]:
+    """:func:`level_of_scores` of each ``(scores, moves, local)`` in ``sets``, the posteriors
+    of all computed at once (one array of sets × the model's grid: the same figures as one
+    by one). Raises ValueError for a set without a score."""
+    if any(not scores for scores, _, _ in sets):
         raise ValueError("no games: a set's level needs at least one game")
-    est, low, high = estimates(model, np.asarray([sum(scores) / len(scores)]),
-                               np.asarray([float(len(scores))]))
-    estimate = round(float(est[0]))
-    return Level(estimate, round(float(low[0])), round(float(high[0])), model.name,
-                 _note(model, len(scores), local, estimate, moves), len(scores), moves)
+    if not sets:
+        return []
+    est, low, high = estimates(
+        model, np.asarray([sum(scores) / len(scores) for scores, _, _ in sets]),
+        np.asarray([float(len(scores)) for scores, _, _ in sets]))
+    out: list[Level] = []
+    for i, (scores, moves, local) in enumerate(sets):
+        estimate = round(float(est[i]))
+        out.append(Level(estimate, round(float(low[i])), round(float(high[i])), model.name,
+                         _note(model, len(scores), local, estimate, moves), len(scores),
+                         moves))
+    return out
 
 
 def game_level(model: LevelModel, features: GameFeatures) -> Level:
@@ -459,8 +474,19 @@ def set_level(model: LevelModel, games: Sequence[GameFeatures]) -> Level:
     return _level(model, games)
 
 
-def fide_levels(level: Level, perf: str) -> tuple[FideLevel, ...]:
-    """``level`` through every scale model covering ``perf`` (may be empty)."""
-    return tuple(FideLevel(m.key, fide_rating(m, perf, level.estimate),
-                           fide_rating(m, perf, level.low), fide_rating(m, perf, level.high))
-                 for m in models_for(perf))
+def fide_levels(level: Level, perf: str,
+                memo: dict[tuple[str, int], int | None] | None = None) -> tuple[FideLevel, ...]:
+    """``level`` through every scale model covering ``perf`` (may be empty). ``memo``: the
+    readings already made of the same ``perf``, by (model key, Lichess rating), kept across
+    calls (many levels share their values)."""
+    if memo is None:
+        memo = {}
+
+    def reading(m: ScaleModel, lichess: int) -> int | None:
+        at = (m.key, lichess)
+        if at not in memo:
+            memo[at] = fide_rating(m, perf, lichess)
+        return memo[at]
+
+    return tuple(FideLevel(m.key, reading(m, level.estimate), reading(m, level.low),
+                           reading(m, level.high)) for m in models_for(perf))
