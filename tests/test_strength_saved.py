@@ -63,15 +63,16 @@ def drop_saved(store: Store) -> None:
 
 @pytest.fixture
 def computed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The ids of the games :func:`~tracker.report.strength.game_strength` computes (afresh)."""
+    """The ids of the games computed (afresh) from their stored evals
+    (:func:`~tracker.report.strength.unlevelled`)."""
     ids: list[str] = []
-    fresh = report.game_strength
+    fresh = report.unlevelled
 
     def counting(game: Any, model: Any) -> Any:
         ids.append(game.id)
         return fresh(game, model)
 
-    monkeypatch.setattr(report, "game_strength", counting)
+    monkeypatch.setattr(report, "unlevelled", counting)
     return ids
 
 
@@ -271,3 +272,20 @@ def test_a_result_computed_now_is_the_one_saved_under_its_version(tmp_path: Any)
     assert digest == SAVED[report.SAVED_VERSION], (
         "what game_strength saves changed without a new SAVED_VERSION "
         "(tracker/report/strength.py): bump it and pin the new digest here")
+
+
+def test_levels_at_once_are_the_levels_one_by_one() -> None:
+    from tracker.analysis.level import fide_levels, level_of_scores, levels_of_scores
+
+    model = load_level_model("blitz")
+    sets = [([900.0 + 37.5 * i], 20 + i, i % 3 == 0) for i in range(60)]
+    sets += [([1200.0, 1710.5, 1999.25][: 1 + i % 3], 40, False) for i in range(6)]
+    one_by_one = [level_of_scores(model, *s) for s in sets]
+    assert levels_of_scores(model, sets) == one_by_one
+    assert len({lv.estimate for lv in one_by_one}) > 50  # they differ
+    memo: dict[tuple[str, int], int | None] = {}
+    assert [fide_levels(lv, "blitz", memo) for lv in one_by_one] == [
+        fide_levels(lv, "blitz") for lv in one_by_one]
+    assert memo  # the readings were kept
+    with pytest.raises(ValueError, match="at least one game"):
+        levels_of_scores(model, [([], 0, False)])

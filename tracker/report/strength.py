@@ -35,6 +35,7 @@ from tracker.analysis.level import (
     fide_levels,
     level_features,
     level_of_scores,
+    levels_of_scores,
     load_level_model,
     on_training_scale,
     score,
@@ -84,7 +85,7 @@ class _Plies:
 
     def get(self) -> _Plies:
         if self.stored is not None:
-            fresh = game_strength(self.stored, self.model)._plies
+            fresh = unlevelled(self.stored, self.model)._plies
             self.evals, self.win, self.sans = fresh.evals, fresh.win, fresh.sans
             self.features = fresh.features
             self.stored = None
@@ -308,6 +309,42 @@ def game_strength(game: AnalysedGame, model: LevelModel | None) -> GameStrength:
     perf, ``None`` where none serves it: then no level). Its coverage is the plies with an
     eval over the plies that need one; below :data:`FULL_COVERAGE` no accuracy, ACPL or level
     is given (the judgments and turning point are those of the plies covered)."""
+    return with_levels(model, [unlevelled(game, model)])[0]
+
+
+def with_levels(model: LevelModel | None, games: Sequence[GameStrength]) -> list[GameStrength]:
+    """``games`` (:func:`unlevelled`) with each side's level and its FIDE-scale readings, the
+    levels of all computed at once (:func:`~tracker.analysis.level.levels_of_scores`)."""
+    scored = [(g, s) for g in games for s in (g.white, g.black) if s.score is not None]
+    if model is None or not scored:
+        return list(games)
+    levels = {id(s): level for (_, s), level in zip(scored, levels_of_scores(model, [
+        ([s.score], s.moves, g.source == "engine") for g, s in scored if s.score is not None
+    ]), strict=True)}
+    memos: dict[str, dict[tuple[str, int], int | None]] = {}  # FIDE readings by perf
+
+    def levelled(s: SideStrength, perf: str) -> SideStrength:
+        level = levels.get(id(s))
+        if level is None:
+            return s
+        return SideStrength(s.color, s.user_id, s.name, s.rating, s.accuracy, s.acpl,
+                            s.inaccuracy, s.mistake, s.blunder, level,
+                            fide_levels(level, perf, memos.setdefault(perf, {})),
+                            s.turning_point, s._plies,
+                            s.counts_computed, s.moves, s.score)
+
+    out: list[GameStrength] = []
+    for g in games:
+        out.append(GameStrength(
+            g.id, g.perf, g.played_at, g.source, g.engine, levelled(g.white, g.perf or ""),
+            levelled(g.black, g.perf or ""), g.turn, g.initial_fen, g.evaluated, g.plies,
+            g._plies))
+    return out
+
+
+def unlevelled(game: AnalysedGame, model: LevelModel | None) -> GameStrength:
+    """:func:`game_strength` but for the levels (``level`` ``None``, no FIDE readings): each
+    side's ``score`` is there for :func:`with_levels`."""
     sans, clocks = _moves_and_clocks(game)
     white_first, first_move = first_turn(game.initial_fen)
     evals = calibrated_evals(game.analysis)  # a local analysis on Lichess's scale
@@ -340,13 +377,10 @@ def game_strength(game: AnalysedGame, model: LevelModel | None) -> GameStrength:
         # A partial analysis shows no accuracy, ACPL or level: 2 moves are not a game's.
         scored = (score(model, features) if covered and model is not None and features.moves
                   else None)
-        level = (level_of_scores(model, [scored], len(features.moves), local)
-                 if model is not None and scored is not None else None)
         sides[color] = SideStrength(
             color, who[0], who[1], who[2], player.accuracy if covered else None,
             player.acpl if covered else None, player.inaccuracy,
-            player.mistake, player.blunder, level,
-            fide_levels(level, game.perf or "") if level is not None else (), point, plies_of,
+            player.mistake, player.blunder, None, (), point, plies_of,
             player.computed, len(features.moves), scored)
     return GameStrength(
         game.id, game.perf, utc_from_ms(game.created_at_ms), game.analysis.source,
@@ -508,6 +542,7 @@ def player_strength(db: Database, user_id: str, perf: str) -> PlayerStrength:
     saved = _read_saved(db, uid, perf, key)
     rows: dict[str, list[Any]] = {}
     games: list[tuple[GameStrength, Color]] = []
+    fresh: list[tuple[int, bytes]] = []  # (index in games, fingerprint) of those computed
     for stored in analysed_games(db, uid, perf):
         color: Color = "white" if stored.white[0] == uid else "black"
         row: Any = saved.get(stored.id)
@@ -518,13 +553,18 @@ def player_strength(db: Database, user_id: str, perf: str) -> PlayerStrength:
             except (ValueError, TypeError):
                 game = None  # a malformed row: computed afresh
         if game is None:
-            game = game_strength(stored, model)
-            row = _saved_row(game, stored.fingerprint)
-        rows[stored.id] = row
+            game = unlevelled(stored, model)
+            fresh.append((len(games), stored.fingerprint))
+        else:
+            rows[stored.id] = row
         games.append((game, color))
     if not games:
         raise NoAnalysisError(f"no analysed {perf} games of {user_id}: run tracker analyse "
                               f"{user_id} --perf {perf}, or import with Lichess's evals")
+    levelled = with_levels(model, [games[i][0] for i, _ in fresh])
+    for (i, fingerprint), game in zip(fresh, levelled, strict=True):
+        games[i] = (game, games[i][1])
+        rows[game.id] = _saved_row(game, fingerprint)
     if rows != saved:
         save_only(db, uid, perf, key, zstandard.ZstdCompressor(level=3).compress(
             msgspec.msgpack.encode(rows)))
