@@ -289,3 +289,21 @@ def test_levels_at_once_are_the_levels_one_by_one() -> None:
     assert memo  # the readings were kept
     with pytest.raises(ValueError, match="at least one game"):
         levels_of_scores(model, [([], 0, False)])
+
+
+def test_a_game_whose_stored_text_changes_is_computed_afresh(
+        any_store: Store, computed: list[str]) -> None:
+    import_file(ANALYSED, store=any_store, user="reda46")
+    first = api.strength("reda46", db=any_store, perf="rapid")
+    fingerprints = {g.id: g.fingerprint for g in analysed_games(any_store, "reda46", "rapid")}
+    assert len(set(fingerprints.values())) == 41
+    game_id = first.games[7][0].id
+    with any_store.engine.begin() as conn:  # another text of the game (its digest with it)
+        conn.execute(text("UPDATE games SET digest = :d WHERE id = :i"),
+                     {"d": "0123456789abcdef", "i": game_id})
+    now = {g.id: g.fingerprint for g in analysed_games(any_store, "reda46", "rapid")}
+    assert {i for i in now if now[i] != fingerprints[i]} == {game_id}
+    computed.clear()
+    again = api.strength("reda46", db=any_store, perf="rapid")
+    assert computed == [game_id]
+    assert snapshot(again) == snapshot(first)  # the same text in fact: the same figures

@@ -209,9 +209,9 @@ class AnalysedGame:
     clocks: :attr:`raw`) and the evals (:attr:`analysis`), these two decoded on first use.
     ``provenance``: where the evals came from (an :class:`Analysis` without its evals).
     ``fingerprint``: 16 bytes that change whenever anything read here but the sides changes
-    (the stored evals and where they came from, the stored text, the game's columns): a result
-    computed from the game and saved beside its fingerprint is current while the fingerprint
-    is the same."""
+    (the stored evals and where they came from, the stored text by its digest, the game's
+    columns): a result computed from the game and saved beside its fingerprint is current
+    while the fingerprint is the same."""
 
     pk: int
     id: str
@@ -265,7 +265,7 @@ def _analysed_select() -> Any:
                white.c.user_id, white.c.name, white.c.rating,
                black.c.user_id, black.c.name, black.c.rating, g.raw,
                t.c.source.label("a_source"), t.c.engine, t.c.engine_version, t.c.nodes,
-               t.c.evals, t.c.calibration)
+               t.c.evals, t.c.calibration, g.digest)
         .select_from(t)
         .join(games, g.pk == t.c.game_pk)
         .join(white, and_(white.c.game_pk == g.pk, white.c.color == "white"))
@@ -273,10 +273,11 @@ def _analysed_select() -> Any:
     )
 
 
-def _fingerprint(row: Any, raw: bytes, evals: bytes) -> bytes:
-    """:attr:`AnalysedGame.fingerprint` of a row of :func:`_analysed_select`."""
+def _fingerprint(row: Any, evals: bytes) -> bytes:
+    """:attr:`AnalysedGame.fingerprint` of a row of :func:`_analysed_select` (the stored text
+    by its digest, kept beside it)."""
     return hashlib.blake2b(_FINGERPRINT.encode((
-        evals, raw, row.perf, row.created_at_ms, row.result, row.status,
+        evals, row.digest, row.perf, row.created_at_ms, row.result, row.status,
         row.clock_initial, row.clock_increment, row.initial_fen, row.variant, row.source,
         row.a_source, row.engine, row.engine_version, row.nodes, row.calibration)),
         digest_size=16).digest()
@@ -289,7 +290,7 @@ def _analysed(row: Any) -> AnalysedGame:
         row.clock_initial, row.clock_increment, row.initial_fen, row.variant, row.source,
         (row[12], row[13], row[14]), (row[15], row[16], row[17]),
         Analysis((), row.a_source, row.engine, row.engine_version, row.nodes,
-                 calibration=row.calibration), _fingerprint(row, raw, evals), raw, evals)
+                 calibration=row.calibration), _fingerprint(row, evals), raw, evals)
 
 
 def analysed_games(db: Database, user_id: str, perf: str) -> Iterator[AnalysedGame]:
