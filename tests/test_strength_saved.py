@@ -134,10 +134,9 @@ def test_a_game_imported_again_with_other_evals_is_computed_afresh(
     computed.clear()
     after = api.strength("reda46", db=any_store, perf="rapid")
     assert computed == [game.id]  # that game alone
-    changed = after.games[3][0].side(color)
-    assert changed.acpl is not None and game.side(color).acpl is not None
-    assert changed.acpl > game.side(color).acpl
-    assert changed.level != game.side(color).level
+    changed, was = after.games[3][0].side(color).acpl, game.side(color).acpl
+    assert changed is not None and was is not None and changed > was
+    assert after.games[3][0].side(color).level != game.side(color).level
     assert [g.id for g, _ in after.games] == [g.id for g, _ in before.games]
     assert snapshot(after) == snapshot(fresh_report(any_store, "reda46", "rapid"))
 
@@ -307,3 +306,17 @@ def test_a_game_whose_stored_text_changes_is_computed_afresh(
     again = api.strength("reda46", db=any_store, perf="rapid")
     assert computed == [game_id]
     assert snapshot(again) == snapshot(first)  # the same text in fact: the same figures
+
+
+def test_a_read_only_database_gives_the_report_and_saves_nothing(tmp_path: Any) -> None:
+    path = tmp_path / "t.db"
+    with Store(str(path)) as store:
+        import_file(ANALYSED, store=store, user="reda46")
+        fresh = api.strength("reda46", db=store, perf="rapid")
+        drop_saved(store)
+    store = api.open_store(path, read_only=True)
+    try:
+        assert snapshot(api.strength("reda46", db=store, perf="rapid")) == snapshot(fresh)
+        assert saved_rows(store) == []
+    finally:
+        store.close()
