@@ -136,7 +136,9 @@ class GameStrength:
     for a local analysis (``…, not calibrated`` where no calibration covers its engine and
     budget); ``evals``: one per ply with the judgments (made here for a local analysis), a
     local analysis's through its calibration (on Lichess's scale); ``win``: White's Win%
-    after each ply (``None`` where no eval); ``sans``: the moves."""
+    after each ply (``None`` where no eval); ``sans``: the moves. In a player's report read
+    from saved results, ``evals``, ``win``, ``sans`` and the sides' ``features`` are computed
+    from the stored game when first read (the same values)."""
 
     id: str
     perf: str | None
