@@ -32,7 +32,7 @@ from tracker.analysis.formulas import move_accuracy, win_percent
 from tracker.analysis.turning import win_curve
 from tracker.core.evals import START, Color, PlyEval
 from tracker.core.records import SPEEDS
-from tracker.fide.scale import fide_rating, models_for
+from tracker.fide.scale import ScaleModel, fide_rating, models_for
 
 #: The model files, one per perf fitted: ``level-<perf>-<version>.json``.
 MODELS_DIR: Final = Path(__file__).parent / "models"
@@ -402,7 +402,7 @@ def _local_note(model: LevelModel) -> str:
     return text + ")"
 
 
-def _note(model: LevelModel, games: Sequence[GameFeatures], estimate: int, moves: int
+def _note(model: LevelModel, games: int, local: bool, estimate: int, moves: int
           ) -> str | None:
     t = _tables(model)
     notes: list[str] = []
@@ -413,11 +413,11 @@ def _note(model: LevelModel, games: Sequence[GameFeatures], estimate: int, moves
     lo, hi = t.fitted_range
     if estimate < lo or estimate > hi:
         notes.append(f"outside the range the model was fitted on ({lo:.0f}–{hi:.0f})")
-    kind = "games" if len(games) <= 1 else "sets"
+    kind = "games" if games <= 1 else "sets"
     for weak in t.weak:
         if weak.get("kind") == kind and weak["low"] <= estimate <= weak["high"]:
             notes.append(f"the model is weak here: {weak['why']}")
-    if any(g.local for g in games):
+    if local:
         notes.append(_local_note(model))
     if moves < FEW_MOVES:
         notes.append(f"only {moves} moves with evals")
@@ -425,13 +425,39 @@ def _note(model: LevelModel, games: Sequence[GameFeatures], estimate: int, moves
 
 
 def _level(model: LevelModel, games: Sequence[GameFeatures]) -> Level:
-    scores = [score(model, g) for g in games]
-    est, low, high = estimates(model, np.asarray([sum(scores) / len(scores)]),
-                               np.asarray([float(len(games))]))
-    moves = sum(len(g.moves) for g in games)
-    estimate = round(float(est[0]))
-    return Level(estimate, round(float(low[0])), round(float(high[0])), model.name,
-                 _note(model, games, estimate, moves), len(games), moves)
+    return level_of_scores(model, [score(model, g) for g in games],
+                           sum(len(g.moves) for g in games), any(g.local for g in games))
+
+
+def level_of_scores(model: LevelModel, scores: Sequence[float], moves: int, local: bool
+                    ) -> Level:
+    """The level a set of games shows from their :func:`score` s (in the set's order; one
+    score: one game's level, as :func:`game_level`), ``moves`` the scored moves they hold
+    together and ``local`` whether any game's evals come from a local engine: what
+    :func:`set_level` computes, for scores computed once and kept. Raises ValueError for no
+    score."""
+    return levels_of_scores(model, [(scores, moves, local)])[0]
+
+
+def levels_of_scores(model: LevelModel, sets: Sequence[tuple[Sequence[float], int, bool]]
+                     ) -> list[Level]:
+    """:func:`level_of_scores` of each ``(scores, moves, local)`` in ``sets``, the posteriors
+    of all computed at once (one array of sets × the model's grid: the same figures as one
+    by one). Raises ValueError for a set without a score."""
+    if any(not scores for scores, _, _ in sets):
+        raise ValueError("no games: a set's level needs at least one game")
+    if not sets:
+        return []
+    est, low, high = estimates(
+        model, np.asarray([sum(scores) / len(scores) for scores, _, _ in sets]),
+        np.asarray([float(len(scores)) for scores, _, _ in sets]))
+    out: list[Level] = []
+    for i, (scores, moves, local) in enumerate(sets):
+        estimate = round(float(est[i]))
+        out.append(Level(estimate, round(float(low[i])), round(float(high[i])), model.name,
+                         _note(model, len(scores), local, estimate, moves), len(scores),
+                         moves))
+    return out
 
 
 def game_level(model: LevelModel, features: GameFeatures) -> Level:
@@ -448,8 +474,19 @@ def set_level(model: LevelModel, games: Sequence[GameFeatures]) -> Level:
     return _level(model, games)
 
 
-def fide_levels(level: Level, perf: str) -> tuple[FideLevel, ...]:
-    """``level`` through every scale model covering ``perf`` (may be empty)."""
-    return tuple(FideLevel(m.key, fide_rating(m, perf, level.estimate),
-                           fide_rating(m, perf, level.low), fide_rating(m, perf, level.high))
-                 for m in models_for(perf))
+def fide_levels(level: Level, perf: str,
+                memo: dict[tuple[str, int], int | None] | None = None) -> tuple[FideLevel, ...]:
+    """``level`` through every scale model covering ``perf`` (may be empty). ``memo``: the
+    readings already made of the same ``perf``, by (model key, Lichess rating), kept across
+    calls (many levels share their values)."""
+    if memo is None:
+        memo = {}
+
+    def reading(m: ScaleModel, lichess: int) -> int | None:
+        at = (m.key, lichess)
+        if at not in memo:
+            memo[at] = fide_rating(m, perf, lichess)
+        return memo[at]
+
+    return tuple(FideLevel(m.key, reading(m, level.estimate), reading(m, level.low),
+                           reading(m, level.high)) for m in models_for(perf))
