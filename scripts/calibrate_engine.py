@@ -16,8 +16,15 @@ evals, and fits per budget the calibration of :mod:`tracker.analysis.engine_cali
 games whose id hashes into the fitting part (two in three), then reports on the others (games
 the calibration never saw): the mean signed difference local − Lichess of ACPL, accuracy and
 level, before and after the calibration, with a bootstrap interval; the cost per game; the
-budget curve and the default budget. Writes the calibration file
-(``tracker/analysis/models/engine-calibration-1.json``). No engine is run: about a minute.
+budget curve and the default budget; the bundled player's games Lichess analysed, his level
+from Lichess's evals against the calibrated local ones. Each game's level is read by the
+newest level model of its speed in the repository (``tracker/analysis/models/
+level-<speed>-<N>.json``, the largest N), Lichess's evals put on the model's training scale as
+the product does (:func:`tracker.analysis.level.on_training_scale`). Writes the calibration
+file: ``tracker/analysis/models/engine-calibration-<N>.json``, the newest version rewritten
+where the calibrations' numbers are unchanged, else the next version (new ids: analyses stored
+under the older ones are still read through them). No engine is run: about a minute. After a
+refit of the level models, ``python scripts/calibrate_engine.py fit`` redoes this.
 
 ``compare``: another cache's games (e.g. ``collect --fresh-hash``: the hash cleared before
 every search) against the same games at the same budget.
@@ -34,18 +41,33 @@ import random
 import re
 import sys
 import time
+from collections import Counter
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import chess
 import chess.pgn
 import numpy as np
 import zstandard
 
-from tracker.analysis.engine_calibration import CALIBRATION_FILE, EvalCalibration
+from tracker.analysis.engine_calibration import (
+    CALIBRATION_FILE,
+    EvalCalibration,
+    calibration_files,
+)
 from tracker.analysis.formulas import acpl, game_accuracy
-from tracker.analysis.level import LevelModel, game_level, level_features, load_level_model
+from tracker.analysis.level import (
+    MODELS_DIR,
+    LevelModel,
+    game_level,
+    level_features,
+    level_model_from_json,
+    load_level_model,
+    on_training_scale,
+    set_level,
+)
 from tracker.core.evals import Color, PlyEval, from_lichess_entry
 from tracker.sources.engine import LocalEngine
 from tracker.sources.pgn_evals import pgn_analysis
@@ -70,6 +92,25 @@ EVERY_100K: Final = 15
 SPEEDS: Final = ("bullet", "blitz", "rapid", "classical")
 
 
+LEVEL_FILE: Final = re.compile(r"level-(?P<speed>[A-Za-z]+)-(?P<version>\d+)\.json")
+
+
+def newest_level_models(folder: Path = MODELS_DIR) -> dict[str, LevelModel]:
+    """Per speed of :data:`SPEEDS`, the newest level model of the repository: the file
+    ``level-<speed>-<N>.json`` of ``folder`` with the largest N (the product's own choice where
+    a speed has none there)."""
+    newest: dict[str, tuple[int, Path]] = {}
+    for path in folder.glob("level-*.json"):
+        found = LEVEL_FILE.fullmatch(path.name)
+        if found and found["speed"] in SPEEDS:
+            version = int(found["version"])
+            if version > newest.get(found["speed"], (-1, path))[0]:
+                newest[found["speed"]] = (version, path)
+    return {speed: (level_model_from_json(json.loads(newest[speed][1].read_text(
+                encoding="utf-8")), speed) if speed in newest else load_level_model(speed))
+            for speed in SPEEDS}
+
+
 def split_of_player(player: str) -> str:
     """The level model's fixed split by player (scripts/fit_level_model.py)."""
     bucket = hashlib.sha256(f"level-split:{player}".encode()).digest()[0] % 10
@@ -84,8 +125,9 @@ def ndjson_lines(path: Path) -> Iterator[bytes]:
         yield from (line for line in stream if line.strip())
 
 
-def pgn_games(path: Path) -> Iterator[tuple[str, str, list[str], str]]:
-    """(id, speed, SANs, movetext) of every game in the PGN file of the shared set."""
+def pgn_games(path: Path) -> Iterator[tuple[str, str, list[str], str, int | None]]:
+    """(id, speed, SANs, movetext, start in ms since the epoch) of every game in the PGN file
+    of the shared set."""
     text = path.read_text(encoding="utf-8")
     for chunk in text.split("\n\n[Event ")[0:]:
         chunk = chunk if chunk.startswith("[Event ") else "[Event " + chunk
@@ -101,7 +143,13 @@ def pgn_games(path: Path) -> Iterator[tuple[str, str, list[str], str]]:
             sans.append(board.san(move))
             board.push(move)
         movetext = chunk.split("\n\n", 1)[1] if "\n\n" in chunk else ""
-        yield gid, speed, sans, movetext
+        when = f"{game.headers.get('UTCDate', '')} {game.headers.get('UTCTime', '')}"
+        try:
+            started = int(datetime.strptime(when, "%Y.%m.%d %H:%M:%S").replace(
+                tzinfo=UTC).timestamp() * 1000)
+        except ValueError:
+            started = None
+        yield gid, speed, sans, movetext, started
 
 
 def sample(shared: Path) -> list[dict[str, Any]]:
@@ -111,7 +159,7 @@ def sample(shared: Path) -> list[dict[str, Any]]:
     first = [{"id": g["id"], "source": "bundled", "speed": g["speed"],
               "moves": g["moves"].split()} for g in bundled if g.get("analysis")]
     pgn = [{"id": gid, "source": "pgn", "speed": speed, "moves": sans}
-           for gid, speed, sans, _ in pgn_games(shared / PGN) if speed in SPEEDS and sans]
+           for gid, speed, sans, _, _ in pgn_games(shared / PGN) if speed in SPEEDS and sans]
     rng.shuffle(pgn)
     rapid: list[dict[str, Any]] = []
     for line in ndjson_lines(shared / RAPID):
@@ -253,22 +301,39 @@ def decode(value: int | str | None) -> PlyEval:
 _FIRST_ID: Final = re.compile(rb'"id"\s*:\s*"([^"]+)"')
 
 
-def lichess_evals(shared: Path, ids: set[str]) -> dict[str, list[PlyEval]]:
-    """Lichess's own evals of the games ``ids``, from the shared data."""
-    out: dict[str, list[PlyEval]] = {}
+class LichessGame(NamedTuple):
+    """Lichess's own evals of a game, its start (ms since the epoch, ``None`` unknown) and its
+    players' ids (White's, Black's)."""
+
+    evals: list[PlyEval]
+    played_at_ms: int | None
+    players: tuple[str | None, str | None] = (None, None)
+
+
+def _player_ids(g: dict[str, Any]) -> tuple[str | None, str | None]:
+    ids = [g["players"][c].get("user", {}).get("id") for c in COLORS]
+    return ids[0], ids[1]
+
+
+def lichess_evals(shared: Path, ids: set[str]) -> dict[str, LichessGame]:
+    """Lichess's own evals of the games ``ids`` (with each game's start), from the shared data."""
+    out: dict[str, LichessGame] = {}
     for line in ndjson_lines(shared / BUNDLED):
         g = json.loads(line)
         if g["id"] in ids and g.get("analysis"):
-            out[g["id"]] = [from_lichess_entry(e) for e in g["analysis"]]
-    for gid, _, _, movetext in pgn_games(shared / PGN):
+            out[g["id"]] = LichessGame([from_lichess_entry(e) for e in g["analysis"]],
+                                       g.get("createdAt"), _player_ids(g))
+    for gid, _, _, movetext, started in pgn_games(shared / PGN):
         found = pgn_analysis(movetext) if gid in ids else None
         if found is not None:
-            out[gid] = list(found.evals)
+            out[gid] = LichessGame(list(found.evals), started)
     for line in ndjson_lines(shared / RAPID):
         found = _FIRST_ID.search(line)  # the game's id comes first: no JSON read for the rest
         gid = found.group(1).decode() if found else ""
         if gid in ids:
-            out[gid] = [from_lichess_entry(e) for e in json.loads(line)["analysis"]]
+            g = json.loads(line)
+            out[gid] = LichessGame([from_lichess_entry(e) for e in g["analysis"]],
+                                   g.get("createdAt"), _player_ids(g))
     return out
 
 
@@ -278,31 +343,39 @@ Metrics = tuple[float | None, float | None, float | None]  # ACPL, accuracy, lev
 class Game:
     """One game analysed at one budget: its local evals, Lichess's, what Lichess's give."""
 
-    def __init__(self, record: dict[str, Any], lichess: list[PlyEval],
+    def __init__(self, record: dict[str, Any], lichess: LichessGame,
                  model: LevelModel) -> None:
         self.record = record
         self.id: str = record["id"]
         self.model = model
-        self.lichess = lichess
-        self.local = [decode(v) for v in record["evals"]][: len(lichess)]
-        self.reference = self.metrics(lichess)
+        self.lichess = lichess.evals
+        self.players = lichess.players
+        self.local = [decode(v) for v in record["evals"]][: len(lichess.evals)]
+        # the level from Lichess's evals as the product reads it: on the model's training scale
+        self.lichess_for_level = on_training_scale(lichess.evals, lichess.played_at_ms)
+        self.reference = self.metrics(lichess.evals, self.lichess_for_level)
 
-    def metrics(self, evals: list[PlyEval]) -> tuple[Metrics, Metrics]:
-        """(White's, Black's) ACPL, accuracy and level from ``evals``."""
+    def metrics(self, evals: list[PlyEval], for_level: list[PlyEval] | None = None
+                ) -> tuple[Metrics, Metrics]:
+        """(White's, Black's) ACPL and accuracy from ``evals``, level from ``for_level`` (by
+        default ``evals``)."""
         acpls = acpl(evals)
         accs = game_accuracy(evals)
         out: list[Metrics] = []
         for i, color in enumerate(COLORS):
-            features = level_features(evals, color)
+            features = level_features(evals if for_level is None else for_level, color)
             level = game_level(self.model, features).estimate if features.moves else None
             out.append((None if acpls[i] is None else float(acpls[i] or 0), accs[i],
                         None if level is None else float(level)))
         return out[0], out[1]
 
+    def local_evals(self, calibration: EvalCalibration | None) -> list[PlyEval]:
+        """The local evals, through ``calibration`` where one is given."""
+        return self.local if calibration is None else list(calibration.apply(self.local))
+
     def differences(self, calibration: EvalCalibration | None) -> list[Metrics]:
         """Per side, local − Lichess of each figure (``None`` where either has none)."""
-        evals = self.local if calibration is None else list(calibration.apply(self.local))
-        mine = self.metrics(evals)
+        mine = self.metrics(self.local_evals(calibration))
         return [tuple(None if a is None or b is None else a - b  # type: ignore[misc]
                       for a, b in zip(m, r, strict=True))
                 for m, r in zip(mine, self.reference, strict=True)]
@@ -325,13 +398,17 @@ def loss(means: dict[str, float]) -> float:
     return sum((means[k] / TOLERANCE[k]) ** 2 for k in TOLERANCE)
 
 
-def calibration_of(engine: str, nodes: int, scale: float, power: float) -> EvalCalibration:
+def calibration_of(engine: str, nodes: int, scale: float, power: float,
+                   file_version: int = 1) -> EvalCalibration:
+    """The calibration of ``engine`` (``"Stockfish 15.1"``) at ``nodes``, its id ending in the
+    calibration file's version (``stockfish-15.1-10000n-2``)."""
     name, _, version = engine.rpartition(" ")
-    key = f"{name.lower()}-{version}-{nodes}n-1"
+    key = f"{name.lower()}-{version}-{nodes}n-{file_version}"
     return EvalCalibration(key, name, version, nodes, scale, power)
 
 
-def fit_budget(games: list[Game], engine: str, nodes: int) -> EvalCalibration:
+def fit_budget(games: list[Game], engine: str, nodes: int,
+               file_version: int = 1) -> EvalCalibration:
     """The (scale, power) whose mean differences on ``games`` are nearest 0 (:func:`loss`), by
     a pattern search: from :data:`START`, a step each way on each parameter while one helps,
     then half the step, down to :data:`LAST_STEP` (the loss is smooth in both, ~30 trials)."""
@@ -352,7 +429,7 @@ def fit_budget(games: list[Game], engine: str, nodes: int) -> EvalCalibration:
                 break
         if not moved:
             step /= 2
-    return calibration_of(engine, nodes, *point)
+    return calibration_of(engine, nodes, *point, file_version)
 
 
 def interval(values: list[float], rng: np.random.Generator) -> list[float]:
@@ -378,31 +455,51 @@ def figures(games: list[Game], calibration: EvalCalibration | None,
     return out
 
 
+def file_version(path: Path) -> int:
+    """The version in a calibration file's name (``engine-calibration-2.json``: 2)."""
+    found = re.fullmatch(r"engine-calibration-(\d+)\.json", path.name)
+    if found is None:
+        raise ValueError(f"not a calibration file's name: {path.name}")
+    return int(found.group(1))
+
+
+def _numbers(data: dict[str, Any]) -> set[tuple[str, str, int, float, float]]:
+    """What a calibration file applies: (engine, version, nodes, scale, power) of each entry."""
+    return {(e["engine"], e["engine_version"], e["nodes"], e["scale"], e["power"])
+            for e in data["calibrations"]}
+
+
 def fit(shared: Path, cache: Path, out: Path | None,
-        sources: tuple[str, ...] = FIT_SOURCES) -> dict[str, Any]:
+        sources: tuple[str, ...] = FIT_SOURCES, folder: Path | None = CALIBRATION_FILE.parent,
+        version: int | None = None) -> dict[str, Any]:
     """Fit every budget of the cache on the games of ``sources`` (the fitting part; checked on
-    their held-out part, the other sources reported apart); the calibration file's data
-    (written to ``out``)."""
+    their held-out part, the other sources reported apart); the calibration file's data,
+    written to ``out`` or, where ``out`` is ``None`` and ``folder`` is given, to ``folder``'s
+    newest ``engine-calibration-<N>.json`` where what it applies is unchanged, else to N + 1
+    (``version`` forces N); neither given: nothing written."""
     started = time.perf_counter()
+    files = calibration_files(folder) if folder is not None else calibration_files()
+    newest = files[-1] if files else None
+    if version is None:
+        version = file_version(out) if out is not None else (
+            file_version(newest) + 1 if newest is not None else 1)
     records = list(read_cache(cache))
     lichess = lichess_evals(shared, {r["id"] for r in records})
-    models: dict[str, LevelModel] = {}
+    models = newest_level_models()
     by_budget: dict[tuple[str, int], list[Game]] = {}
     costs: dict[tuple[str, int], list[dict[str, Any]]] = {}
     for r in records:
         if r["id"] not in lichess:
             continue
-        model = models.get(r["speed"]) or models.setdefault(r["speed"],
-                                                            load_level_model(r["speed"]))
         by_budget.setdefault((r["engine"], r["nodes"]), []).append(
-            Game(r, lichess[r["id"]], model))
+            Game(r, lichess[r["id"]], models[r["speed"]]))
         costs.setdefault((r["engine"], r["nodes"]), []).append(r)
     rng = np.random.default_rng(SEED)
     entries: list[dict[str, Any]] = []
     for (engine, nodes), games in sorted(by_budget.items(), key=lambda kv: kv[0][1]):
         train = [g for g in games if not held_out(g.id) and g.record["source"] in sources]
         test = [g for g in games if held_out(g.id) and g.record["source"] in sources]
-        cal = fit_budget(train, engine, nodes)
+        cal = fit_budget(train, engine, nodes, version)
         spent = costs[(engine, nodes)]
         plies = sum(len(r["evals"]) for r in spent)
         entry = {
@@ -441,8 +538,11 @@ def fit(shared: Path, cache: Path, out: Path | None,
     default = next((c["nodes"] for c in curve if c["offered"] and c["within_noise_of_next"]),
                    None)
     print(f"default budget: {default}")
+    bundled = bundled_player(by_budget.get(next(
+        (k for k in by_budget if k[1] == default), ("", 0)), []),
+        {e["nodes"]: e for e in entries}.get(default or 0), rng)
     data = {
-        "key": "engine-calibration", "version": 1,
+        "key": "engine-calibration", "version": version,
         "default_nodes": default,
         "default_rule": "the smallest offered budget whose calibrated per-game level is within "
                         "noise of the next larger budget's: on the games analysed at both, the "
@@ -462,15 +562,88 @@ def fit(shared: Path, cache: Path, out: Path | None,
                  "held_out": f"games whose sha256('engine-calibration:' + id)[0] % "
                              f"{HELD_OUT_SHARE} == 0",
                  "level_models": {s: m.name for s, m in sorted(models.items())},
+                 "level_from_lichess_evals": "on the level model's training scale, as the "
+                                             "product reads it (tracker.analysis.level."
+                                             "on_training_scale: Lichess's evals of games "
+                                             "from 2023 on × 1.66); ACPL and accuracy from "
+                                             "Lichess's evals as they are",
                  "fitted_and_held_out_on": list(sources),
                  "tolerance": TOLERANCE},
         "calibrations": [e for e in entries if e["offered"]],
         "other_budgets": [e for e in entries if not e["offered"]],
+        "bundled_player": bundled,
     }
+    if out is None and folder is not None:
+        out = output_file(data, folder, newest)
     if out is not None:
         out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {out}")
     print(f"({time.perf_counter() - started:.0f} s)")
     return data
+
+
+def bundled_player(games: list[Game], entry: dict[str, Any] | None,
+                   rng: np.random.Generator) -> dict[str, Any] | None:
+    """The bundled player's games Lichess analysed, at the default budget: his level per game
+    and over the set (the level model of the games' speed, :func:`set_level`) from Lichess's
+    evals against from the local evals calibrated; the mean signed difference local − Lichess
+    of his per-game level (and of both sides')."""
+    mine = [g for g in games if g.record["source"] == "bundled"]
+    if not mine or entry is None:
+        return None
+    player = Counter(p for g in mine for p in g.players if p).most_common(1)[0][0]
+    cal = calibration_from_entry(entry)
+    rows, his, both = [], [], []
+    sets: dict[str, list[Any]] = {"lichess": [], "local": []}
+    for g in mine:
+        local = g.local_evals(cal)
+        for i, color in enumerate(COLORS):
+            theirs = level_features(g.lichess_for_level, color)
+            ours = level_features(local, color)
+            if not (theirs.moves and ours.moves):
+                continue
+            a, b = game_level(g.model, theirs).estimate, game_level(g.model, ours).estimate
+            both.append(b - a)
+            if g.players[i] == player:
+                his.append(b - a)
+                sets["lichess"].append(theirs)
+                sets["local"].append(ours)
+                rows.append({"id": g.id, "color": color, "lichess": a, "local": b})
+    model = mine[0].model
+    levels = {k: set_level(model, v) for k, v in sets.items()}
+    out = {"player": player, "nodes": entry["nodes"], "calibration": cal.id,
+           "level_model": model.name, "games": len(his),
+           "his_level_mean_signed": round(float(np.mean(his)), 1),
+           "his_level_interval_90": interval(his, rng),
+           "both_sides_level_mean_signed": round(float(np.mean(both)), 1),
+           "both_sides_interval_90": interval(both, rng), "both_sides_player_games": len(both),
+           "set": {k: {"estimate": v.estimate, "low": v.low, "high": v.high}
+                   for k, v in levels.items()},
+           "per_game": rows}
+    print(f"bundled player {player}, {len(his)} games at {entry['nodes']:,} nodes: level local "
+          f"− Lichess {out['his_level_mean_signed']:+.1f} {out['his_level_interval_90']} "
+          f"(both sides {out['both_sides_level_mean_signed']:+.1f} "
+          f"{out['both_sides_interval_90']}, {len(both)}); set: Lichess "
+          f"{levels['lichess'].estimate} ({levels['lichess'].low}–{levels['lichess'].high}), "
+          f"local {levels['local'].estimate} ({levels['local'].low}–{levels['local'].high})",
+          flush=True)
+    return out
+
+
+def output_file(data: dict[str, Any], folder: Path, newest: Path | None) -> Path:
+    """Where ``fit`` writes ``data`` (numbered one past ``newest``) in ``folder``: ``newest``
+    again where it applies the same numbers (``data`` renumbered to its version: the same
+    ids), else the next version's file."""
+    if newest is not None and data["version"] == file_version(newest) + 1 and _numbers(
+            json.loads(newest.read_text(encoding="utf-8"))) == _numbers(data):
+        version = data["version"] = file_version(newest)
+        for e in data["calibrations"] + data["other_budgets"]:
+            e["id"] = calibration_of(f"{e['engine']} {e['engine_version']}", e["nodes"],
+                                     e["scale"], e["power"], version).id
+        if data["bundled_player"] is not None:
+            cal = data["bundled_player"]["calibration"]
+            data["bundled_player"]["calibration"] = f"{cal.rsplit('-', 1)[0]}-{version}"
+    return folder / f"engine-calibration-{data['version']}.json"
 
 
 def budget_curve(by_budget: dict[tuple[str, int], list[Game]], entries: dict[int, Any],
@@ -544,7 +717,7 @@ def compare(shared: Path, cache: Path, other: Path, calibration_file: Path) -> N
     entries = {e["nodes"]: calibration_from_entry(e) for e in json.loads(
         calibration_file.read_text(encoding="utf-8"))["calibrations"]}
     rng = np.random.default_rng(SEED)
-    model_of: dict[str, LevelModel] = {}
+    models = newest_level_models()
     rows: dict[str, list[list[float]]] = {"cache": [], "other": []}
     seconds = {"cache": 0.0, "other": 0.0}
     nodes = {"cache": 0, "other": 0}
@@ -552,7 +725,7 @@ def compare(shared: Path, cache: Path, other: Path, calibration_file: Path) -> N
     for r in theirs:
         if r["id"] not in lichess:
             continue
-        model = model_of.setdefault(r["speed"], load_level_model(r["speed"]))
+        model = models[r["speed"]]
         for label, rec in (("cache", mine[(r["id"], r["nodes"])]), ("other", r)):
             game = Game(rec, lichess[r["id"]], model)
             rows[label] += [[abs(v) if v is not None else float("nan") for v in side]
@@ -586,7 +759,9 @@ def main(argv: list[str]) -> int:
     f = sub.add_parser("fit", help="fit the calibrations from the cache (no engine)")
     f.add_argument("--shared", type=Path, default=SHARED)
     f.add_argument("--cache", type=Path, default=SHIPPED_CACHE)
-    f.add_argument("--out", type=Path, default=CALIBRATION_FILE)
+    f.add_argument("--out", type=Path, default=None,
+                   help="write here (default: the models folder's newest "
+                        "engine-calibration-<N>.json if what it applies is unchanged, else N+1)")
     f.add_argument("--dry-run", action="store_true", help="print, write nothing")
     f.add_argument("--sources", default=",".join(FIT_SOURCES),
                    help="fit on these sources' games (rapid, pgn, bundled)")
@@ -603,7 +778,7 @@ def main(argv: list[str]) -> int:
         collect(args.shared, args.cache, args.games, args.engine, args.only, args.fresh_hash)
     else:
         fit(args.shared, args.cache, None if args.dry_run else args.out,
-            tuple(args.sources.split(",")))
+            tuple(args.sources.split(",")), None if args.dry_run else CALIBRATION_FILE.parent)
     return 0
 
 

@@ -5,9 +5,12 @@ spends (positions along a forced mate not searched again, ``--jobs`` by the core
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
+import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -18,12 +21,15 @@ from tracker.analysis.engine_calibration import (
     CALIBRATION_FILE,
     EvalCalibration,
     calibrated_evals,
+    calibration_files,
     calibration_for,
     calibration_from_json,
     calibration_id,
     calibrations,
+    recorded_calibrations,
 )
 from tracker.analysis.formulas import game_summary
+from tracker.analysis.level import MODELS_DIR, load_level_model
 from tracker.core.evals import PlyEval, from_lichess_entry
 from tracker.core.records import Analysis
 from tracker.importing import import_file
@@ -33,6 +39,20 @@ from tracker.store import analysis as stored
 from tracker.store.db import Store
 
 CAL = EvalCalibration("test-1", "Stockfish", "15.1", 20_000, 1.1, 1.1)
+#: The default budget's calibration of the first calibration file (measured with the level
+#: model 1), replaced by a refit: analyses stored under it are still read through it.
+FIRST_ID = "stockfish-15.1-10000n-1"
+SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "calibrate_engine.py"
+
+
+def calibrate_script() -> ModuleType:
+    """scripts/calibrate_engine.py as a module."""
+    spec = importlib.util.spec_from_file_location("calibrate_engine", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["calibrate_engine"] = module  # dataclasses and NamedTuples look it up
+    spec.loader.exec_module(module)
+    return module
 
 
 def test_a_calibration_maps_centipawns_by_scale_and_power_and_leaves_mates() -> None:
@@ -74,6 +94,73 @@ def test_the_default_budget_is_calibrated_and_the_file_holds_on_games_it_never_s
     assert data["default_nodes"] == DEFAULT_NODES
     assert calibration_for("Stockfish", "15.1", DEFAULT_NODES + 1) is None  # exact budget
     assert calibration_for("Stockfish", "16", DEFAULT_NODES) is None  # exact version
+
+
+def test_the_calibration_was_measured_with_the_level_models_the_product_uses() -> None:
+    """The held-out level figures mean something only for the level models the product reads
+    the level with: each speed's own (``level-<speed>-<N>``), not rapid's for all. After a
+    refit of the level models: ``python scripts/calibrate_engine.py fit``."""
+    data = json.loads(CALIBRATION_FILE.read_text(encoding="utf-8"))
+    assert data["data"]["level_models"] == {
+        speed: load_level_model(speed).name
+        for speed in ("blitz", "bullet", "classical", "rapid")}, \
+        "refit the calibration: python scripts/calibrate_engine.py fit"
+    assert CALIBRATION_FILE.name == f"engine-calibration-{data['version']}.json"
+    assert all(e["id"].endswith(f"-{data['version']}") for e in data["calibrations"])
+
+
+def test_an_analysis_stored_under_an_older_calibration_file_is_read_as_it_was() -> None:
+    """A refit writes the next file (new ids) beside the old: new analyses get the newest
+    file's calibration, an analysis that recorded an older id is still read through it."""
+    assert [p.name for p in calibration_files()][:2] == [
+        "engine-calibration-1.json", "engine-calibration-2.json"]
+    assert calibration_files()[-1] == CALIBRATION_FILE
+    first = calibrations(calibration_files()[0])[FIRST_ID]
+    current = calibration_for("Stockfish", "15.1", DEFAULT_NODES)
+    assert current is not None and current.id != FIRST_ID
+    assert FIRST_ID not in calibrations() and recorded_calibrations()[FIRST_ID] == first
+    evals = (PlyEval(100, None), PlyEval(-300, None), PlyEval(40, None))
+    assert first.apply(evals) != current.apply(evals)  # the refit changed the numbers
+    old = Analysis(evals, "engine", "Stockfish", "15.1", DEFAULT_NODES, calibration=FIRST_ID)
+    assert calibrated_evals(old) == first.apply(evals) and calibration_id(old) == FIRST_ID
+
+
+def test_the_newest_calibration_file_wins_an_id_both_hold(tmp_path: Path) -> None:
+    def write(version: int, scale: float) -> None:
+        entry = {"id": "x-1", "engine": "S", "engine_version": "1", "nodes": 5, "scale": scale}
+        (tmp_path / f"engine-calibration-{version}.json").write_text(
+            json.dumps({"calibrations": [entry]}), encoding="utf-8")
+
+    write(10, 1.5)
+    write(9, 1.2)
+    (tmp_path / "engine-calibration-x.json").write_text("{}", encoding="utf-8")  # not a version
+    assert [p.name for p in calibration_files(tmp_path)] == [
+        "engine-calibration-9.json", "engine-calibration-10.json"]  # by number, not by name
+    assert recorded_calibrations(tmp_path)["x-1"].scale == 1.5
+    assert calibration_files(tmp_path / "none") == []
+
+
+def test_the_calibration_script_reads_the_newest_level_model_of_each_speed(
+        tmp_path: Path) -> None:
+    """``fit`` takes each speed's newest ``level-<speed>-<N>.json`` of the models folder (a
+    later refit of the level models needs that one command), and names its file's version."""
+    script = calibrate_script()
+    blitz = json.loads((MODELS_DIR / "level-blitz-2.json").read_text(encoding="utf-8"))
+    for version in (3, 10):
+        (tmp_path / f"level-blitz-{version}.json").write_text(
+            json.dumps({**blitz, "version": version}), encoding="utf-8")
+    (tmp_path / "level-blitz-notes.json").write_text("{}", encoding="utf-8")
+    models = script.newest_level_models(tmp_path)
+    assert models["blitz"].name == "level-blitz-10"  # 10 > 3, though "3" > "10" as text
+    assert models["rapid"].name == load_level_model("rapid").name  # none there: the product's
+    assert {s: m.name for s, m in script.newest_level_models().items()} == {
+        s: load_level_model(s).name for s in ("bullet", "blitz", "rapid", "classical")}
+    assert script.file_version(Path("engine-calibration-12.json")) == 12
+    with pytest.raises(ValueError, match="not a calibration file"):
+        script.file_version(Path("calibration.json"))
+    cal = script.calibration_of("Stockfish 15.1", 20_000, 1.25, 1.1, 3)
+    assert (cal.id, cal.engine, cal.engine_version) == ("stockfish-15.1-20000n-3", "Stockfish",
+                                                        "15.1")
 
 
 def test_which_evals_a_calibration_reads() -> None:
@@ -119,6 +206,21 @@ def test_the_calibration_is_stored_with_the_analysis_and_applied_by_the_report(
     row = next(g for g in api.strength("reda46", perf="rapid", db=any_store).games
                if g[0].id == first["id"])
     assert row[0].white.acpl == want.acpl
+    # an analysis stored under the first calibration file stays read through its calibration
+    older = recorded_calibrations()[FIRST_ID]
+    second = json.loads(ANALYSED.read_text().splitlines()[1])
+    pk = next(g.pk for g in stored.games_to_analyse(any_store, "reda46", None)[0]
+              if g.id == second["id"])
+    evals = tuple(from_lichess_entry(e) for e in second["analysis"])
+    assert stored.write_engine_analysis(any_store, pk, Analysis(
+        evals, "engine", "Stockfish", "15.1", DEFAULT_NODES, calibration=FIRST_ID))
+    report = api.strength_game(second["id"], db=any_store)
+    assert report.engine == f"Stockfish 15.1, {DEFAULT_NODES:,} nodes, calibrated ({FIRST_ID})"
+    want = game_summary(older.apply(evals)).white
+    assert (report.white.acpl, report.white.accuracy) == (want.acpl, want.accuracy)
+    cps = [e.cp for e in report.evals]
+    assert cps == [e.cp for e in older.apply(evals)][: len(cps)]
+    assert cps != [e.cp for e in known.apply(evals)][: len(cps)]  # not the current one's
 
 
 @needs_engine

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -31,8 +32,22 @@ from typing import Any, Final
 from tracker.core.evals import PlyEval
 from tracker.core.records import Analysis
 
-#: The calibration file (JSON: ``calibrations`` is a list of entries, see docs/analysis.md).
-CALIBRATION_FILE: Final = Path(__file__).parent / "models" / "engine-calibration-1.json"
+#: Where the calibration files are: ``engine-calibration-<version>.json``, one per refit.
+MODELS_DIR: Final = Path(__file__).parent / "models"
+_FILE_NAME: Final = re.compile(r"engine-calibration-(\d+)\.json")
+
+
+def calibration_files(folder: Path = MODELS_DIR) -> list[Path]:
+    """The calibration files of ``folder``, oldest version first (``[]`` where none)."""
+    found = [(int(m.group(1)), p) for p in folder.glob("engine-calibration-*.json")
+             if (m := _FILE_NAME.fullmatch(p.name))]
+    return [p for _, p in sorted(found)]
+
+
+#: The calibration file new analyses are read through: the newest version (JSON:
+#: ``calibrations`` is a list of entries, see docs/analysis.md). Older files stay beside it,
+#: so that an analysis recorded with one of their ids is read as it was when stored.
+CALIBRATION_FILE: Final = (calibration_files() or [MODELS_DIR / "engine-calibration-1.json"])[-1]
 #: The longest calibration id (the width of ``game_analysis.calibration``).
 CALIBRATION_ID_MAX: Final = 64
 
@@ -90,6 +105,17 @@ def calibrations(path: Path = CALIBRATION_FILE) -> Mapping[str, EvalCalibration]
     return {e.id: e for e in entries}
 
 
+@cache
+def recorded_calibrations(folder: Path = MODELS_DIR) -> Mapping[str, EvalCalibration]:
+    """``{id: calibration}`` of every calibration file of ``folder``, the current and the ones
+    a refit replaced (a newer file wins an id both hold): what an analysis that recorded its
+    calibration's id is read through, whichever refit it was stored under."""
+    out: dict[str, EvalCalibration] = {}
+    for path in calibration_files(folder):
+        out.update(calibrations(path))
+    return out
+
+
 def calibration_for(engine: str | None, engine_version: str | None,
                     nodes: int | None) -> EvalCalibration | None:
     """The calibration fitted for this engine, version and node budget exactly (engine names
@@ -105,12 +131,13 @@ def calibration_for(engine: str | None, engine_version: str | None,
 
 
 def calibrated_evals(analysis: Analysis) -> tuple[PlyEval, ...]:
-    """The evals to compute from: a local analysis's through the calibration it records (an
-    analysis stored before calibrations, without one, gets the one fitted for its engine and
-    budget, if any); Lichess's evals, or a calibration the file no longer has, as they are."""
+    """The evals to compute from: a local analysis's through the calibration it records (one
+    of an older calibration file too: a refit never changes what a stored analysis reads; an
+    analysis stored before calibrations, without one, gets the current one fitted for its
+    engine and budget, if any); Lichess's evals, or a calibration no file has, as they are."""
     if analysis.source != "engine":
         return analysis.evals
-    found = (calibrations().get(analysis.calibration) if analysis.calibration
+    found = (recorded_calibrations().get(analysis.calibration) if analysis.calibration
              else calibration_for(analysis.engine, analysis.engine_version, analysis.nodes))
     return analysis.evals if found is None else found.apply(analysis.evals)
 
@@ -121,6 +148,6 @@ def calibration_id(analysis: Analysis) -> str | None:
     if analysis.source != "engine":
         return None
     if analysis.calibration:
-        return analysis.calibration if analysis.calibration in calibrations() else None
+        return analysis.calibration if analysis.calibration in recorded_calibrations() else None
     found = calibration_for(analysis.engine, analysis.engine_version, analysis.nodes)
     return None if found is None else found.id

@@ -44,7 +44,7 @@ DEBIAN_STOCKFISH: Final = "/usr/games/stockfish"
 #: Nodes searched per position by default: ~10-15 ms a position for Stockfish 15.1 on a free
 #: core, ~0.8 s for a 64-ply blitz game. The smallest budget whose calibrated level reads as
 #: close to Lichess's evals as the next larger one's (docs/performance.md has the curve);
-#: tracker/analysis/models/engine-calibration-1.json must hold a calibration for it.
+#: the newest tracker/analysis/models/engine-calibration-<N>.json must hold a calibration for it.
 DEFAULT_NODES: Final = 10_000
 #: The engine's hash table per process (MB): ample for 100k-node searches, small enough for
 #: one process per core on a small machine.
