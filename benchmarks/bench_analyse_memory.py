@@ -1,4 +1,5 @@
-"""Peak memory of ``tracker analyse --group``: ``python -m benchmarks.bench_analyse_memory``.
+"""Peak memory of ``tracker analyse --group``: ``python -m benchmarks --only analyse-memory``
+(or ``python -m benchmarks.bench_analyse_memory``).
 
 A club of the bundled player and every player of the test fixtures (indexinator's export and
 its later games, cmrade's PGN, reda46's rapid games and the 2,000 analysed rapid games without
@@ -107,6 +108,10 @@ def _child(db: Path, members: list[str]) -> dict[str, Any]:
 
 
 def run() -> list[Row]:
+    """Both runs, each in a fresh process. Raises EngineMissingError without an engine."""
+    from tracker.sources.engine import find_engine
+
+    find_engine()
     rows: list[Row] = []
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "club.db"
