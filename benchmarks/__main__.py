@@ -199,6 +199,16 @@ def _workers(quick: bool, cap: int) -> list[Row]:
         return [row("analyse --worker (local engine)", "-", "not run", note=str(exc))]
 
 
+def _analyse_memory(_quick: bool, _cap: int) -> list[Row]:
+    from benchmarks import bench_analyse_memory
+    from tracker.sources.engine import EngineMissingError
+
+    try:
+        return bench_analyse_memory.run()
+    except EngineMissingError as exc:
+        return [row("tracker analyse --group, peak memory", "-", "not run", note=str(exc))]
+
+
 _MISSING = "its benchmark script is not in benchmarks/ (yet)"
 
 #: name → (benchmark, what it measures), in the order of the table.
@@ -224,6 +234,8 @@ BENCHES: dict[str, tuple[Callable[[bool, int], list[Row]], str]] = {
     "strength": (_strength, "tracker strength for 2,000 analysed games, warm (≤ 1 s)"),
     "workers": (_workers, "tracker analyse --worker on PostgreSQL: 2 worker processes against "
                           "1 (Stockfish)"),
+    "analyse-memory": (_analyse_memory, "tracker analyse --group: peak memory of a club's run "
+                                        "(the bundled player and the test fixtures)"),
 }
 
 _COLUMNS = ("what", "size", "figure", "yardstick", "ratio", "target", "result", "note")

@@ -44,7 +44,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
-from benchmarks import Row, row
+from benchmarks import Row, median, row
 from tracker import api
 from tracker.importing import import_file
 from tracker.importing.analyse import AnalyseSummary, run_analyse
@@ -145,10 +145,20 @@ def _game_moves(store: Store, games: int) -> list[list[str]]:
     return out
 
 
-def _median(values: list[float]) -> float:
-    ordered = sorted(values)
-    mid = len(ordered) // 2
-    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+def pair_row(what: str, size: str, ratios: list[float], machine: list[float], target: float,
+             load: str, *, before: str = "", after: str = "") -> Row:
+    """The row of two (jobs, workers) against one on the same games: the median of the
+    rounds' ``ratios`` beside the machine's own two-at-once (``machine``, one per round,
+    :func:`machine_pair`) as its yardstick; ``before``/``after``: more of the note around the
+    rounds' figures."""
+    speedup, yard = median(ratios), median(machine)
+    return row(what, size, f"{speedup:.2f}×", f"≥ {target}× on two free cores",
+               speedup >= target, yardstick=f"2 stockfish bench at once: {yard:.2f}×",
+               ratio=f"{speedup / yard:.2f} of the machine's",
+               note=f"{before}median of {len(ratios)} rounds "
+                    f"({', '.join(f'{r:.2f}' for r in sorted(ratios))}; machine "
+                    f"{', '.join(f'{r:.2f}' for r in sorted(machine))}){after}; "
+                    f"{os.cpu_count()} cores, load {load}")
 
 
 def _analyse(store: Store, games: int, jobs: int) -> AnalyseSummary:
@@ -180,8 +190,8 @@ def run(games: int = GAMES, rounds: int = ROUNDS) -> list[Row]:
             benches.append(nps)
             machine.append(pair)
         store.close()
-    bench_nps = _median(benches)
-    yard = _median(machine)
+    bench_nps = median(benches)
+    yard = median(machine)
     load = f"{os.getloadavg()[0]:.1f}"
     done = games * rounds
 
@@ -195,8 +205,7 @@ def run(games: int = GAMES, rounds: int = ROUNDS) -> list[Row]:
     own_nps = nodes / searching if searching else 0.0
     overhead = 1 - searching / one_s if one_s else 0.0
     overhead_two = 1 - two_searching / (2 * two_s) if two_s else 0.0
-    ratios = sorted(a.seconds / b.seconds for a, b in zip(ones, twos, strict=True))
-    speedup = _median(ratios)
+    ratios = [a.seconds / b.seconds for a, b in zip(ones, twos, strict=True)]
     label = f"{games} games × {rounds}, {positions:,} positions"
     budget = f"{DEFAULT_NODES:,} nodes a position"
     rows: list[Row] = []
@@ -221,7 +230,7 @@ def run(games: int = GAMES, rounds: int = ROUNDS) -> list[Row]:
                         yardstick=f"limit {limit:.3f} games/s (stockfish bench "
                                   f"{bench_nps:,.0f} nodes/s × {jobs} ÷ nodes a game)",
                         ratio=f"{share:.2f}"))
-        bare = _median(alone[jobs])
+        bare = median(alone[jobs])
         bare_limit = bare / per_game if per_game else 0.0
         rows.append(row(f"the same against the engine alone, {jobs} job{'s' if jobs > 1 else ''}",
                         label, f"{rate:.3f} games/s", f"≥ {target} of the limit",
@@ -243,13 +252,8 @@ def run(games: int = GAMES, rounds: int = ROUNDS) -> list[Row]:
         row("our overhead (time not in the engine), 1 job", label, f"{overhead:.1%}",
             f"≤ {TARGET_OVERHEAD:.0%}", overhead <= TARGET_OVERHEAD,
             note=f"2 jobs: {overhead_two:.1%} of 2 × wall"),
-        row("2 jobs against 1 job, same games", label, f"{speedup:.2f}×",
-            f"≥ {TARGET_SPEEDUP}× on two free cores", speedup >= TARGET_SPEEDUP,
-            yardstick=f"2 stockfish bench at once: {yard:.2f}×",
-            ratio=f"{speedup / yard:.2f} of the machine's",
-            note=f"median of {rounds} rounds ({', '.join(f'{r:.2f}' for r in ratios)}; "
-                 f"machine {', '.join(f'{r:.2f}' for r in sorted(machine))}); 1 job "
-                 f"{one_s:.0f} s, 2 jobs {two_s:.0f} s; {os.cpu_count()} cores, load {load}"),
+        pair_row("2 jobs against 1 job, same games", label, ratios, machine, TARGET_SPEEDUP,
+                 load, after=f"; 1 job {one_s:.0f} s, 2 jobs {two_s:.0f} s"),
     ]
     return rows
 

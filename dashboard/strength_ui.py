@@ -157,8 +157,9 @@ def analyse_panel(user_id: str, perf: str) -> None:
         with st.form(f"analyse_{user_id}_{perf}"):
             n, jobs, nodes = st.columns(3)
             last = n.number_input("Most recent games", min_value=1, value=20, step=10)
+            cores = api.default_jobs()  # tracker analyse's own default: one job a core
             workers = jobs.number_input("Jobs (engine processes)", min_value=1,
-                                        max_value=os.cpu_count() or 1, value=1)
+                                        max_value=max(cores, os.cpu_count() or 1), value=cores)
             budget = nodes.number_input("Nodes per position", min_value=1_000,
                                         max_value=10_000_000, value=api.default_nodes(),
                                         step=50_000)

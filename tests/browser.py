@@ -55,28 +55,41 @@ def running_dashboard(db: Path, *args: str) -> Iterator[str]:
     if chromium_path() is None:
         pytest.skip("chromium is not installed: run `bash scripts/ensure-chromium.sh` (as root)")
     port = free_port()
-    log = db.parent / f"dashboard-{port}.log"
+    with serving([sys.executable, "-m", "tracker.cli.commands", "--db", str(db), "dashboard",
+                  "--port", str(port), *args], port, cwd=db.parent,
+                 log=db.parent / f"dashboard-{port}.log") as url:
+        yield url
+
+
+def healthy(url: str) -> bool:
+    """Whether the Streamlit server at ``url`` answers its health check."""
+    try:
+        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+            return bool(r.read() == b"ok")
+    except OSError:
+        return False
+
+
+@contextlib.contextmanager
+def serving(cmd: list[str], port: int, *, cwd: Path, log: Path) -> Iterator[str]:
+    """``cmd`` (a ``tracker … dashboard --port PORT``) started in a process group of its own
+    in ``cwd``, its output in ``log``; yields the server's URL once it answers (fails the test
+    with the log if the command ends first or nothing answers within 60 s), then stops the
+    command and the Streamlit server it started."""
     with log.open("w") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "tracker.cli.commands", "--db", str(db), "dashboard", "--port",
-             str(port), *args],
-            stdout=out, stderr=subprocess.STDOUT, start_new_session=True, cwd=db.parent)
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT,
+                                start_new_session=True, cwd=cwd)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                    if r.read() == b"ok":
-                        break
-            except OSError:
-                pass
+        while not healthy(url):
             if proc.poll() is not None or time.monotonic() > deadline:
                 pytest.fail(f"the dashboard did not start:\n{log.read_text()}")
             time.sleep(0.2)
         yield url
     finally:
-        os.killpg(proc.pid, signal.SIGTERM)
+        with contextlib.suppress(ProcessLookupError):  # the group may have ended already
+            os.killpg(proc.pid, signal.SIGTERM)
         try:
             proc.wait(20)
         except subprocess.TimeoutExpired:

@@ -107,6 +107,48 @@ def test_analyse_group_takes_the_groups_newest_games_with_one_progress(store: St
         api.analyse(group="nope", db=store)
 
 
+@needs_engine
+def test_a_groups_run_reads_the_games_a_batch_at_a_time_newest_first(
+        any_store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 29: ``analyse --group`` reads the members' texts a batch at a time as the engine
+    needs them, not every game up front (memory grew with the club), in the same order and
+    with the same one progress."""
+    from tracker.importing import analyse as runner
+
+    import_file(bare_export_path(), store=any_store)
+    import_file(INDEXINATOR_LATER, store=any_store)
+    api.group_create("club", db=any_store)
+    api.group_add("club", ["reda46", "Indexinator"], db=any_store)
+    want = [g.id for g in stored.games_to_analyse(any_store, ["reda46", "indexinator"],
+                                                  last=20)[0]]
+    monkeypatch.setattr(runner, "BATCH", 4, raising=False)
+    read: list[str] = []
+    reader = runner.read_game_text
+    monkeypatch.setattr(runner, "read_game_text",
+                        lambda raw, source: (read.append(raw), reader(raw, source))[1])
+    written: list[int] = []
+    writer = runner.write_engine_analysis
+    monkeypatch.setattr(runner, "write_engine_analysis",
+                        lambda db, pk, a: (written.append(pk), writer(db, pk, a))[1])
+    at_first: list[int] = []
+    seen: list[tuple[int, int]] = []
+
+    def progress(done: int, total: int) -> None:
+        seen.append((done, total))
+        if done == 1:
+            at_first.append(len(read))
+
+    done = api.analyse(group="club", db=any_store, last=20, nodes=NODES, jobs=1,
+                       progress=progress)
+    assert len(want) > 8 and done.status == "complete" and done.analysed == len(want)
+    assert at_first[0] <= 2 * 4 < len(want)  # a batch or two read, not the whole club's
+    assert len(read) == len(want)  # each text read once
+    with any_store.engine.connect() as conn:
+        ids = dict(conn.execute(select(Game.pk, Game.id).where(Game.pk.in_(written))).all())
+    assert [ids[pk] for pk in written] == want  # newest first, one job
+    assert seen == [(n, len(want)) for n in range(len(want) + 1)]
+
+
 def test_worker_on_sqlite_is_refused_in_one_line(tmp_path: Path) -> None:
     db = tmp_path / "t.db"
     import_file(ANALYSED, store=Store(str(db)))

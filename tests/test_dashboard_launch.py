@@ -5,16 +5,13 @@ the server's ``sys.path``: ``python -P``)."""
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
-from tests.browser import free_port
+from tests.browser import free_port, serving
 from tracker.api import launcher
 
 
@@ -41,14 +38,6 @@ def test_the_server_shows_one_line_errors_and_ignores_the_launch_folder(
     assert args[args.index("--client.showErrorDetails") + 1] == "none"
 
 
-def _healthy(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-            return bool(r.read() == b"ok")
-    except OSError:
-        return False
-
-
 def test_a_file_in_the_launch_folder_named_like_a_module_never_runs(tmp_path: Path) -> None:
     tracker_cmd = Path(sys.executable).parent / "tracker"
     if not tracker_cmd.exists():
@@ -59,23 +48,6 @@ def test_a_file_in_the_launch_folder_named_like_a_module_never_runs(tmp_path: Pa
             f"open({str(marker)!r}, 'a').write({name!r} + '\\n')\n"
             "raise SystemExit('a module from the launch folder ran')\n")
     port = free_port()
-    proc = subprocess.Popen([str(tracker_cmd), "--db", str(tmp_path / "t.db"), "dashboard",
-                             "--port", str(port)], cwd=tmp_path, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, start_new_session=True)
-    try:
-        deadline = time.monotonic() + 60
-        while not _healthy(f"http://127.0.0.1:{port}"):
-            if proc.poll() is not None:
-                out = proc.stdout.read().decode() if proc.stdout else ""
-                pytest.fail(f"the dashboard did not start: {out}")
-            assert time.monotonic() < deadline, "the dashboard did not answer within 60 s"
-            time.sleep(0.2)
+    with serving([str(tracker_cmd), "--db", str(tmp_path / "t.db"), "dashboard", "--port",
+                  str(port)], port, cwd=tmp_path, log=tmp_path / "dashboard.log"):
         assert not marker.exists()
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()

@@ -124,3 +124,23 @@ def test_the_analyse_panel_is_absent_in_read_only_mode(tmp_path: Path,
     assert_clean(at)
     assert not [e.label for e in at.expander if e.label.startswith("Analyse")]
     assert not [b for b in at.button if b.label in ("Analyse", "Stop")]
+
+
+def test_the_analyse_panel_defaults_to_the_jobs_the_cli_takes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 29: the panel's jobs default to ``tracker analyse``'s (one per core this process
+    may use, :func:`tracker.api.default_jobs`), not to 1."""
+    import os
+
+    from tracker import api
+
+    db = _db(tmp_path, evals=False)
+    cores = min(64, len(os.sched_getaffinity(0)))
+    assert api.default_jobs() == cores
+    at = open_app(db, monkeypatch, "views/games.py", {"player": "reda46", "perf": "rapid"})
+    assert_clean(at)
+    assert {n.label: n.value for n in at.number_input}["Jobs (engine processes)"] == cores
+    monkeypatch.setattr(api, "default_jobs", lambda: 3)  # one default, read from the API
+    at = open_app(db, monkeypatch, "views/games.py", {"player": "reda46", "perf": "rapid"})
+    assert_clean(at)
+    assert {n.label: n.value for n in at.number_input}["Jobs (engine processes)"] == 3

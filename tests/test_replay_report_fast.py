@@ -98,3 +98,18 @@ def test_month_of_milliseconds_agrees_with_month_of_datetimes() -> None:
     for ms in (0, 1, -1, 951_782_399_999, 951_782_400_000, 1_704_067_199_999, 1_704_067_200_000,
                1_760_077_961_951, 1_700_000_000_000, 1_704_067_200_000):
         assert month(ms) == month_of(utc(ms))
+
+
+def test_the_replay_options_are_the_stored_settings_and_a_real_list() -> None:
+    """One list of the replay's settings: the report's options are the store's settings row
+    (each ``None``: the saved setting) and the real FIDE list, in that order."""
+    from dataclasses import fields
+
+    from tracker.report.settings import SETTING_NAMES
+    from tracker.store.players import SettingsRow
+
+    assert issubclass(ReplayOptions, SettingsRow)
+    assert [f.name for f in fields(SettingsRow)] == list(SETTING_NAMES)
+    assert [f.name for f in fields(ReplayOptions)] == [*SETTING_NAMES, "real", "real_list"]
+    assert ReplayOptions(1800, 2008, scale="all") == ReplayOptions(
+        start_rating=1800, birth_year=2008, scale="all")

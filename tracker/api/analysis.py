@@ -203,3 +203,11 @@ DEFAULT_NODES: Final = 10_000
 def default_nodes() -> int:
     """The node budget per position ``tracker analyse`` uses by default."""
     return DEFAULT_NODES
+
+
+def default_jobs() -> int:
+    """The engine processes ``tracker analyse`` runs at once by default (``--jobs``, the
+    dashboard's panel): one per core this process may use (its CPU affinity), 1 to 64."""
+    from tracker.importing.analyse import default_jobs as jobs
+
+    return jobs()

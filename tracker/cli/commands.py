@@ -38,7 +38,7 @@ from tracker.api import (
     TrackerError,
 )
 from tracker.cli import fide, groups, strength, sync
-from tracker.cli.text import cell, err, examples, out, say, visible
+from tracker.cli.text import BaseUrl, Username, cell, err, examples, out, say, visible
 
 if TYPE_CHECKING:
     from tracker.api import ImportSummary
@@ -247,8 +247,7 @@ def import_file_cmd(
                  "tracker import me",
                  "tracker import me --perf blitz,rapid --since 2024-01-01"))
 def import_cmd(
-    username: Annotated[str, typer.Argument(help="The Lichess username.", show_default=False,
-                                            metavar="USERNAME")],
+    username: Username,
     perf: Annotated[
         str | None,
         typer.Option("--perf", help="Only these perfs, comma-separated (blitz,rapid). Lichess "
@@ -261,11 +260,7 @@ def import_cmd(
     full: Annotated[
         bool, typer.Option("--full", help="Read every game again, not just the new ones.")
     ] = False,
-    base_url: Annotated[
-        str | None,
-        typer.Option("--base-url", help="Lichess server. Default: $LICHESS_BASE_URL, else "
-                     "https://lichess.org.", metavar="URL"),
-    ] = None,
+    base_url: BaseUrl = None,
     token_file: Annotated[
         Path | None,
         typer.Option("--token-file", help="File holding a Lichess API token (default: "
@@ -448,8 +443,7 @@ def _print_now(report: api.ReplayReport) -> None:
                  "tracker replay me --perf blitz --csv > periods.csv",
                  "tracker replay me --perf blitz --period 2025-10 --csv > 2025-10.csv"))
 def replay_cmd(
-    username: Annotated[str, typer.Argument(help="Lichess username (any case).",
-                                            show_default=False, metavar="USERNAME")],
+    username: Username,
     perf: Annotated[str, typer.Option("--perf", help="Perf to replay: bullet, blitz, rapid, "
                                       "classical, correspondence…", show_default=False,
                                       metavar="PERF")],
@@ -651,8 +645,7 @@ def convert_cmd(
                  "tracker settings me",
                  "tracker settings me --start-rating 1850 --birth-year 2008"))
 def settings_cmd(
-    username: Annotated[str, typer.Argument(help="Lichess username.", show_default=False,
-                                            metavar="USERNAME")],
+    username: Username,
     start_rating: Annotated[int | None, typer.Option(
         help="Start the replay from this FIDE rating.", metavar="RATING")] = None,
     unrated: Annotated[bool, typer.Option(

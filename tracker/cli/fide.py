@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from tracker import api
-from tracker.cli.text import err, examples, out, root_db, say
+from tracker.cli.text import BaseUrl, Username, err, examples, out, root_db, say
 
 #: ``tracker fide …``, added to the ``tracker`` app under its name.
 app = typer.Typer(
@@ -51,15 +51,10 @@ def _print_fide(link: api.FideLink) -> None:
                   epilog=examples("tracker fide link me 35009192"))
 def fide_link_cmd(
     ctx: typer.Context,
-    username: Annotated[str, typer.Argument(help="The tracked player (Lichess username).",
-                                            show_default=False, metavar="USERNAME")],
+    username: Username,
     fide_id: Annotated[str, typer.Argument(help="The player's FIDE id (ratings.fide.com).",
                                            show_default=False, metavar="FIDE_ID")],
-    base_url: Annotated[
-        str | None,
-        typer.Option("--base-url", help="Lichess server. Default: $LICHESS_BASE_URL, else "
-                     "https://lichess.org.", metavar="URL"),
-    ] = None,
+    base_url: BaseUrl = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the stored link as JSON.")
                        ] = False,
 ) -> None:
@@ -91,8 +86,7 @@ def fide_link_cmd(
                   epilog=examples("tracker fide show me --json"))
 def fide_show_cmd(
     ctx: typer.Context,
-    username: Annotated[str, typer.Argument(help="The tracked player (Lichess username).",
-                                            show_default=False, metavar="USERNAME")],
+    username: Username,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON (every list month).")
                        ] = False,
 ) -> None:

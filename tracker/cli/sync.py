@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from tracker import api
-from tracker.cli.text import cell, err, examples, out, root_db, say
+from tracker.cli.text import BaseUrl, cell, err, examples, out, root_db, say
 
 #: ``tracker sync``, merged into the ``tracker`` app.
 app = typer.Typer(rich_markup_mode=None)
@@ -24,9 +24,7 @@ def sync_cmd(
     group: Annotated[str | None, typer.Option(
         "--group", help="Only this group's members (default: every tracked player and every "
         "group's members).", metavar="NAME")] = None,
-    base_url: Annotated[str | None, typer.Option(
-        "--base-url", help="Lichess server. Default: $LICHESS_BASE_URL, else "
-        "https://lichess.org.", metavar="URL")] = None,
+    base_url: BaseUrl = None,
     token_file: Annotated[Path | None, typer.Option(
         "--token-file", help="File holding a Lichess API token (default: $LICHESS_TOKEN); "
         "never printed or stored.", metavar="PATH")] = None,

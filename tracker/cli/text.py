@@ -5,10 +5,19 @@ from __future__ import annotations
 
 import re
 import sys
+from typing import Annotated
 
 import typer
 from rich.console import Console
 from rich.text import Text
+
+#: The player a command is about: ``USERNAME``, a Lichess username in any case.
+Username = Annotated[str, typer.Argument(help="The player (Lichess username, any case).",
+                                         show_default=False, metavar="USERNAME")]
+#: ``--base-url``, for the commands that read from Lichess.
+BaseUrl = Annotated[str | None, typer.Option(
+    "--base-url", help="Lichess server. Default: $LICHESS_BASE_URL, else https://lichess.org.",
+    metavar="URL")]
 
 #: Piped output gets a wide console, so tables stay one row per line for scripts and files.
 out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 200)

@@ -1,14 +1,16 @@
 """``tracker analyse``: a local engine's evals for a player's games that have none.
 
-The runner picks the player's games without stored evals (:func:`tracker.store.analysis.
-games_to_analyse`), newest first; a game whose stored text already holds Lichess's evals (one
-imported before they were kept apart) gets those, without the engine. The others go to
-``jobs`` engine processes (:class:`~tracker.sources.engine.LocalEngine`, one per worker
-thread: the search runs in the engine's process, so threads suffice; with several jobs the
-longest games go first, so that the jobs finish together); every finished game is
-written at once in its own transaction by the calling thread, so an interrupted run keeps
-every finished game and the same command goes on with the rest. Games Lichess analysed are
-never analysed again.
+The runner lists the keys of the player's games without stored evals (:func:`tracker.store.
+analysis.keys_to_analyse`), newest first, and reads their texts a batch at a time
+(:data:`BATCH` games, the next batch while the engines still have work), so that a club's
+run holds a batch of texts, not every member's games; a game whose stored text already holds
+Lichess's evals (one imported before they were kept apart) gets those, without the engine.
+The others go to ``jobs`` engine processes (:class:`~tracker.sources.engine.LocalEngine`, one
+per worker thread: the search runs in the engine's process, so threads suffice; with several
+jobs the longest games of a batch go first, so that the jobs finish together); every
+finished game is written at once in its own transaction by the calling thread, so an
+interrupted run keeps every finished game and the same command goes on with the rest. Games
+Lichess analysed are never analysed again.
 
 Ctrl+C and SIGTERM (raised in the calling thread as KeyboardInterrupt /
 :class:`~tracker.core.errors.Terminated`): the engines are closed, the games in flight are dropped,
@@ -44,13 +46,15 @@ from tracker.sources.engine import (
 from tracker.sources.game_text import read_game_text
 from tracker.store.analysis import (
     GameToAnalyse,
-    games_to_analyse,
+    games_by_key,
+    keys_to_analyse,
     write_engine_analysis,
     write_found_analysis,
 )
 from tracker.store.db import Store
 
-#: ``progress(games done, games to do)``: called after each finished game, and once at start.
+#: ``progress(games done, games to do)``: called after each finished game (analysed, its
+#: Lichess evals found in its text, or skipped), and once at start.
 AnalyseProgress = Callable[[int, int], None]
 
 #: Jobs allowed: one engine process each.
@@ -59,6 +63,9 @@ MAX_JOBS: Final = 64
 SKIP_MOVES: Final = "moves not readable"
 #: Seconds the calling thread waits for a result before checking on the workers.
 _POLL: Final = 0.2
+#: Games whose texts are read at a time; the next batch is read when fewer than two games a
+#: job are left to start.
+BATCH: Final = 100
 
 
 @dataclass
@@ -155,21 +162,21 @@ def run_analyse(store: Store, user: str, *, perf: str | None = None,
     """Analyse the player's games without evals (see the module's docstring); ``jobs``
     defaults to :func:`default_jobs`; with ``members`` (lowercase ids), the games of every
     member instead, each game once, newest first, ``user`` naming them (a group's name) in
-    the summary. Raises ArgumentError for a bad budget or job count, EngineMissingError
-    where no engine is installed and there is a game to analyse."""
+    the summary. ``progress(done, total)``: ``total`` the games without evals at the start.
+    Raises ArgumentError for a bad budget or job count, EngineMissingError where no engine
+    is installed and there is a game to analyse."""
     jobs = default_jobs() if jobs is None else jobs
     check_nodes_jobs(nodes, jobs)
     started = time.perf_counter()
     summary = AnalyseSummary(user if members is not None else user.lower(), perf, nodes, jobs)
-    todo, summary.had_evals = games_to_analyse(
+    keys, summary.had_evals = keys_to_analyse(
         store, user if members is None else members, perf, since_ms=since_ms, last=last)
-    summary.asked = summary.had_evals + len(todo)
-    tasks = _tasks(store, todo, summary)
+    summary.asked = summary.had_evals + len(keys)
     if progress is not None:
-        progress(0, len(tasks))
+        progress(0, len(keys))
     with summary_run(summary, started):
-        if tasks:
-            _analyse(store, tasks, summary, engine_path, progress, stop or threading.Event())
+        if keys:
+            _analyse(store, keys, summary, engine_path, progress, stop or threading.Event())
     return summary
 
 
@@ -192,61 +199,27 @@ def summary_run(summary: AnalyseSummary, started: float) -> Iterator[None]:
         summary.seconds = time.perf_counter() - started
 
 
-def _tasks(store: Store, todo: list[GameToAnalyse], summary: AnalyseSummary) -> list[_Task]:
-    """The games for the engine; a game whose stored text holds Lichess's evals gets them
-    stored instead, one whose moves cannot be read is skipped (counted)."""
-    skipped: Counter[str] = Counter()
-    tasks: list[_Task] = []
-    for game in todo:
-        text = read_game_text(game.raw, game.source)
-        if text.analysis is not None:
-            write_found_analysis(store, game.pk, text.analysis)
-            summary.found += 1
-        elif not text.sans or text.problem:
-            skipped[SKIP_MOVES] += 1
-        else:
-            tasks.append(_Task(game, text.sans))
-    summary.skipped = dict(skipped)
-    return tasks
-
-
-def _analyse(store: Store, tasks: list[_Task], summary: AnalyseSummary,
+def _analyse(store: Store, keys: Sequence[int], summary: AnalyseSummary,
              engine_path: str | None, progress: AnalyseProgress | None,
              stop: threading.Event) -> None:
-    """Run the workers and store each finished game as it comes."""
-    path = find_engine(engine_path)  # the one-line error before any thread starts
-    run = _Run(store, summary, len(tasks))
-    # With several jobs the longest games first: the jobs then finish together instead of
-    # one job analysing the last long game alone while the others wait.
-    for task in sorted(tasks, key=lambda t: -len(t.sans)) if summary.jobs > 1 else tasks:
-        run.pending.put(task)
-    workers = [threading.Thread(target=_work, args=(path, summary.nodes, run),
-                                name=f"tracker-analyse-{i}", daemon=True)
-               for i in range(min(summary.jobs, len(tasks)))]
-    for w in workers:
-        w.start()
-    alive = len(workers)
+    """Read the games a batch at a time, run the workers (from the first game for the
+    engine on) and store each finished game as it comes."""
+    run = _Run(store, summary, keys, progress)
     try:
-        while run.done < len(tasks) and alive and not stop.is_set():
+        while run.done < run.total and not stop.is_set():
+            if run.read < len(keys) and run.pending.qsize() < 2 * summary.jobs:
+                run.read_batch(engine_path)  # the engines' next games, before they run out
+                continue
+            if not run.workers or run.alive == 0:
+                break
             try:
                 result = run.results.get(timeout=_POLL)
             except queue.Empty:
                 continue
-            alive -= run.take(result)
-            if progress is not None and result[0] is not None:
-                progress(run.done, len(tasks))
+            run.take(result)
     finally:
-        run.quit.set()
-        for engine in list(run.engines):
-            engine.close()  # a search in flight ends at once
-        for w in workers:
-            w.join(timeout=5)
-        while True:  # the workers' last reports: the time their engines spent
-            try:
-                run.take(run.results.get_nowait())
-            except queue.Empty:
-                break
-    if run.done < len(tasks):
+        run.close()
+    if run.done < run.total:
         summary.status = "partial"
         summary.message = ("stopped; run the same command again to go on" if stop.is_set()
                            else f"{run.failure or 'the engine stopped'}; run the same command "
@@ -256,21 +229,93 @@ def _analyse(store: Store, tasks: list[_Task], summary: AnalyseSummary,
 class _Run:
     """The state a run's threads share: the games to do, the results, the engines."""
 
-    def __init__(self, store: Store, summary: AnalyseSummary, total: int) -> None:
+    def __init__(self, store: Store, summary: AnalyseSummary, keys: Sequence[int],
+                 progress: AnalyseProgress | None) -> None:
         self.store = store
         self.summary = summary
-        self.total = total
-        self.pending: queue.SimpleQueue[_Task] = queue.SimpleQueue()
+        self.keys = keys
+        self.total = len(keys)
+        self.read = 0  # games whose texts were read
+        self.progress = progress
+        self.workers: list[threading.Thread] = []
+        # Games for the workers; ``None``: no more, the worker ends.
+        self.pending: queue.SimpleQueue[_Task | None] = queue.SimpleQueue()
         self.results: queue.SimpleQueue[_Result] = queue.SimpleQueue()
         self.engines: list[LocalEngine] = []
         self.quit = threading.Event()
         self.done = 0
+        self.alive = 0  # workers started and not ended
         self.failure: str | None = None
         self.skipped = Counter(summary.skipped)
 
-    def take(self, result: _Result) -> int:
-        """Store one worker's result (a finished game is written at once); 1 when the
-        result says the worker stopped, else 0."""
+    def read_batch(self, engine_path: str | None) -> None:
+        """Read the next :data:`BATCH` games (see :meth:`feed`); the workers start with the
+        first game for the engine, and each is told to end after the last one."""
+        batch = self.keys[self.read:self.read + BATCH]
+        self.read += len(batch)
+        if self.feed(batch) and not self.workers:
+            path = find_engine(engine_path)  # the one-line error before any thread starts
+            self.workers = [threading.Thread(target=_work, args=(path, self.summary.nodes, self),
+                                             name=f"tracker-analyse-{i}", daemon=True)
+                            for i in range(min(self.summary.jobs, self.total))]
+            self.alive = len(self.workers)
+            for w in self.workers:
+                w.start()
+        if self.read == self.total:
+            for _ in self.workers:
+                self.pending.put(None)  # no more games: each worker ends
+
+    def close(self) -> None:
+        """Stop the workers (a search in flight ends at once) and take their last reports
+        (the time their engines spent)."""
+        self.quit.set()
+        for engine in list(self.engines):
+            engine.close()
+        for w in self.workers:
+            w.join(timeout=5)
+        while True:
+            try:
+                self.take(self.results.get_nowait())
+            except queue.Empty:
+                break
+
+    def feed(self, keys: Sequence[int]) -> int:
+        """Read the games ``keys`` (newest first) and queue those for the engine (with
+        several jobs, the batch's longest first); a game whose stored text holds Lichess's
+        evals gets them stored instead, one whose moves cannot be read is skipped; both
+        count as done. Returns the games queued."""
+        with self.store.engine.connect() as conn:
+            games = games_by_key(conn, keys)
+        tasks: list[_Task] = []
+        for game in games:
+            text = read_game_text(game.raw, game.source)
+            if text.analysis is not None:
+                with interrupts_deferred():
+                    write_found_analysis(self.store, game.pk, text.analysis)
+                self.summary.found += 1
+                self._finished()
+            elif not text.sans or text.problem:
+                self._skip(SKIP_MOVES)
+            else:
+                tasks.append(_Task(game, text.sans))
+        self.done += len(keys) - len(games)  # deleted since they were listed: nothing to do
+        for task in sorted(tasks, key=lambda t: -len(t.sans)) if self.summary.jobs > 1 else tasks:
+            self.pending.put(task)
+        return len(tasks)
+
+    def _finished(self) -> None:
+        self.done += 1
+        if self.progress is not None:
+            self.progress(self.done, self.total)
+
+    def _skip(self, why: str) -> None:
+        self.skipped[why] += 1
+        self.summary.skipped = dict(self.skipped)
+        self._finished()
+
+    def take(self, result: _Result) -> None:
+        """Store one worker's result (a finished game is written at once), or note that a
+        worker stopped."""
         task, got, why = result
         summary = self.summary
         if task is None:
@@ -278,17 +323,16 @@ class _Run:
                 summary.spent.add(why)
             elif isinstance(why, str):
                 self.failure = why  # its engine did not start
-            return 1
-        self.done += 1
+            self.alive -= 1
+            return
         if isinstance(got, Analysis):
             with interrupts_deferred():  # Ctrl+C lands after the game's transaction
                 write_engine_analysis(self.store, task.game.pk, got)
             summary.analysed += 1
             summary.engine = f"{got.engine} {got.engine_version}".strip()
+            self._finished()
         else:
-            self.skipped[str(why)] += 1
-            summary.skipped = dict(self.skipped)
-        return 0
+            self._skip(str(why))
 
 
 def _work(path: str, nodes: int, run: _Run) -> None:
@@ -303,8 +347,10 @@ def _work(path: str, nodes: int, run: _Run) -> None:
     try:
         while not run.quit.is_set():
             try:
-                task = run.pending.get_nowait()
-            except queue.Empty:
+                task = run.pending.get(timeout=_POLL)
+            except queue.Empty:  # the next batch is being read
+                continue
+            if task is None:
                 break
             try:
                 game = engine.analyse_game(task.game.id, task.sans, task.game.initial_fen)

@@ -39,6 +39,7 @@ from tracker.report.settings import (
 )
 from tracker.store import queries
 from tracker.store.db import Store
+from tracker.store.players import SettingsRow
 
 #: The reason a counted game is left out on a FIDE scale: the model gives its opponent no
 #: FIDE rating (below the model's range, or below FIDE's old floor of 1000).
@@ -445,19 +446,12 @@ def _in_force_after(real: RealLine, periods: list[str]) -> dict[str, int]:
 
 
 @dataclass(frozen=True, slots=True)
-class ReplayOptions:
-    """What one replay asks for over the player's saved settings (each ``None``: the saved
-    setting, else the default; see :func:`build_report`): the flags of ``tracker replay``,
-    and a real FIDE list to compare with."""
+class ReplayOptions(SettingsRow):
+    """What one replay asks for over the player's saved settings: the flags of ``tracker
+    replay``, the settings' fields (:class:`~tracker.store.players.SettingsRow`'s, each
+    ``None``: the saved setting, else the default; see :func:`build_report`), and a real FIDE
+    list to compare with."""
 
-    start_rating: int | None = None
-    birth_year: int | None = None
-    rules: str | None = None
-    expected: str | None = None
-    count_provisional: bool | None = None
-    scale: str | None = None
-    start_scale: str | None = None
-    chapter: str | None = None
     real: RealLine | None = None
     real_list: str | None = None
 

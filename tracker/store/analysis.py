@@ -362,13 +362,12 @@ def players_games(user_ids: str | Sequence[str], perf: str | None = None, *,
     return stmt
 
 
-def games_to_analyse(db: Database, user_id: str | Sequence[str], perf: str | None = None, *,
-                     since_ms: int | None = None, last: int | None = None
-                     ) -> tuple[list[GameToAnalyse], int]:
-    """The games of the player ``user_id`` (or of any of several players: a group's members,
-    each game once) (of ``perf``; started at or after ``since_ms``; among the ``last`` most
-    recent) of standard chess with moves and no stored evals, newest first; and how many of
-    the games asked for already have evals."""
+def keys_to_analyse(db: Database, user_id: str | Sequence[str], perf: str | None = None, *,
+                    since_ms: int | None = None, last: int | None = None
+                    ) -> tuple[array[int], int]:
+    """The keys of the games :func:`games_to_analyse` gives, newest first, without their
+    texts (8 bytes a game: a club's games can be listed up front and read a batch at a time
+    with :func:`games_by_key`); and how many of the games asked for already have evals."""
     t = _table()
     g = Game.__table__.c
     base = (players_games(user_id, perf, since_ms=since_ms)
@@ -378,14 +377,28 @@ def games_to_analyse(db: Database, user_id: str | Sequence[str], perf: str | Non
     asked = base.subquery()
     done_stmt = select(func.count()).select_from(asked).where(
         exists().where(t.c.game_pk == asked.c.pk))
-    todo_stmt = (select(g.pk, g.id, g.source, g.variant, g.initial_fen, g.raw)
+    todo_stmt = (select(g.pk)
                  .join(asked, asked.c.pk == g.pk)
                  .where(~exists().where(t.c.game_pk == g.pk))
                  .order_by(g.ended_at_ms.desc(), g.id.desc()))
     with db.engine.connect() as conn:
         done = int(conn.execute(done_stmt).scalar() or 0)
-        todo = [GameToAnalyse(pk, gid, src, variant, fen, decompress_raw(raw))
-                for pk, gid, src, variant, fen, raw in conn.execute(todo_stmt)]
+        todo = array("q", conn.execute(todo_stmt).scalars())
+    return todo, done
+
+
+def games_to_analyse(db: Database, user_id: str | Sequence[str], perf: str | None = None, *,
+                     since_ms: int | None = None, last: int | None = None
+                     ) -> tuple[list[GameToAnalyse], int]:
+    """The games of the player ``user_id`` (or of any of several players: a group's members,
+    each game once) (of ``perf``; started at or after ``since_ms``; among the ``last`` most
+    recent) of standard chess with moves and no stored evals, newest first; and how many of
+    the games asked for already have evals. Every text at once: a run reads them a batch at a
+    time (:func:`keys_to_analyse`)."""
+    keys, done = keys_to_analyse(db, user_id, perf, since_ms=since_ms, last=last)
+    with db.engine.connect() as conn:
+        todo = [game for i in range(0, len(keys), _IDS_PER_QUERY)
+                for game in games_by_key(conn, keys[i:i + _IDS_PER_QUERY])]
     return todo, done
 
 
