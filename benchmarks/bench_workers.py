@@ -2,7 +2,7 @@
 
 Run: ``python -m benchmarks --only workers`` (or ``python benchmarks/bench_workers.py [GAMES
 [NODES [ROUNDS]]]``). The bundled export goes into a throwaway PostgreSQL server
-(tests/pg_server.py); the newest ``GAMES`` blitz games (default 8) are analysed at ``NODES``
+(tests/pg_server.py); the newest ``GAMES`` blitz games (default 16) are analysed at ``NODES``
 nodes a position (default: the default budget) by one worker process, then by two worker
 processes at once (their evals deleted in between), in ``ROUNDS`` rounds (default 3) so that
 the load's drift falls on both alike. Each worker is a new process with one job, as a
@@ -23,10 +23,10 @@ import time
 from typing import Final
 
 from benchmarks import Row, row
-from benchmarks.bench_analyse import machine_pair_ratio
+from benchmarks.bench_analyse import machine_pair
 from tracker.sources.engine import DEFAULT_NODES, find_engine
 
-GAMES: Final = 8
+GAMES: Final = 16
 ROUNDS: Final = 3
 PLAYER: Final = "indexinator"
 TARGET_SPEEDUP: Final = 1.8
@@ -39,11 +39,12 @@ def _median(values: list[float]) -> float:
 
 
 def _worker(url: str, since_ms: int, nodes: int) -> None:
-    """One worker process: ``tracker analyse indexinator --perf blitz --worker``."""
+    """One worker process with one job: ``tracker analyse indexinator --perf blitz --worker
+    --jobs 1`` (``--jobs`` defaults to the cores, which one worker alone would take)."""
     from tracker import api
 
     summary = api.analyse(PLAYER, db=url, perf="blitz", since=since_ms, nodes=nodes,
-                          worker=True)
+                          jobs=1, worker=True)
     if summary.status != "complete":
         raise SystemExit(f"worker: {summary.line()}")
 
@@ -96,7 +97,7 @@ def run(games: int = GAMES, nodes: int = DEFAULT_NODES, rounds: int = ROUNDS) ->
                     if done != count:
                         raise RuntimeError(f"{done} games analysed, not {count}")
                     conn.execute(text("DELETE FROM game_analysis"))
-            machine.append(machine_pair_ratio(engine))
+            machine.append(machine_pair(engine)[1])
         store.close()
     ratios = sorted(a / b for a, b in zip(ones, twos, strict=True))
     speedup = _median(ratios)

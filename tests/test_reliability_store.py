@@ -183,11 +183,12 @@ def _longest_written() -> dict[tuple[str, str], int]:
     from tracker.report.saved_pass import _options
     from tracker.report.scale_runs import run_options
     from tracker.report.settings import CLUB_PREFIX, SCALES, START_SCALES, PlayerSettings
+    from tracker.report.strength import _options as strength_options
     from tracker.sources.engine import ENGINE_NAME_MAX, ENGINE_VERSION_MAX
     from tracker.store.claims import WORKER_MAX
     from tracker.store.groups import MAX_NAME
     from tracker.store.runs import RUN_STATUSES
-    from tracker.store.snapshots import GROUP, PASS, RUN
+    from tracker.store.snapshots import GROUP, PASS, RUN, STRENGTH
 
     user_id = SIDE_TEXT_LIMITS["user_id"]  # a game's player; an account's id is 2-30
     perf = max(map(len, PERFS))
@@ -214,9 +215,10 @@ def _longest_written() -> dict[tuple[str, str], int]:
         ("fide_links", "player_id"): user_id,
         ("fide_ratings", "kind"): longest(LIST_KINDS), ("fide_ratings", "month"): len("2026-12"),
         ("cache_entries", "user_id"): user_id, ("cache_entries", "perf"): perf,
-        ("cache_entries", "kind"): longest((PASS, RUN, GROUP)),
+        ("cache_entries", "kind"): longest((PASS, RUN, GROUP, STRENGTH)),
         ("cache_entries", "options"): longest((
             _options(True).options, _options(False).options,  # a pass, a scale's replay of it
+            strength_options(None),  # a player's saved strength results
             run_options("chessdojo-2024", PlayerSettings(start_rating=2000).resolved()).options)),
         ("groups", "name"): MAX_NAME,
         ("group_members", "user_id"): user_id,

@@ -38,7 +38,7 @@ from tracker.analysis.formulas import move_accuracy, win_percent
 from tracker.analysis.turning import win_curve
 from tracker.core.evals import START, Color, PlyEval
 from tracker.core.records import SPEEDS
-from tracker.fide.scale import fide_rating, models_for
+from tracker.fide.scale import ScaleModel, fide_rating, models_for
 
 #: The model files, one per perf fitted: ``level-<perf>-<version>.json``.
 MODELS_DIR: Final = Path(__file__).parent / "models"
@@ -394,6 +394,14 @@ def score(model: LevelModel, game: GameFeatures) -> float:
     return t.offset + float(np.dot(t.coef, summary(game)))
 
 
+def set_score(model: LevelModel, game: GameFeatures) -> float | None:
+    """The model's set score of one game (its set fit's linear score of :func:`summary`; a
+    set's is the mean of its games'), ``None`` for a model without a set fit. Raises
+    ValueError without a scored move."""
+    fit = _tables(model).set
+    return None if fit is None else fit.offset + float(np.dot(fit.coef, summary(game)))
+
+
 def quantiles(grid: FloatArray, log_post: FloatArray, qs: Sequence[float]) -> list[FloatArray]:
     """Per row of unnormalised log-densities on ``grid`` (rows × grid), the ``qs`` quantiles
     (0–1; each grid point's mass centred on it, interpolated linearly)."""
@@ -443,17 +451,28 @@ def set_estimates(model: LevelModel, mean_summary: FloatArray, games: FloatArray
     median with the set prior at its weight, kept inside the range. Fewer games, or a model
     without a set fit: :func:`estimates` of the mean of the games' scores."""
     t = _tables(model)
-    est, low, high = estimates(model, t.offset + mean_summary @ t.coef, games)
     fit = t.set
-    if fit is None or not (games >= fit.min_games).any():
+    set_score_mean = (np.full(len(games), np.nan) if fit is None
+                      else fit.offset + mean_summary @ fit.coef)
+    return estimates_of_scores(model, t.offset + mean_summary @ t.coef, set_score_mean, games)
+
+
+def estimates_of_scores(model: LevelModel, mean_score: FloatArray, mean_set_score: FloatArray,
+                        games: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """:func:`set_estimates` from the sets' mean :func:`score` and mean :func:`set_score`
+    (NaN where unknown: then the mean score's :func:`estimates`, as for fewer games)."""
+    t = _tables(model)
+    est, low, high = estimates(model, mean_score, games)
+    fit = t.set
+    use = (games >= fit.min_games) & ~np.isnan(mean_set_score) if fit is not None else None
+    if fit is None or use is None or not use.any():
         return est, low, high
     shrink = fit.rho + (1 - fit.rho) / np.maximum(games, 1)
     var = fit.var[None, :] * shrink[:, None]
-    ll = (-0.5 * ((fit.offset + mean_summary @ fit.coef)[:, None] - fit.mean[None, :]) ** 2
-          / var - 0.5 * np.log(var))
+    centred = np.where(use, mean_set_score, 0.0)[:, None] - fit.mean[None, :]
+    ll = -0.5 * centred ** 2 / var - 0.5 * np.log(var)
     (s_est,) = quantiles(t.grid, ll + fit.weight * fit.log_prior[None, :], (0.5,))
     s_low, s_high = quantiles(t.grid, ll, (0.1, 0.9))
-    use = games >= fit.min_games
     return (np.where(use, np.clip(s_est, s_low, s_high), est), np.where(use, s_low, low),
             np.where(use, s_high, high))
 
@@ -470,7 +489,7 @@ def _local_note(model: LevelModel) -> str:
     return text + ")"
 
 
-def _note(model: LevelModel, games: Sequence[GameFeatures], estimate: int, moves: int
+def _note(model: LevelModel, games: int, local: bool, estimate: int, moves: int
           ) -> str | None:
     t = _tables(model)
     notes: list[str] = []
@@ -481,11 +500,11 @@ def _note(model: LevelModel, games: Sequence[GameFeatures], estimate: int, moves
     lo, hi = t.fitted_range
     if estimate < lo or estimate > hi:
         notes.append(f"outside the range the model was fitted on ({lo:.0f}–{hi:.0f})")
-    kind = "games" if len(games) <= 1 else "sets"
+    kind = "games" if games <= 1 else "sets"
     for weak in t.weak:
         if weak.get("kind") == kind and weak["low"] <= estimate <= weak["high"]:
             notes.append(f"the model is weak here: {weak['why']}")
-    if any(g.local for g in games):
+    if local:
         notes.append(_local_note(model))
     if moves < FEW_MOVES:
         notes.append(f"only {moves} moves with evals")
@@ -493,13 +512,49 @@ def _note(model: LevelModel, games: Sequence[GameFeatures], estimate: int, moves
 
 
 def _level(model: LevelModel, games: Sequence[GameFeatures]) -> Level:
-    mean_summary = np.mean(np.asarray([summary(g) for g in games], dtype=np.float64), axis=0)
-    est, low, high = set_estimates(model, mean_summary[None, :],
-                                   np.asarray([float(len(games))]))
-    moves = sum(len(g.moves) for g in games)
-    estimate = round(float(est[0]))
-    return Level(estimate, round(float(low[0])), round(float(high[0])), model.name,
-                 _note(model, games, estimate, moves), len(games), moves)
+    return level_of_scores(model, [score(model, g) for g in games],
+                           sum(len(g.moves) for g in games), any(g.local for g in games),
+                           [set_score(model, g) for g in games])
+
+
+def level_of_scores(model: LevelModel, scores: Sequence[float], moves: int, local: bool,
+                    set_scores: Sequence[float | None] | None = None) -> Level:
+    """The level a set of games shows from their :func:`score` s (in the set's order; one
+    score: one game's level, as :func:`game_level`) and their :func:`set_score` s (what the
+    set fit reads from ``min_games`` games on; without them, or with a ``None`` among them,
+    the mean of the scores as for fewer games), ``moves`` the scored moves they hold together
+    and ``local`` whether any game's evals come from a local engine: what :func:`set_level`
+    computes, for scores computed once and kept. Raises ValueError for no score."""
+    return levels_of_scores(model, [(scores, moves, local)],
+                            None if set_scores is None else [set_scores])[0]
+
+
+def levels_of_scores(model: LevelModel, sets: Sequence[tuple[Sequence[float], int, bool]],
+                     set_scores: Sequence[Sequence[float | None]] | None = None
+                     ) -> list[Level]:
+    """:func:`level_of_scores` of each ``(scores, moves, local)`` in ``sets`` (with its
+    ``set_scores``, one sequence per set, where given), the posteriors of all computed at once
+    (one array of sets × the model's grid: the same figures as one by one). Raises ValueError
+    for a set without a score."""
+    if any(not scores for scores, _, _ in sets):
+        raise ValueError("no games: a set's level needs at least one game")
+    if not sets:
+        return []
+    means = [None if set_scores is None or any(x is None for x in set_scores[i])
+             or len(set_scores[i]) != len(sets[i][0])
+             else sum(x for x in set_scores[i] if x is not None) / len(sets[i][0])
+             for i in range(len(sets))]
+    games = np.asarray([float(len(scores)) for scores, _, _ in sets])
+    est, low, high = estimates_of_scores(
+        model, np.asarray([sum(scores) / len(scores) for scores, _, _ in sets]),
+        np.asarray([np.nan if m is None else m for m in means]), games)
+    out: list[Level] = []
+    for i, (scores, moves, local) in enumerate(sets):
+        estimate = round(float(est[i]))
+        out.append(Level(estimate, round(float(low[i])), round(float(high[i])), model.name,
+                         _note(model, len(scores), local, estimate, moves), len(scores),
+                         moves))
+    return out
 
 
 def game_level(model: LevelModel, features: GameFeatures) -> Level:
@@ -517,8 +572,19 @@ def set_level(model: LevelModel, games: Sequence[GameFeatures]) -> Level:
     return _level(model, games)
 
 
-def fide_levels(level: Level, perf: str) -> tuple[FideLevel, ...]:
-    """``level`` through every scale model covering ``perf`` (may be empty)."""
-    return tuple(FideLevel(m.key, fide_rating(m, perf, level.estimate),
-                           fide_rating(m, perf, level.low), fide_rating(m, perf, level.high))
-                 for m in models_for(perf))
+def fide_levels(level: Level, perf: str,
+                memo: dict[tuple[str, int], int | None] | None = None) -> tuple[FideLevel, ...]:
+    """``level`` through every scale model covering ``perf`` (may be empty). ``memo``: the
+    readings already made of the same ``perf``, by (model key, Lichess rating), kept across
+    calls (many levels share their values)."""
+    if memo is None:
+        memo = {}
+
+    def reading(m: ScaleModel, lichess: int) -> int | None:
+        at = (m.key, lichess)
+        if at not in memo:
+            memo[at] = fide_rating(m, perf, lichess)
+        return memo[at]
+
+    return tuple(FideLevel(m.key, reading(m, level.estimate), reading(m, level.low),
+                           reading(m, level.high)) for m in models_for(perf))

@@ -11,6 +11,7 @@ preferred another one; :func:`engine_judgments`). Lichess's own judgments are ke
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -20,7 +21,10 @@ from typing import Any, Final
 
 import chess
 import chess.svg
+import msgspec
+import zstandard
 
+from tracker.analysis import engine_calibration
 from tracker.analysis.engine_calibration import calibrated_evals, calibration_id
 from tracker.analysis.formulas import game_summary, judge
 from tracker.analysis.level import (
@@ -29,21 +33,25 @@ from tracker.analysis.level import (
     Level,
     LevelModel,
     fide_levels,
-    game_level,
     level_features,
+    level_of_scores,
+    levels_of_scores,
     load_level_model,
     on_training_scale,
-    set_level,
+    score,
+    set_score,
 )
 from tracker.analysis.turning import GameTurn, TurningPoint, turning_points, win_curve
 from tracker.core.errors import NoAnalysisError
 from tracker.core.evals import START, Color, PlyEval
 from tracker.core.records import BLACK_WINS, DRAW, WHITE_WINS, Analysis
 from tracker.core.utc import utc_from_ms
+from tracker.fide.scale import models_for
 from tracker.report.game_view import read_moves
 from tracker.store.analysis import AnalysedGame, analysed_game, analysed_games
 from tracker.store.engine import Database
 from tracker.store.games import has_game
+from tracker.store.snapshots import STRENGTH, Key, save_only, saved_any
 
 #: The set of "recent" games: the last this many analysed games.
 RECENT_GAMES: Final = 20
@@ -58,6 +66,31 @@ GAME_KEYS: Final = ("id", "played_at", "color", "rating", "accuracy", "acpl", "i
 FULL_COVERAGE: Final = Fraction(9, 10)
 #: Board size of the turning point (pixels; the SVG scales).
 BOARD_SIZE: Final = 360
+#: The version of the per-game results a player's report saves (:func:`player_strength`):
+#: bump it whenever what :func:`game_strength` computes of a game changes.
+SAVED_VERSION: Final = 2
+
+
+@dataclass(slots=True, eq=False)
+class _Plies:
+    """What a game's report holds per ply (its evals as judged, White's Win% after each ply,
+    the moves) and each side's level features. A report made from saved results holds the
+    stored game instead (``stored``) and computes them on first use."""
+
+    stored: AnalysedGame | None
+    model: LevelModel | None
+    evals: tuple[PlyEval, ...] = ()
+    win: list[float | None] = field(default_factory=list)
+    sans: tuple[str, ...] = ()
+    features: dict[Color, GameFeatures] = field(default_factory=dict)
+
+    def get(self) -> _Plies:
+        if self.stored is not None:
+            fresh = unlevelled(self.stored, self.model)._plies
+            self.evals, self.win, self.sans = fresh.evals, fresh.win, fresh.sans
+            self.features = fresh.features
+            self.stored = None
+        return self
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +100,11 @@ class SideStrength:
     up, the judgment counts), the ``level`` the game shows (``None`` without a scored move)
     with its FIDE-scale readings, and the side's ``turning_point``: their move that lost the
     most Win%. ``counts_computed``: the evals carried no judgments (a PGN without glyphs), the
-    counts are computed from them by Lichess's thresholds."""
+    counts are computed from them by Lichess's thresholds. ``moves``: the side's moves with an
+    eval before and after (what the level reads); ``score``: the level model's score of them
+    (rating points before the likelihood; ``None`` without a level), what the sets' levels
+    combine, with ``set_score`` (the model's set fit's score, for sets of enough games);
+    ``features``: what the level model reads."""
 
     color: Color
     user_id: str | None
@@ -81,8 +118,16 @@ class SideStrength:
     level: Level | None
     fide: tuple[FideLevel, ...]
     turning_point: TurningPoint | None
-    features: GameFeatures = field(repr=False)
+    _plies: _Plies = field(repr=False, compare=False)
     counts_computed: bool = False
+    moves: int = 0
+    score: float | None = field(default=None, repr=False)
+    set_score: float | None = field(default=None, repr=False)
+
+    @property
+    def features(self) -> GameFeatures:
+        """What the level model reads of this side's game."""
+        return self._plies.get().features[self.color]
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +139,9 @@ class GameStrength:
     for a local analysis (``…, not calibrated`` where no calibration covers its engine and
     budget); ``evals``: one per ply with the judgments (made here for a local analysis), a
     local analysis's through its calibration (on Lichess's scale); ``win``: White's Win%
-    after each ply (``None`` where no eval); ``sans``: the moves."""
+    after each ply (``None`` where no eval); ``sans``: the moves. In a player's report read
+    from saved results, ``evals``, ``win``, ``sans`` and the sides' ``features`` are computed
+    from the stored game when first read (the same values)."""
 
     id: str
     perf: str | None
@@ -104,14 +151,28 @@ class GameStrength:
     white: SideStrength
     black: SideStrength
     turn: GameTurn
-    evals: tuple[PlyEval, ...]
-    win: list[float | None]
-    sans: tuple[str, ...]
     initial_fen: str | None
 
     #: Plies with an eval, and plies that need one (the game's, less a checkmating last ply).
     evaluated: int = 0
     plies: int = 0
+    _plies: _Plies = field(default_factory=lambda: _Plies(None, None), repr=False,
+                           compare=False)
+
+    @property
+    def evals(self) -> tuple[PlyEval, ...]:
+        """One per ply, with the judgments (see the class)."""
+        return self._plies.get().evals
+
+    @property
+    def win(self) -> list[float | None]:
+        """White's Win% after each ply (``None`` where no eval)."""
+        return self._plies.get().win
+
+    @property
+    def sans(self) -> tuple[str, ...]:
+        """The moves (SAN)."""
+        return self._plies.get().sans
 
     def side(self, color: Color) -> SideStrength:
         return self.white if color == "white" else self.black
@@ -253,6 +314,42 @@ def game_strength(game: AnalysedGame, model: LevelModel | None) -> GameStrength:
     perf, ``None`` where none serves it: then no level). Its coverage is the plies with an
     eval over the plies that need one; below :data:`FULL_COVERAGE` no accuracy, ACPL or level
     is given (the judgments and turning point are those of the plies covered)."""
+    return with_levels(model, [unlevelled(game, model)])[0]
+
+
+def with_levels(model: LevelModel | None, games: Sequence[GameStrength]) -> list[GameStrength]:
+    """``games`` (:func:`unlevelled`) with each side's level and its FIDE-scale readings, the
+    levels of all computed at once (:func:`~tracker.analysis.level.levels_of_scores`)."""
+    scored = [(g, s) for g in games for s in (g.white, g.black) if s.score is not None]
+    if model is None or not scored:
+        return list(games)
+    levels = {id(s): level for (_, s), level in zip(scored, levels_of_scores(model, [
+        ([s.score], s.moves, g.source == "engine") for g, s in scored if s.score is not None
+    ]), strict=True)}
+    memos: dict[str, dict[tuple[str, int], int | None]] = {}  # FIDE readings by perf
+
+    def levelled(s: SideStrength, perf: str) -> SideStrength:
+        level = levels.get(id(s))
+        if level is None:
+            return s
+        return SideStrength(s.color, s.user_id, s.name, s.rating, s.accuracy, s.acpl,
+                            s.inaccuracy, s.mistake, s.blunder, level,
+                            fide_levels(level, perf, memos.setdefault(perf, {})),
+                            s.turning_point, s._plies,
+                            s.counts_computed, s.moves, s.score, s.set_score)
+
+    out: list[GameStrength] = []
+    for g in games:
+        out.append(GameStrength(
+            g.id, g.perf, g.played_at, g.source, g.engine, levelled(g.white, g.perf or ""),
+            levelled(g.black, g.perf or ""), g.turn, g.initial_fen, g.evaluated, g.plies,
+            g._plies))
+    return out
+
+
+def unlevelled(game: AnalysedGame, model: LevelModel | None) -> GameStrength:
+    """:func:`game_strength` but for the levels (``level`` ``None``, no FIDE readings): each
+    side's ``score`` is there for :func:`with_levels`."""
     sans, clocks = _moves_and_clocks(game)
     white_first, first_move = first_turn(game.initial_fen)
     evals = calibrated_evals(game.analysis)  # a local analysis on Lichess's scale
@@ -274,25 +371,27 @@ def game_strength(game: AnalysedGame, model: LevelModel | None) -> GameStrength:
         ("black", game.black, summary.black, turns.black))
     local = game.analysis.source == "engine"
     scaled = evals if local else on_training_scale(evals, game.created_at_ms)
+    plies_of = _Plies(None, model, tuple(evals), win_curve(evals, white_first=white_first),
+                      sans)
     for color, who, player, point in sided:
         features = level_features(scaled, color, white_first=white_first, clock=clock,
                                   clocks=clocks, result=_score(game.result, color),
                                   status=game.status,
                                   local=local)
-        level = (game_level(model, features) if covered and model is not None
-                 and features.moves else None)
+        plies_of.features[color] = features
         # A partial analysis shows no accuracy, ACPL or level: 2 moves are not a game's.
+        scored = (score(model, features) if covered and model is not None and features.moves
+                  else None)
+        set_scored = set_score(model, features) if scored is not None and model else None
         sides[color] = SideStrength(
             color, who[0], who[1], who[2], player.accuracy if covered else None,
             player.acpl if covered else None, player.inaccuracy,
-            player.mistake, player.blunder, level,
-            fide_levels(level, game.perf or "") if level is not None else (), point, features,
-            player.computed)
+            player.mistake, player.blunder, None, (), point, plies_of,
+            player.computed, len(features.moves), scored, set_scored)
     return GameStrength(
         game.id, game.perf, utc_from_ms(game.created_at_ms), game.analysis.source,
         _engine_label(game.analysis), sides["white"], sides["black"], turns.game,
-        tuple(evals), win_curve(evals, white_first=white_first), sans, game.initial_fen,
-        evaluated, plies)
+        game.initial_fen, evaluated, plies, plies_of)
 
 
 def model_for(perf: str | None) -> LevelModel | None:
@@ -345,34 +444,143 @@ class PlayerStrength:
         }
 
 
-def _set_level(model: LevelModel | None, label: str, features: list[GameFeatures],
+def _set_level(model: LevelModel | None, label: str, games: list[tuple[GameStrength, Color]],
                perf: str) -> SetLevel:
-    usable = [f for f in features if f.moves]
-    if model is None or not usable:
+    usable = [(g, g.side(color)) for g, color in games if g.side(color).moves]
+    scores = [s.score for _, s in usable if s.score is not None]
+    if model is None or not scores:
         return SetLevel(label, len(usable), None)
-    level = set_level(model, usable)
+    level = level_of_scores(model, scores, sum(s.moves for _, s in usable),
+                            any(g.source == "engine" for g, _ in usable),
+                            [s.set_score for _, s in usable if s.score is not None])
     return SetLevel(label, len(usable), level, fide_levels(level, perf))
+
+
+#: Each level model's digest, by ``id`` (the model kept, so that its ``id`` is not reused).
+_MODEL_DIGESTS: dict[int, tuple[LevelModel, bytes]] = {}
+
+
+def _model_digest(model: LevelModel) -> bytes:
+    known = _MODEL_DIGESTS.get(id(model))
+    if known is None or known[0] is not model:
+        known = (model, hashlib.blake2b(json.dumps(
+            [model.name, model.perf, model.fitted_perf, model.data], sort_keys=True,
+            default=str).encode(), digest_size=16).digest())
+        _MODEL_DIGESTS[id(model)] = known
+    return known[1]
+
+
+def _options(model: LevelModel | None) -> str:
+    """32 hex digits that change with anything a game's saved result depends on besides the
+    game: the level model (its key, version and fitted data), the engine calibrations and
+    the scale models that read its levels on FIDE's scale (their fits)."""
+    h = hashlib.blake2b(digest_size=16)
+    if model is not None:
+        h.update(_model_digest(model))
+        h.update(repr(models_for(model.perf)).encode())
+    h.update(repr(sorted(engine_calibration.calibrations().items())).encode())
+    return h.hexdigest()
+
+
+def _point_row(point: TurningPoint | None) -> list[Any] | None:
+    return None if point is None else list(point)
+
+
+def _saved_row(game: GameStrength, fingerprint: bytes) -> list[Any]:
+    """What is saved of one game's report: all but what the read gives (the sides' names and
+    ratings, the evals, the moves)."""
+    return [fingerprint, game.evaluated, game.plies, game.turn.label,
+            _point_row(game.turn.point)] + [
+        [s.accuracy, s.acpl, s.inaccuracy, s.mistake, s.blunder, s.counts_computed,
+         None if s.level is None else list(s.level), _point_row(s.turning_point), s.moves,
+         s.score, [list(f) for f in s.fide], s.set_score] for s in (game.white, game.black)]
+
+
+def _saved_game(stored: AnalysedGame, row: list[Any], model: LevelModel | None
+                ) -> GameStrength:
+    """:func:`game_strength` of ``stored`` from its saved ``row`` (:func:`_saved_row`); the
+    evals, Win% curve, moves and features are computed on first use. Raises ValueError or
+    TypeError for a malformed row."""
+    _, evaluated, plies, label, point, *rows = row
+    plies_of = _Plies(stored, model)
+    sides: list[SideStrength] = []
+    sided: tuple[tuple[Color, Any, Any], ...] = (("white", stored.white, rows[0]),
+                                                 ("black", stored.black, rows[1]))
+    for color, who, side in sided:
+        accuracy, acpl, inaccuracy, mistake, blunder, computed, level_row, turning, moves, \
+            scored, readings, set_scored = side
+        sides.append(SideStrength(
+            color, who[0], who[1], who[2], accuracy, acpl, inaccuracy, mistake, blunder,
+            None if level_row is None else Level(*level_row),
+            tuple(FideLevel(*f) for f in readings),
+            None if turning is None else TurningPoint(*turning), plies_of, computed, moves,
+            scored, set_scored))
+    return GameStrength(
+        stored.id, stored.perf, utc_from_ms(stored.created_at_ms), stored.provenance.source,
+        _engine_label(stored.provenance), sides[0], sides[1],
+        GameTurn(None if point is None else TurningPoint(*point), label), stored.initial_fen,
+        evaluated, plies, plies_of)
+
+
+def _read_saved(db: Database, user_id: str, perf: str, key: Key) -> dict[str, list[Any]]:
+    """The saved per-game rows by game id (empty: none saved, or unreadable)."""
+    payload = saved_any(db, user_id, perf, key)
+    if payload is None:
+        return {}
+    try:
+        rows = msgspec.msgpack.decode(zstandard.ZstdDecompressor().decompress(payload))
+    except (msgspec.DecodeError, zstandard.ZstdError):
+        return {}
+    return rows if isinstance(rows, dict) else {}
 
 
 def player_strength(db: Database, user_id: str, perf: str) -> PlayerStrength:
     """The strength report of ``user_id``'s analysed games of ``perf``. Raises
-    NoAnalysisError when the player has none."""
+    NoAnalysisError when the player has none.
+
+    Each game's result (its accuracy, ACPL, counts, level, turning point…) is saved (kind
+    :data:`~tracker.store.snapshots.STRENGTH`, one entry per player and perf) beside the
+    game's fingerprint and read back while the fingerprint, the level model and the engine
+    calibrations are those it was computed with: a game re-analysed or imported again with
+    other evals is computed afresh; the sets' levels are combined from the saved scores."""
     uid = user_id.lower()
     model = model_for(perf)
+    key = Key(STRENGTH, _options(model), SAVED_VERSION)
+    saved = _read_saved(db, uid, perf, key)
+    rows: dict[str, list[Any]] = {}
     games: list[tuple[GameStrength, Color]] = []
+    fresh: list[tuple[int, bytes]] = []  # (index in games, fingerprint) of those computed
     for stored in analysed_games(db, uid, perf):
         color: Color = "white" if stored.white[0] == uid else "black"
-        games.append((game_strength(stored, model), color))
+        row: Any = saved.get(stored.id)
+        game = None
+        if isinstance(row, list) and row and row[0] == stored.fingerprint:
+            try:
+                game = _saved_game(stored, row, model)
+            except (ValueError, TypeError):
+                game = None  # a malformed row: computed afresh
+        if game is None:
+            game = unlevelled(stored, model)
+            fresh.append((len(games), stored.fingerprint))
+        else:
+            rows[stored.id] = row
+        games.append((game, color))
     if not games:
         raise NoAnalysisError(f"no analysed {perf} games of {user_id}: run tracker analyse "
                               f"{user_id} --perf {perf}, or import with Lichess's evals")
+    levelled = with_levels(model, [games[i][0] for i, _ in fresh])
+    for (i, fingerprint), game in zip(fresh, levelled, strict=True):
+        games[i] = (game, games[i][1])
+        rows[game.id] = _saved_row(game, fingerprint)
+    if rows != saved:
+        save_only(db, uid, perf, key, zstandard.ZstdCompressor(level=3).compress(
+            msgspec.msgpack.encode(rows)))
     covered = [(g, color) for g, color in games if g.covered]
-    by_month: dict[str, list[GameFeatures]] = {}
+    by_month: dict[str, list[tuple[GameStrength, Color]]] = {}
     for g, color in reversed(covered):
-        by_month.setdefault(g.played_at.strftime("%Y-%m"), []).append(g.side(color).features)
-    months = [_set_level(model, month, feats, perf) for month, feats in by_month.items()]
-    recent = _set_level(model, f"last {RECENT_GAMES}",
-                        [g.side(c).features for g, c in covered[:RECENT_GAMES]], perf)
+        by_month.setdefault(g.played_at.strftime("%Y-%m"), []).append((g, color))
+    months = [_set_level(model, month, members, perf) for month, members in by_month.items()]
+    recent = _set_level(model, f"last {RECENT_GAMES}", covered[:RECENT_GAMES], perf)
     note = None
     if model is not None and model.perf != model.fitted_perf:
         note = (f"the {model.fitted_perf} model applied to {model.perf}: no {model.perf} model "

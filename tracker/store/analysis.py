@@ -9,9 +9,12 @@ analysis (:func:`write_engine_analysis`) never replaces Lichess's.
 
 from __future__ import annotations
 
+import hashlib
 from array import array
 from collections.abc import Collection, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+from functools import cache
+from itertools import accumulate
 from typing import Any, Final
 
 import msgspec
@@ -29,6 +32,7 @@ from tracker.store.models import Game, GameAnalysis, GameSide
 PACK_VERSION: Final = 1
 _JUDGMENT_CODES: Final[dict[str, int]] = {name: i + 1 for i, name in enumerate(JUDGMENTS)}
 _IDS_PER_QUERY: Final = 500
+_FINGERPRINT: Final = msgspec.msgpack.Encoder()
 
 
 def pack_evals(evals: Sequence[PlyEval]) -> bytes:
@@ -60,22 +64,22 @@ def unpack_evals(blob: bytes) -> tuple[PlyEval, ...]:
     deltas, mates, cp_missing, best_codes, judgments = msgspec.msgpack.decode(
         zstandard.ZstdDecompressor().decompress(blob[1:]))
     n = len(deltas)
-    bests = array("H")
+    cps: list[int | None] = list(accumulate(deltas))
+    for i in cp_missing:
+        cps[i] = None
+    mate_of: list[int | None] = [None] * n
+    for i, mate in mates.items():
+        mate_of[i] = mate
+        cps[i] = None
     if best_codes:
+        bests = array("H")
         bests.frombytes(best_codes)
+        moves = [_move_of(code) for code in bests]
     else:
-        bests.extend(bytes(n))
-    judgments = judgments or bytes(n)
-    missing = set(cp_missing)
-    out: list[PlyEval] = []
-    cp = 0
-    for i in range(n):
-        cp += deltas[i]
-        mate = mates.get(i)
-        out.append(PlyEval(None if mate is not None or i in missing else cp, mate,
-                           _move_of(bests[i]),
-                           JUDGMENTS[judgments[i] - 1] if judgments[i] else None))
-    return tuple(out)
+        moves = [None] * n
+    judged = ([JUDGMENTS[j - 1] if j else None for j in judgments] if judgments
+              else [None] * n)
+    return tuple(map(PlyEval, cps, mate_of, moves, judged))
 
 
 _PROMOTIONS: Final = "nbrqk"
@@ -96,6 +100,7 @@ def _move_code(uci: str | None) -> int:
     return 1 + frm * 64 + to + 4096 * promo
 
 
+@cache
 def _move_of(code: int) -> str | None:
     if not code:
         return None
@@ -201,7 +206,12 @@ def game_analysis(db: Database, game_id: str) -> StoredAnalysis | None:
 class AnalysedGame:
     """What a strength report reads of one analysed game: the game's columns it needs, both
     sides' user id and Lichess rating at the start, the stored text (for the moves and
-    clocks) and the evals."""
+    clocks: :attr:`raw`) and the evals (:attr:`analysis`), these two decoded on first use.
+    ``provenance``: where the evals came from (an :class:`Analysis` without its evals).
+    ``fingerprint``: 16 bytes that change whenever anything read here but the sides changes
+    (the stored evals and where they came from, the stored text by its digest, the game's
+    columns): a result computed from the game and saved beside its fingerprint is current
+    while the fingerprint is the same."""
 
     pk: int
     id: str
@@ -217,8 +227,29 @@ class AnalysedGame:
     source: str
     white: tuple[str | None, str | None, int | None]  # user id, name, rating
     black: tuple[str | None, str | None, int | None]
-    raw: str
-    analysis: Analysis
+    provenance: Analysis
+    fingerprint: bytes
+    packed_raw: bytes = field(repr=False)
+    packed_evals: bytes = field(repr=False)
+    _decoded: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def raw(self) -> str:
+        """The stored text of the game (decompressed)."""
+        raw: str | None = self._decoded.get("raw")
+        if raw is None:
+            raw = self._decoded["raw"] = decompress_raw(self.packed_raw)
+        return raw
+
+    @property
+    def analysis(self) -> Analysis:
+        """The stored evals and where they came from. Raises ValueError for a blob of an
+        unknown layout."""
+        analysis: Analysis | None = self._decoded.get("analysis")
+        if analysis is None:
+            analysis = self._decoded["analysis"] = replace(
+                self.provenance, evals=unpack_evals(self.packed_evals))
+        return analysis
 
 
 def _analysed_select() -> Any:
@@ -234,7 +265,7 @@ def _analysed_select() -> Any:
                white.c.user_id, white.c.name, white.c.rating,
                black.c.user_id, black.c.name, black.c.rating, g.raw,
                t.c.source.label("a_source"), t.c.engine, t.c.engine_version, t.c.nodes,
-               t.c.evals, t.c.calibration)
+               t.c.evals, t.c.calibration, g.digest)
         .select_from(t)
         .join(games, g.pk == t.c.game_pk)
         .join(white, and_(white.c.game_pk == g.pk, white.c.color == "white"))
@@ -242,13 +273,24 @@ def _analysed_select() -> Any:
     )
 
 
+def _fingerprint(row: Any, evals: bytes) -> bytes:
+    """:attr:`AnalysedGame.fingerprint` of a row of :func:`_analysed_select` (the stored text
+    by its digest, kept beside it)."""
+    return hashlib.blake2b(_FINGERPRINT.encode((
+        evals, row.digest, row.perf, row.created_at_ms, row.result, row.status,
+        row.clock_initial, row.clock_increment, row.initial_fen, row.variant, row.source,
+        row.a_source, row.engine, row.engine_version, row.nodes, row.calibration)),
+        digest_size=16).digest()
+
+
 def _analysed(row: Any) -> AnalysedGame:
+    raw, evals = bytes(row.raw), bytes(row.evals)
     return AnalysedGame(
         row.pk, row.id, row.perf, row.created_at_ms, row.ended_at_ms, row.result, row.status,
         row.clock_initial, row.clock_increment, row.initial_fen, row.variant, row.source,
-        (row[12], row[13], row[14]), (row[15], row[16], row[17]), decompress_raw(row.raw),
-        Analysis(unpack_evals(row.evals), row.a_source, row.engine, row.engine_version,
-                 row.nodes, calibration=row.calibration))
+        (row[12], row[13], row[14]), (row[15], row[16], row[17]),
+        Analysis((), row.a_source, row.engine, row.engine_version, row.nodes,
+                 calibration=row.calibration), _fingerprint(row, evals), raw, evals)
 
 
 def analysed_games(db: Database, user_id: str, perf: str) -> Iterator[AnalysedGame]:

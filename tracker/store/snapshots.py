@@ -39,6 +39,10 @@ def _table(model: type[StoreState] | type[CacheEntry]) -> Table:
 PASS: Final = "pass"
 RUN: Final = "run"
 GROUP: Final = "group"
+#: A player's per-game strength results (:mod:`tracker.report.strength`): current per game,
+#: by each game's fingerprint inside the payload, not by the write counter
+#: (:func:`saved_any`, :func:`save_only`).
+STRENGTH: Final = "strength"
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +140,45 @@ def saved_passes(db: Database, user_id: str, perf: str, keys: Sequence[Key]) -> 
     found = {Key(kind, options, version): bytes(payload)
              for _, kind, options, version, payload in rows if kind is not None}
     return SavedPasses(int(rows[0][0]), {k: p for k, p in found.items() if k in wanted})
+
+
+def saved_any(db: Database, user_id: str, perf: str, key: Key) -> bytes | None:
+    """The payload saved for ``(user_id, perf, key)`` whatever the write counter, or ``None``:
+    for results whose payload says itself which of its parts are current (the kind
+    :data:`STRENGTH`)."""
+    snap = _table(CacheEntry)
+    stmt = select(snap.c.payload).where(snap.c.user_id == user_id, snap.c.perf == perf,
+                                        _is(snap, key))
+    with db.engine.connect() as conn:
+        payload = conn.execute(stmt).scalar()
+    return None if payload is None else bytes(payload)
+
+
+def save_only(db: Database, user_id: str, perf: str, key: Key, payload: bytes) -> bool:
+    """Save ``payload`` for ``(user_id, perf, key)`` in place of every result of its kind
+    saved for ``(user_id, perf)`` (under other options or versions: a result for another
+    model is never read again), in one transaction. Returns False, having saved nothing, when
+    the database refuses the write (read-only): a saved result only saves time."""
+    if db.read_only:
+        return False
+    snap, state = _table(CacheEntry), _table(StoreState)
+    try:
+        with db.engine.begin() as conn:
+            now = conn.execute(select(state.c.write_seq)
+                               .where(state.c.id == _STATE_ID)).scalar()
+            conn.execute(delete(snap).where(
+                snap.c.user_id == user_id, snap.c.perf == perf, snap.c.kind == key.kind,
+                ~and_(snap.c.options == key.options, snap.c.version == key.version)))
+            stmt = db.insert(snap).values(user_id=user_id, perf=perf, kind=key.kind,
+                                          options=key.options, version=key.version,
+                                          write_seq=int(now or 0), payload=payload)
+            conn.execute(stmt.on_conflict_do_update(
+                index_elements=["user_id", "perf", "kind", "options"],
+                set_={"version": stmt.excluded.version, "write_seq": stmt.excluded.write_seq,
+                      "payload": stmt.excluded.payload}))
+    except DBAPIError:
+        return False
+    return True
 
 
 def is_current(db: Database, user_id: str, perf: str, key: Key) -> bool:
