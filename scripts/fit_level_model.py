@@ -4,7 +4,7 @@ python scripts/fit_level_model.py RAPID [--speeds PGN] [--out-dir tracker/analys
 RAPID: the shared analysed rapid games (``lichess-rapid-analysed-41k.ndjson.zst``: one game per
 line in the Lichess API export format, with ``analysis[]``); PGN: the shared analysed games of
 every speed (``lichess-2020-01-analysed-989.pgn``, ``[%eval]`` and ``[%clk]``). Writes
-``level-<speed>-2.json`` for rapid, blitz, bullet and classical. Reproducible: the splits are a
+``level-<speed>-3.json`` for rapid, blitz, bullet and classical. Reproducible: the splits are a
 fixed hash of the player's id, the bootstrap has a fixed seed. Prints the held-out figures beside
 the two baselines measured in the same run (the training median; a least-squares line on
 ln(1 + ACPL)) and writes them into each model file (``docs/strength.md``).
@@ -15,18 +15,24 @@ The model (STRENGTH.md §3, §3a; no rating among the inputs):
    rates, loss quantiles, by phase and position) → one score, a ridge fit of the rating on the
    summary (training players, rapid).
 2. The likelihood: per rating of the grid, the mean and the spread of the score of a player of
-   that rating (local-linear kernel fits on the training players: heteroscedastic). A set of n
-   games averages its scores; its spread shrinks to ρ + (1 − ρ)/n of one game's, ρ the
-   within-player correlation (estimated on training players, set on validation players so that
-   80 % of the sets' ranges hold).
+   that rating (local-linear kernel fits on the training players: heteroscedastic).
 3. The range: the 10th–90th percentiles of the likelihood under a flat prior (a population prior
    shrinks a 2300 to 1700: its range misses); the spread is scaled on validation players so 80 %
-   of the single games' ranges hold. The estimate: the median under the population prior (one
-   game) or under the prior at a weight chosen on validation players so no 200-point band's
-   mean signed error exceeds 50 (sets), kept inside the range.
-4. Every other speed: the rapid score, on the speed's own scale: mean(r) = rapid mean(c + d·(r
-   − 1500)), spread k · rapid spread(…): c, d, k fitted (maximum likelihood) on 70 % of the
-   PGN's players of that speed, figures on the other 30 %; the prior is the speed's ratings.
+   of the single games' ranges hold. The estimate: the median under the population prior, kept
+   inside the range.
+4. Sets (``set`` in the file): a second ridge fit, of a set's mean rating on the mean of its
+   games' summaries, on training players' sets (their blocks of 20 and months of ≥ 10 games, and
+   6 random sets of 5–25 games per player); its score's mean and spread per rating (kernel fits
+   on those sets), a set of n games' spread ∝ √(ρ + (1 − ρ)/n), ρ by maximum likelihood. On
+   validation players: the spread's scale so that 80 % of the sets' ranges hold (flat prior),
+   and the set prior's weight in the estimate, the largest whose worst 200-point band bias
+   stays within 60. Sets of fewer than 5 games: the mean of the games' scores through the
+   single-game likelihood, its spread shrunk to ρ + (1 − ρ)/n (ρ set on validation players
+   so that 80 % of the sets' ranges hold), as in model 2.
+5. Every other speed: the rapid scores (per game and per set), on the speed's own scale:
+   mean(r) = rapid mean(c + d·(r − 1500)), spread k · rapid spread(…): c, d, k fitted (maximum
+   likelihood) on 70 % of the PGN's players of that speed, figures on the other 30 %; the prior
+   is the speed's ratings.
 """
 
 from __future__ import annotations
@@ -56,6 +62,7 @@ from tracker.analysis.level import (
     game_level,
     level_features,
     level_model_from_json,
+    set_estimates,
     summary,
 )
 from tracker.core.evals import PlyEval, from_lichess_entry
@@ -64,7 +71,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "tracker" / "analysis" / "models"
 DEFAULT_SPEEDS = ROOT.parent / "shared" / "data" / "analysed" / "lichess-2020-01-analysed-989.pgn"
 
-VERSION = 2
+VERSION = 3
 GRID = {"low": 400, "high": 3000, "step": 10}
 RIDGE = 1.0
 MEAN_BANDWIDTH, SD_BANDWIDTH, MIN_WEIGHT = 80.0, 120.0, 50.0
@@ -75,6 +82,19 @@ SET_SIZE, SET_MIN = 20, 10
 BAND_MIN_GAMES, BAND_MIN_SETS = 100, 20
 BAND_MIN_SPEED = 30
 MAX_SET_BIAS = 50.0
+#: The set fit: sets of training players' games (their natural blocks and months, and
+#: SET_FIT_SAMPLES random sets of SET_FIT_MIN–SET_FIT_MAX games per player), its ridge penalty,
+#: bandwidths, the least kernel weight, the worst band bias allowed on validation players.
+SET_FIT_MIN, SET_FIT_MAX, SET_FIT_SAMPLES = 5, 25, 6
+SET_RIDGE = 10.0
+SET_MEAN_BANDWIDTH, SET_SD_BANDWIDTH, SET_MIN_WEIGHT, SET_PRIOR_BANDWIDTH = 150.0, 150.0, 10.0, 60.0
+SET_FIT_MAX_BIAS = 60.0
+#: Fewer training sets than this and the model has no set fit (model 2's combination only).
+SET_FIT_LEAST = 20
+#: The least coverage of the set ranges in any 200-point band of validation players' sets as
+#: shown (blocks, months; bands with at least BAND_MIN_SETS sets): the spread widens until it
+#: holds (overall coverage then a little above 80 %: a wide honest range beats a narrow one).
+SET_BAND_MIN_COVERAGE = 0.75
 BOOTSTRAP = 200
 SPEEDS = ("blitz", "bullet", "classical")
 
@@ -216,10 +236,10 @@ class Ridge:
     intercept: float
 
     @classmethod
-    def fit(cls, x: Floats, y: Floats) -> Ridge:
+    def fit(cls, x: Floats, y: Floats, penalty_weight: float = RIDGE) -> Ridge:
         centre, scale = x.mean(axis=0), x.std(axis=0) + 1e-9
         z = (x - centre) / scale
-        penalty = RIDGE * np.eye(z.shape[1])
+        penalty = penalty_weight * np.eye(z.shape[1])
         coef = np.linalg.solve(z.T @ z + penalty, z.T @ (y - y.mean()))
         return cls(centre, scale, coef, float(y.mean()))
 
@@ -232,13 +252,14 @@ class Ridge:
                 "coef": rounded(self.coef), "intercept": float(f"{self.intercept:.8g}")}
 
 
-def kernel_fit(x: Floats, y: Floats, at: Floats, bandwidth: float) -> Floats:
+def kernel_fit(x: Floats, y: Floats, at: Floats, bandwidth: float,
+               least: float = MIN_WEIGHT) -> Floats:
     """Local-linear kernel regression of ``y`` on ``x`` at ``at`` (NaN where the kernel's weight
-    is below :data:`MIN_WEIGHT`)."""
+    is below ``least``)."""
     out = np.full(len(at), np.nan)
     for i, g in enumerate(at):
         w = np.exp(-0.5 * ((x - g) / bandwidth) ** 2)
-        if w.sum() < MIN_WEIGHT:
+        if w.sum() < least:
             continue
         a = np.stack([np.ones_like(x), x - g], axis=1) * np.sqrt(w)[:, None]
         out[i] = np.linalg.lstsq(a, y * np.sqrt(w), rcond=None)[0][0]
@@ -441,7 +462,8 @@ def arrays(pgs: Sequence[PlayerGame]) -> Data:
 
 @dataclass
 class Sets:
-    """A split's sets: kind, indices, mean score, size, mean rating, mean ACPL, the player."""
+    """A split's sets: kind, indices, mean score, size, mean rating, mean ACPL, the player,
+    the mean of the games' summaries (sets × features)."""
 
     kinds: list[str]
     indices: list[list[int]]
@@ -450,16 +472,148 @@ class Sets:
     real: Floats
     acpl: Floats
     players: list[str]
+    mean_x: Floats
 
 
-def set_arrays(d: Data, score: Floats) -> Sets:
-    sets = sets_of(d.pgs)
-    return Sets([k for k, _ in sets], [ix for _, ix in sets],
-                np.asarray([score[ix].mean() for _, ix in sets]),
-                np.asarray([len(ix) for _, ix in sets], dtype=np.float64),
-                np.asarray([d.ratings[ix].mean() for _, ix in sets]),
-                np.asarray([d.acpl[ix].mean() for _, ix in sets]),
-                [d.pgs[ix[0]].player for _, ix in sets])
+def set_arrays(d: Data, score: Floats,
+               sets: Sequence[tuple[str, list[int]]] | None = None) -> Sets:
+    """The arrays of ``sets`` of ``d``'s games (default: :func:`sets_of`, as shown)."""
+    chosen = sets_of(d.pgs) if sets is None else sets
+    return Sets([k for k, _ in chosen], [ix for _, ix in chosen],
+                np.asarray([score[ix].mean() for _, ix in chosen]),
+                np.asarray([len(ix) for _, ix in chosen], dtype=np.float64),
+                np.asarray([d.ratings[ix].mean() for _, ix in chosen]),
+                np.asarray([d.acpl[ix].mean() for _, ix in chosen]),
+                [d.pgs[ix[0]].player for _, ix in chosen],
+                np.asarray([d.x[ix].mean(axis=0) for _, ix in chosen]).reshape(
+                    len(chosen), d.x.shape[1]))
+
+
+def by_player_in_time(d: Data) -> list[list[int]]:
+    """Each player's games (indices into ``d``) in time order, players in sorted order: what
+    the draws below depend on, whatever the input order."""
+    by_player: dict[str, list[int]] = defaultdict(list)
+    for i, pg in enumerate(d.pgs):
+        by_player[pg.player].append(i)
+    return [sorted(by_player[p], key=lambda i: (d.pgs[i].played_at, d.pgs[i].game_id))
+            for p in sorted(by_player)]
+
+
+def sampled_sets(d: Data, seed: int) -> list[tuple[str, list[int]]]:
+    """Random sets for the set fit: :data:`SET_FIT_SAMPLES` per player with at least
+    :data:`SET_FIT_MIN` games, each of a size drawn uniformly from SET_FIT_MIN to
+    min(:data:`SET_FIT_MAX`, the player's games), its games drawn without replacement (seeded)."""
+    rng = np.random.default_rng(seed)
+    out: list[tuple[str, list[int]]] = []
+    for games in by_player_in_time(d):
+        if len(games) < SET_FIT_MIN:
+            continue
+        for _ in range(SET_FIT_SAMPLES):
+            n = int(rng.integers(SET_FIT_MIN, min(SET_FIT_MAX, len(games)) + 1))
+            out.append(("sample", sorted(games[k] for k in rng.choice(len(games), n,
+                                                                      replace=False))))
+    return out
+
+
+def blocks_of(d: Data, size: int) -> list[tuple[str, list[int]]]:
+    """Each player's games in chronological blocks of exactly ``size`` (a rest left out)."""
+    return [(f"block of {size}", games[start:start + size])
+            for games in by_player_in_time(d)
+            for start in range(0, len(games) - size + 1, size)]
+
+
+def fit_sets(train: Data, val: Data) -> dict[str, Any]:
+    """The set fit (a model file's ``set`` section): a ridge fit of a set's mean rating on the
+    mean of its games' summaries, on training players' sets (:func:`sets_of` and
+    :func:`sampled_sets`); the mean and spread of its score per rating (local-linear kernel
+    fits), the spread of a set of n games ∝ √(ρ + (1 − ρ)/n), ρ by maximum likelihood; the
+    prior from the sets' ratings. Its spread's scale and prior weight are set on validation
+    players (:func:`calibrate_sets`)."""
+    s = set_arrays(train, np.zeros(len(train.pgs)), sets_of(train.pgs) + sampled_sets(train, 1))
+    ridge = Ridge.fit(s.mean_x, s.real, SET_RIDGE)
+    score = ridge.predict(s.mean_x)
+    g = grid()
+    mean = np.maximum.accumulate(extended(
+        kernel_fit(s.real, score, g, SET_MEAN_BANDWIDTH, SET_MIN_WEIGHT), True))
+    residual2 = (score - np.interp(s.real, g, mean)) ** 2
+    best: tuple[float, float, Floats] | None = None
+    for rho in np.arange(0.0, 0.5, 0.02):
+        shrink = rho + (1 - rho) / s.size
+        var = np.maximum(extended(kernel_fit(s.real, residual2 / shrink, g, SET_SD_BANDWIDTH,
+                                             SET_MIN_WEIGHT), False), 1.0)
+        at = np.interp(s.real, g, var) * shrink
+        nll = 0.5 * float(np.sum(residual2 / at + np.log(at)))
+        if best is None or nll < best[0]:
+            best = (nll, float(rho), var)
+    assert best is not None
+    _, rho, var = best
+    fit: dict[str, Any] = {
+        "min_games": SET_FIT_MIN,
+        "features": "the mean of the games' summaries (the model's features, in order)",
+        "regression": ridge.json(),
+        "likelihood": {"mean": rounded(mean), "sd": rounded(np.sqrt(var))},
+        "within_player_correlation": round(rho, 4),
+        "prior": rounded(fit_prior(s.real, SET_PRIOR_BANDWIDTH)),
+        "prior_weight": 0.0,
+        "training": {"sets": len(s.kinds), "players": len(set(s.players)),
+                     "sizes": f"{int(s.size.min())}-{int(s.size.max())}",
+                     "ridge_penalty": SET_RIDGE,
+                     "bandwidths": {"mean": SET_MEAN_BANDWIDTH, "sd": SET_SD_BANDWIDTH,
+                                    "prior": SET_PRIOR_BANDWIDTH}}}
+    return fit
+
+
+def band_biases(est: Floats, real: Floats) -> list[float]:
+    """The mean signed error per 200-point band with at least :data:`BAND_MIN_SETS` sets."""
+    return [float((est - real)[m].mean()) for lo in range(600, 2800, 200)
+            if (m := (real >= lo) & (real < lo + 200)).sum() >= BAND_MIN_SETS]
+
+
+def calibrate_sets(model: dict[str, Any], val: Data) -> None:
+    """On validation players' sets (as shown, and sampled): the set spread's scale so that
+    80 % of the ranges hold, widened (by 1 % steps) until every band of the sets as shown holds
+    :data:`SET_BAND_MIN_COVERAGE`; then the set prior's weight: the largest of 0, 0.05 … 1
+    whose worst band bias stays within :data:`SET_FIT_MAX_BIAS` (the frontier is recorded)."""
+    fit = model["set"]
+    shown = sets_of(val.pgs)
+    s = set_arrays(val, np.zeros(len(val.pgs)), shown + sampled_sets(val, 2))
+    base_sd = np.asarray(fit["likelihood"]["sd"])
+
+    def hits(k: float) -> npt.NDArray[np.bool_]:
+        fit["likelihood"]["sd"] = rounded(base_sd * k)
+        _, low, high = set_estimates(level_model_from_json(model), s.mean_x, s.size)
+        out: npt.NDArray[np.bool_] = (s.real >= low) & (s.real <= high)
+        return out
+
+    def worst_band(k: float) -> float:
+        hit, real = hits(k)[:len(shown)], s.real[:len(shown)]
+        return min((float(hit[m].mean()) for lo in range(600, 2800, 200)
+                    if (m := (real >= lo) & (real < lo + 200)).sum() >= BAND_MIN_SETS),
+                   default=1.0)
+
+    if not s.kinds:
+        fit["training"]["validation_sets"] = 0
+        return
+    k = solve(0.8, lambda k: float(hits(k).mean()), 0.5, 2.0)
+    while worst_band(k) < SET_BAND_MIN_COVERAGE and k < 2.0:
+        k *= 1.01
+    fit["likelihood"]["sd"] = rounded(base_sd * k)
+    fit["likelihood"]["sd_scale"] = round(k, 4)
+    fit["training"]["validation_coverage"] = round(float(hits(k).mean()), 3)
+    frontier = []
+    weight = 0.0
+    for w in np.arange(0.0, 1.001, 0.05):
+        fit["prior_weight"] = round(float(w), 2)
+        est, _, _ = set_estimates(level_model_from_json(model), s.mean_x, s.size)
+        worst = max((abs(b) for b in band_biases(est, s.real)), default=0.0)
+        frontier.append({"prior_weight": round(float(w), 2),
+                         "mae": round(float(np.abs(est - s.real).mean()), 1),
+                         "worst_band_bias": round(worst, 1)})
+        if worst <= SET_FIT_MAX_BIAS:
+            weight = round(float(w), 2)
+    fit["prior_weight"] = weight
+    fit["training"]["validation_sets"] = len(s.kinds)
+    fit["training"]["prior_weight_frontier"] = frontier
 
 
 def coverage_of(model: dict[str, Any], score: Floats, size: Floats, real: Floats) -> float:
@@ -530,10 +684,22 @@ def evaluate(model: dict[str, Any], test: Data, train: Data, train_score: Floats
     s = set_arrays(test, score)
     if not s.kinds:
         return out
-    s_est, s_low, s_high = estimates(lm, s.score, s.size)
+    s_est, s_low, s_high = set_estimates(lm, s.mean_x, s.size)
     sboot = Boot(s.players)
     model_sets = out["model"]
     model_sets["sets"] = figures(s_est, s_low, s_high, s.real, sboot)
+    # model 2's combination (the mean of the games' scores), recalibrated in this run
+    mean_scores = estimates(lm, s.score, s.size)
+    out["mean_of_game_scores"] = {
+        "sets": figures(*mean_scores, s.real, sboot),
+        "sets_by_rating": by_band(*mean_scores, s.real, sboot, BAND_MIN_SETS),
+        "how": "model 2's combination: the mean of the games' scores through the single-game "
+               "likelihood, spread × √(ρ + (1 − ρ)/n), prior weight set_estimate"}
+    for size in (2, SET_FIT_MIN):
+        b = set_arrays(test, score, blocks_of(test, size))
+        if b.kinds:
+            model_sets.setdefault("blocks_by_size", {})[str(size)] = figures(
+                *set_estimates(lm, b.mean_x, b.size), b.real, Boot(b.players))
     model_sets["sets_by_rating"] = by_band(s_est, s_low, s_high, s.real, sboot, BAND_MIN_SETS)
     kinds = np.asarray(s.kinds)
     model_sets["sets_by_kind"] = {k: figures(s_est, s_low, s_high, s.real, sboot, kinds == k)
@@ -610,6 +776,9 @@ def fit(pgs: list[PlayerGame], sha256: str, games: int, data_name: str) -> dict[
     }
     val_score = ridge.predict(val.x)
     calibrate(model, val, val_score)
+    if len(sets_of(train.pgs)) + len(sampled_sets(train, 1)) >= SET_FIT_LEAST:
+        model["set"] = fit_sets(train, val)
+        calibrate_sets(model, val)
     model["training"] = {
         "data": f"{data_name}: {games:,} rated standard rapid Lichess games with Lichess's "
                 "server analysis (2014-07 … 2022-12), the game histories of ~4,750 players "
@@ -661,12 +830,15 @@ def speed_model(base: dict[str, Any], speed: str, pgs: Sequence[PlayerGame], sha
                             "sd": rounded(np.interp(at, g, sd) * k)},
              "prior": rounded(fit_prior(train.ratings, SPEED_PRIOR_BANDWIDTH)),
              "fitted_range": [round(lo), round(hi)],
+             **({"set": speed_set(base["set"], at, k, fit_prior(train.ratings,
+                                                                 SPEED_PRIOR_BANDWIDTH))}
+                if "set" in base else {}),
              "speed_scale": {"c": round(c, 1), "d": round(d, 3), "k": round(k, 4),
                              "means": "score of a rated-r player = rapid mean(c + d·(r − 1500)),"
                                       " spread k · rapid spread(c + d·(r − 1500))"},
              "borrows": f"{speed} scale fitted on {len(train.pgs)} player-games; the feature "
-                        "weights and the game-to-game correlation of a player's games are the "
-                        "rapid fit's"}
+                        "weights (per game and per set) and the game-to-game correlation of a "
+                        "player's games are the rapid fit's"}
     test_score = np.asarray([lm.tables.offset + float(lm.tables.coef @ x) for x in test.x])
     shipped = level_model_from_json(model)
     est, low, high = estimates(shipped, test_score, np.ones(len(test_score)))
@@ -691,13 +863,23 @@ def speed_model(base: dict[str, Any], speed: str, pgs: Sequence[PlayerGame], sha
         "acpl_line": {"games": figures(*line.ranges(test.acpl), test.ratings, boot),
                       "fit": f"rating = {line.a:.1f} + {line.b:.1f} · ln(1 + ACPL) per game"},
         "sets": "not measured: the players of this file have one or two games each; a set's "
-                "combination is the rapid fit's (figures in level-rapid-2.json)",
+                f"combination is the rapid fit's (figures in level-rapid-{VERSION}.json)",
         "evals": "Lichess server analysis"}
     model["held_out"]["mae_vs_acpl_line"] = round(
         model["held_out"]["model"]["games"]["mae"]
         / model["held_out"]["acpl_line"]["games"]["mae"], 3)
     model["weak"] = [w for w in weak_bands(model["held_out"]) if w["kind"] == "games"]
     return model
+
+
+def speed_set(fit: dict[str, Any], at: Floats, k: float, prior: Floats) -> dict[str, Any]:
+    """The rapid set fit on a speed's scale: its mean and spread at ``at`` (c + d·(r − 1500)
+    per rating r of the grid), the spread × ``k``, the speed's prior."""
+    g = grid()
+    mean, sd = np.asarray(fit["likelihood"]["mean"]), np.asarray(fit["likelihood"]["sd"])
+    return {**fit, "likelihood": {**fit["likelihood"], "mean": rounded(np.interp(at, g, mean)),
+                                  "sd": rounded(np.interp(at, g, sd) * k)},
+            "prior": rounded(prior)}
 
 
 def clock_summary(game: GameFeatures) -> list[float] | None:
@@ -781,11 +963,13 @@ def render(model: dict[str, Any]) -> str:
              f"prior weights {model['prior_weight']}",
              f"{'held out':<34}{'n':>7}{'MAE [95 %]':>16}{'medAE':>8}{'bias':>8}{'cover':>8}"
              f"{'width':>8}"]
-    for label in ("model", "rapid_model_as_is", "training_median", "acpl_line"):
+    for label in ("model", "mean_of_game_scores", "rapid_model_as_is", "training_median",
+                  "acpl_line"):
         for unit in ("games", "sets"):
             if isinstance(h.get(label), dict) and unit in h[label]:
                 lines.append(_row(f"{label}, {unit}", h[label][unit]))
-    for key in ("games_by_rating", "sets_by_rating", "sets_by_size", "sets_by_kind"):
+    for key in ("games_by_rating", "sets_by_rating", "sets_by_size", "sets_by_kind",
+                "blocks_by_size"):
         for band, f in h["model"].get(key, {}).items():
             lines.append(_row(f"  {key.split('_by_')[0]} {band}", f))
     lines.append(f"MAE / ACPL line (games): {h['mae_vs_acpl_line']}")

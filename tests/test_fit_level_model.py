@@ -58,9 +58,18 @@ def test_fit_is_reproducible(monkeypatch: pytest.MonkeyPatch) -> None:
         assert f["coverage_ci"][0] <= f["coverage_10_90"] <= f["coverage_ci"][1]
     assert 0 <= model_data["within_player_correlation"] < 1
     assert 0.5 < model_data["likelihood"]["sd_scale"] < 2
+    # the set fit: its own regression and spread, calibrated on validation players, measured
+    # beside model 2's combination (the mean of the games' scores) in the same run
+    set_fit = model_data["set"]
+    assert set_fit["min_games"] == fit.SET_FIT_MIN and set_fit["training"]["sets"] >= 20
+    assert 0.5 < set_fit["likelihood"]["sd_scale"] < 2 and 0 <= set_fit["prior_weight"] <= 1
+    assert [f["prior_weight"] for f in set_fit["training"]["prior_weight_frontier"]][:3] == [
+        0.0, 0.05, 0.1]
+    assert held["model"]["sets"]["n"] == held["mean_of_game_scores"]["sets"]["n"] > 0
+    assert set(held["model"]["blocks_by_size"]) == {"2", "5"}
     model = level_model_from_json(model_data)
     level = game_level(model, pgs[0].features)
-    assert level.model == "level-rapid-2" and level.low <= level.estimate <= level.high
+    assert level.model == "level-rapid-3" and level.low <= level.estimate <= level.high
 
 
 def test_a_speed_gets_its_own_scale(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -140,6 +140,48 @@ def test_a_set_narrows_but_not_as_one_over_n() -> None:
         set_level(model, [])
 
 
+# The toy's set fit: a set scores 2000 − 1000 × its rate of moves losing >= 10 Win% (the mean of
+# its games' rates), a player rated r scores r with a single game's spread of 200, half of it
+# shared by a player's games; from 3 games on.
+TOY_SET: dict[str, Any] = {
+    "min_games": 3, "features": "the mean of the games' summaries",
+    "regression": {"centre": [0.0] * len(SUMMARY), "scale": [1.0] * len(SUMMARY),
+                   "coef": [-1000.0 if n == "rate of losses >= 10" else 0.0 for n in SUMMARY],
+                   "intercept": 2000.0},
+    "likelihood": {"mean": [400.0 + 10 * i for i in range(POINTS)], "sd": [200.0] * POINTS},
+    "within_player_correlation": 0.5, "prior": [1.0] * POINTS, "prior_weight": 0.0,
+}
+
+
+def test_a_set_of_enough_games_reads_the_set_fit() -> None:
+    """From the set fit's ``min_games`` on, a set is read by its own score (the mean of its
+    games' summaries through the set regression) and spread; fewer games, the mean of the
+    single-game scores as before."""
+    model = level_model_from_json({**TOY, "set": TOY_SET})
+    game = moves(16, 4)  # rate of losses >= 10: 0.2; single-game score 1929.2
+    for n in (3, 4, 20):
+        level = set_level(model, [game] * n)
+        half = Z90 * 200 * (0.5 + 0.5 / n) ** 0.5
+        assert level[:3] == pytest.approx((1800, 1800 - half, 1800 + half), abs=1.5)
+        assert (level.games, level.moves, level.model) == (n, 20 * n, "level-toy-3")
+    two = set_level(model, [game] * 2)  # below min_games: model 2's combination
+    half = Z90 * 100 * (0.25 + 0.75 / 2) ** 0.5
+    assert two[:3] == pytest.approx((1929, 1929 - half, 1929 + half), abs=1.5)
+    assert game_level(model, game)[:3] == game_level(level_model_from_json(TOY), game)[:3]
+    # the mean of the games' summaries: rates 0 and 0.4 read as 0.2
+    mixed = set_level(model, [moves(20, 0), moves(12, 8), moves(16, 4)])
+    assert mixed.estimate == pytest.approx(1800, abs=1)
+    # the set prior at its weight pulls the estimate, not the range
+    pulled = copy.deepcopy(TOY_SET)
+    pulled["prior"] = [2.718281828 ** (-0.5 * ((400 + 10 * i - 1500) / 100) ** 2) + 1e-12
+                       for i in range(POINTS)]
+    pulled["prior_weight"] = 1.0
+    flat, shrunk = (set_level(level_model_from_json({**TOY, "set": s}), [game] * 4)
+                    for s in (TOY_SET, pulled))
+    assert (shrunk.low, shrunk.high) == (flat.low, flat.high)
+    assert flat.low <= shrunk.estimate < flat.estimate - 100
+
+
 def test_a_prior_pulls_the_estimate_not_the_range() -> None:
     weighted = copy.deepcopy(TOY)
     # a prior centred on 1500 (sd 100), at full weight for the estimate
@@ -181,6 +223,17 @@ def test_malformed_model() -> None:
     broken["features"] = list(SUMMARY)[:-1]
     with pytest.raises(ValueError, match="sizes"):
         level_model_from_json(broken)
+    broken = copy.deepcopy({**TOY, "set": TOY_SET})
+    broken["set"]["likelihood"]["sd"] = [200.0] * 10
+    with pytest.raises(ValueError, match="sizes"):
+        level_model_from_json(broken)
+    broken["set"] = {**TOY_SET, "min_games": 1}
+    with pytest.raises(ValueError, match="sizes"):
+        level_model_from_json(broken)
+    broken["set"] = {k: v for k, v in TOY_SET.items() if k != "within_player_correlation"}
+    with pytest.raises(ValueError, match="missing or wrong field"):
+        level_model_from_json(broken)
+    broken = copy.deepcopy(TOY)
     broken["features"] = ["clock used", *SUMMARY[1:]]  # a model of another version
     with pytest.raises(ValueError, match="other features than this version computes"):
         level_model_from_json(broken)
@@ -199,9 +252,9 @@ def test_fide_levels() -> None:
 def test_every_speed_has_its_own_model() -> None:
     for speed in ("bullet", "blitz", "rapid", "classical"):
         model = load_level_model(speed)
-        assert (model.name, model.perf, model.fitted_perf) == (f"level-{speed}-2", speed, speed)
+        assert (model.name, model.perf, model.fitted_perf) == (f"level-{speed}-3", speed, speed)
     ultra = load_level_model("ultraBullet")
-    assert (ultra.name, ultra.fitted_perf) == ("level-bullet-2", "bullet")
+    assert (ultra.name, ultra.fitted_perf) == ("level-bullet-3", "bullet")
     with pytest.raises(ValueError, match="no level model for 'chess960'"):
         load_level_model("chess960")
     game = first_game()  # 0068O1lq: White (1549) ACPL 104, Black (1550) ACPL 64
@@ -235,6 +288,9 @@ def test_the_shipped_model_files_record_their_held_out_figures() -> None:
     for band, f in held["model"]["sets_by_rating"].items():
         assert abs(f["bias"]) <= 75, (band, f)
     assert held["model"]["games"]["mae"] <= 0.9 * held["acpl_line"]["games"]["mae"]
+    # the set fit (model 3) beats model 2's combination of the same games, measured in the run
+    assert held["model"]["sets"]["mae"] < held["mean_of_game_scores"]["sets"]["mae"] - 5
+    assert data["set"]["min_games"] == 5 and data["set"]["training"]["prior_weight_frontier"]
     assert data["training"]["sha256"] == (
         "9fda82d9e6752c9bc24b2208a0d0e69eb7d28abb202d732cf8f33dbaec501d72")
     for speed in ("blitz", "bullet", "classical"):
@@ -246,15 +302,17 @@ def test_the_shipped_model_files_record_their_held_out_figures() -> None:
 def test_local_engine_evals_are_noted() -> None:
     local = GameFeatures("white", moves(16, 4).moves, acpl=0, local=True)
     assert game_level(level_model_from_json(TOY), local).note == (
-        "local-engine evals (the model was fitted on Lichess's server analysis)")
+        "local-engine evals, read through their engine's calibration where one exists (the "
+        "model was fitted on Lichess's server analysis)")
     measured = copy.deepcopy(TOY)
     measured["local_engine"] = {"engine": "Stockfish 15.1", "nodes": 100000,
                                 "player_games": 40, "shift_median": 146.0}
     model = level_model_from_json(measured)
     assert set_level(model, [moves(16, 4), local]).note == (
-        "local-engine evals (the model was fitted on Lichess's server analysis; on 40 held-out "
-        "player-games, Stockfish 15.1 at 100,000 nodes read +146 points against Lichess's evals "
-        "of the same games (median))")
+        "local-engine evals, read through their engine's calibration where one exists (the "
+        "model was fitted on Lichess's server analysis; on 40 held-out player-games, Stockfish "
+        "15.1 at 100,000 nodes read +146 points against Lichess's evals of the same games "
+        "(median))")
     assert set_level(model, [moves(16, 4)]).note is None
     assert level_features([PlyEval(20, None)], "white", local=True).local
 
@@ -283,6 +341,6 @@ def test_the_level_ignores_rating_result_status_and_clock() -> None:
         for color in ("white", "black"):
             levels = {game_level(model, level_features(evals, color, **v))  # type: ignore[arg-type]
                       for v in variants}
-            sets = {set_level(model, [level_features(evals, color, **v)] * 3)  # type: ignore[arg-type]
-                    for v in variants}
-            assert len(levels) == 1 and len(sets) == 1, (speed, color)
+            sets = {set_level(model, [level_features(evals, color, **v)] * n)  # type: ignore[arg-type]
+                    for v in variants for n in (3, 6)}  # model 2's combination, the set fit
+            assert len(levels) == 1 and len(sets) == 2, (speed, color)

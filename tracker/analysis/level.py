@@ -2,16 +2,22 @@
 model file.
 
 Inputs: the moves' evals, the clock setting, the clocks where exported, the result and the
-perf: never a rating (:class:`GameFeatures` keeps them all; the ``level-<perf>-2`` models read
+perf: never a rating (:class:`GameFeatures` keeps them all; the ``level-<perf>-3`` models read
 the evals of the player's own moves only, see ``docs/strength.md``). A model
-(``tracker/analysis/models/level-<perf>-2.json``, fitted by ``scripts/fit_level_model.py`` from
+(``tracker/analysis/models/level-<perf>-3.json``, fitted by ``scripts/fit_level_model.py`` from
 the shared analysed games) turns a game's summary (:data:`SUMMARY`: accuracy, ACPL, error rates,
 loss quantiles by phase…) into one score by a linear fit, and knows, per rating of the perf's
-Lichess scale, the mean and spread of that score (heteroscedastic). A set of n games averages
-its scores; as games of one player are correlated (style, form), the spread of the mean does not
-shrink as 1/n but to ρ + (1 − ρ)/n. The likelihood over ratings times a weak prior (a flat one
-for the range): the range is the 10th–90th percentiles, calibrated on players the fit never saw
-so that it holds the real rating ~80 % of the time in every 200-point band, not only on average.
+Lichess scale, the mean and spread of that score (heteroscedastic). The likelihood over ratings
+times a weak prior (a flat one for the range): the range is the 10th–90th percentiles,
+calibrated on players the fit never saw so that it holds the real rating ~80 % of the time in
+every 200-point band, not only on average.
+
+A set of games (a month, the last 20) is read from the mean of its games' summaries. From
+``set.min_games`` games on, by the model's set fit: another linear score, fitted on sets of
+training players' games (the weights a set's average deserves are not a single game's), with
+its own mean and spread per rating; as games of one player are correlated (style, form), that
+spread does not shrink as 1/n but to ρ + (1 − ρ)/n. Fewer games (or a model without a set fit):
+the mean of the games' scores, with the single-game spread shrunk the same way.
 """
 
 from __future__ import annotations
@@ -38,7 +44,7 @@ from tracker.fide.scale import ScaleModel, fide_rating, models_for
 MODELS_DIR: Final = Path(__file__).parent / "models"
 #: The model of each perf (key, version): each speed on its own Lichess scale.
 MODEL_FILES: Final[Mapping[str, str]] = {
-    speed: f"level-{speed}-2.json" for speed in ("bullet", "blitz", "rapid", "classical")}
+    speed: f"level-{speed}-3.json" for speed in ("bullet", "blitz", "rapid", "classical")}
 #: Speeds without data of their own borrow the nearest speed's model, and every result says so.
 BORROWED: Final[Mapping[str, str]] = {"ultraBullet": "bullet", "correspondence": "classical"}
 #: Lichess's server analysis of games played from this instant on (ms since the epoch, 2023-01-01
@@ -73,8 +79,10 @@ class GameFeatures:
     ``clock``: (initial s, increment s) or ``None``; ``score``: the player's result (1, ½, 0)
     or ``None``; ``acpl``: Lichess's ACPL of the player (for the baseline), ``None`` without
     a scored move; ``ending``: how the game ended from the player's side (:func:`ending`),
-    ``None`` when unknown; ``local``: the evals come from a local engine, not Lichess's server
-    analysis the model was fitted on (the result then says so)."""
+    ``None`` when unknown; ``local``: the evals come from a local engine (read through its
+    calibration onto Lichess's scale where one covers its engine and budget,
+    ``tracker.analysis.engine_calibration``), not Lichess's server analysis the model was
+    fitted on (the result then says so)."""
 
     color: Color
     moves: tuple[MoveFeature, ...]
@@ -89,7 +97,7 @@ class Level(NamedTuple):
     """A level on the Lichess scale of the model's perf (rating points): ``estimate`` the
     posterior median under the model's prior (inside the range), ``low``/``high`` the 10th
     and 90th percentiles of the range (a flat prior: it holds for a 900 and a 2300 alike);
-    ``model``: the model's key and version (``"level-blitz-2"``); ``note``: what the reader
+    ``model``: the model's key and version (``"level-blitz-3"``); ``note``: what the reader
     must know (what a speed borrows from the rapid fit, an estimate where the model is known to
     be weak or outside the fitted range, too few moves, local evals), else ``None``;
     ``games``/``moves``: how much play it rests on."""
@@ -131,7 +139,7 @@ class LevelModel:
 
     @property
     def name(self) -> str:
-        """Key and version: ``"level-rapid-2"``."""
+        """Key and version: ``"level-rapid-3"``."""
         return f"{self.key}-{self.version}"
 
     @property
@@ -264,7 +272,8 @@ def _floats(data: Mapping[str, Any], *path: str) -> list[float]:
 
 
 def _schema(data: Mapping[str, Any]) -> None:
-    """ValueError unless ``data`` has the fields :func:`game_level` reads, consistently."""
+    """ValueError unless ``data`` has the fields :func:`game_level` and (where the model has a
+    set fit) :func:`set_estimates` read, consistently."""
     try:
         grid = data["grid"]
         size = round((grid["high"] - grid["low"]) / grid["step"]) + 1
@@ -277,6 +286,8 @@ def _schema(data: Mapping[str, Any]) -> None:
               and 0 <= float(data["within_player_correlation"]) < 1
               and all(float(data["prior_weight"][k]) >= 0
                       for k in ("game_estimate", "game_range", "set_estimate", "set_range")))
+        if ok and "set" in data:
+            ok = _set_schema(data["set"], size, len(features))
     except (KeyError, TypeError, ValueError) as e:
         raise ValueError(f"malformed level model: missing or wrong field ({e})") from None
     if not ok:
@@ -285,6 +296,20 @@ def _schema(data: Mapping[str, Any]) -> None:
     if features != list(SUMMARY):
         raise ValueError("level model fitted on other features than this version computes: "
                          "refit it (scripts/fit_level_model.py)")
+
+
+def _set_schema(fit: Any, size: int, features: int) -> bool:
+    """Whether a model's ``set`` section is consistent: at least 2 games, the grid's and the
+    features' sizes, positive spreads (KeyError, TypeError or ValueError when a field is
+    missing or wrong)."""
+    reg = fit["regression"]
+    return bool(int(fit["min_games"]) >= 2 and len(fit["prior"]) == size
+                and len(fit["likelihood"]["mean"]) == size
+                and len(fit["likelihood"]["sd"]) == size
+                and min(_floats(fit, "likelihood", "sd")) > 0
+                and all(len(reg[k]) == features for k in ("centre", "scale", "coef"))
+                and 0 <= float(fit["within_player_correlation"]) < 1
+                and float(fit["prior_weight"]) >= 0)
 
 
 def level_model_from_json(data: Mapping[str, object], perf: str | None = None) -> LevelModel:
@@ -337,6 +362,25 @@ class _Tables:
         self.fitted_range = (float(lo), float(hi))
         self.weak: list[Mapping[str, Any]] = list(data.get("weak", []))
         self.borrows = str(data.get("borrows") or "")
+        self.set: _SetTables | None = _SetTables(data["set"]) if "set" in data else None
+
+
+class _SetTables:
+    """A model's set fit (its ``set`` section), read once per model."""
+
+    def __init__(self, fit: Mapping[str, Any]) -> None:
+        self.min_games = int(fit["min_games"])
+        reg = fit["regression"]
+        scale = np.asarray(_floats(reg, "scale"))
+        self.coef: FloatArray = np.asarray(_floats(reg, "coef")) / scale
+        self.offset = float(reg["intercept"]) - float(self.coef @ np.asarray(
+            _floats(reg, "centre")))
+        self.mean: FloatArray = np.asarray(_floats(fit, "likelihood", "mean"))
+        self.var: FloatArray = np.asarray(_floats(fit, "likelihood", "sd")) ** 2
+        self.rho = float(fit["within_player_correlation"])
+        prior = np.asarray(fit["prior"], dtype=np.float64)
+        self.log_prior: FloatArray = np.log(prior / prior.sum())
+        self.weight = float(fit["prior_weight"])
 
 
 def _tables(model: LevelModel) -> _Tables:
@@ -348,6 +392,14 @@ def score(model: LevelModel, game: GameFeatures) -> float:
     fitted perf's scale, before the likelihood). Raises ValueError without a scored move."""
     t = _tables(model)
     return t.offset + float(np.dot(t.coef, summary(game)))
+
+
+def set_score(model: LevelModel, game: GameFeatures) -> float | None:
+    """The model's set score of one game (its set fit's linear score of :func:`summary`; a
+    set's is the mean of its games'), ``None`` for a model without a set fit. Raises
+    ValueError without a scored move."""
+    fit = _tables(model).set
+    return None if fit is None else fit.offset + float(np.dot(fit.coef, summary(game)))
 
 
 def quantiles(grid: FloatArray, log_post: FloatArray, qs: Sequence[float]) -> list[FloatArray]:
@@ -391,10 +443,45 @@ def estimates(model: LevelModel, mean_score: FloatArray, games: FloatArray
     return np.clip(est, low, high), low, high
 
 
+def set_estimates(model: LevelModel, mean_summary: FloatArray, games: FloatArray
+                  ) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """(estimate, low, high) per set (rows) from the mean of its games' :func:`summary`
+    (rows × features) and its number of games: from the set fit's ``min_games`` on, its score's
+    likelihood (spread × √(ρ + (1 − ρ)/n)); the range under a flat prior, the estimate the
+    median with the set prior at its weight, kept inside the range. Fewer games, or a model
+    without a set fit: :func:`estimates` of the mean of the games' scores."""
+    t = _tables(model)
+    fit = t.set
+    set_score_mean = (np.full(len(games), np.nan) if fit is None
+                      else fit.offset + mean_summary @ fit.coef)
+    return estimates_of_scores(model, t.offset + mean_summary @ t.coef, set_score_mean, games)
+
+
+def estimates_of_scores(model: LevelModel, mean_score: FloatArray, mean_set_score: FloatArray,
+                        games: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """:func:`set_estimates` from the sets' mean :func:`score` and mean :func:`set_score`
+    (NaN where unknown: then the mean score's :func:`estimates`, as for fewer games)."""
+    t = _tables(model)
+    est, low, high = estimates(model, mean_score, games)
+    fit = t.set
+    use = (games >= fit.min_games) & ~np.isnan(mean_set_score) if fit is not None else None
+    if fit is None or use is None or not use.any():
+        return est, low, high
+    shrink = fit.rho + (1 - fit.rho) / np.maximum(games, 1)
+    var = fit.var[None, :] * shrink[:, None]
+    centred = np.where(use, mean_set_score, 0.0)[:, None] - fit.mean[None, :]
+    ll = -0.5 * centred ** 2 / var - 0.5 * np.log(var)
+    (s_est,) = quantiles(t.grid, ll + fit.weight * fit.log_prior[None, :], (0.5,))
+    s_low, s_high = quantiles(t.grid, ll, (0.1, 0.9))
+    return (np.where(use, np.clip(s_est, s_low, s_high), est), np.where(use, s_low, low),
+            np.where(use, s_high, high))
+
+
 def _local_note(model: LevelModel) -> str:
-    """What the model file measured of local-engine evals, in words."""
+    """What the reader of a level from local-engine evals must know, in words."""
     local = model.data.get("local_engine")
-    text = "local-engine evals (the model was fitted on Lichess's server analysis"
+    text = ("local-engine evals, read through their engine's calibration where one exists "
+            "(the model was fitted on Lichess's server analysis")
     if isinstance(local, Mapping) and "shift_median" in local:
         text += (f"; on {local['player_games']} held-out player-games, {local['engine']} at "
                  f"{local['nodes']:,} nodes read {local['shift_median']:+.0f} points against "
@@ -426,31 +513,41 @@ def _note(model: LevelModel, games: int, local: bool, estimate: int, moves: int
 
 def _level(model: LevelModel, games: Sequence[GameFeatures]) -> Level:
     return level_of_scores(model, [score(model, g) for g in games],
-                           sum(len(g.moves) for g in games), any(g.local for g in games))
+                           sum(len(g.moves) for g in games), any(g.local for g in games),
+                           [set_score(model, g) for g in games])
 
 
-def level_of_scores(model: LevelModel, scores: Sequence[float], moves: int, local: bool
-                    ) -> Level:
+def level_of_scores(model: LevelModel, scores: Sequence[float], moves: int, local: bool,
+                    set_scores: Sequence[float | None] | None = None) -> Level:
     """The level a set of games shows from their :func:`score` s (in the set's order; one
-    score: one game's level, as :func:`game_level`), ``moves`` the scored moves they hold
-    together and ``local`` whether any game's evals come from a local engine: what
-    :func:`set_level` computes, for scores computed once and kept. Raises ValueError for no
-    score."""
-    return levels_of_scores(model, [(scores, moves, local)])[0]
+    score: one game's level, as :func:`game_level`) and their :func:`set_score` s (what the
+    set fit reads from ``min_games`` games on; without them, or with a ``None`` among them,
+    the mean of the scores as for fewer games), ``moves`` the scored moves they hold together
+    and ``local`` whether any game's evals come from a local engine: what :func:`set_level`
+    computes, for scores computed once and kept. Raises ValueError for no score."""
+    return levels_of_scores(model, [(scores, moves, local)],
+                            None if set_scores is None else [set_scores])[0]
 
 
-def levels_of_scores(model: LevelModel, sets: Sequence[tuple[Sequence[float], int, bool]]
+def levels_of_scores(model: LevelModel, sets: Sequence[tuple[Sequence[float], int, bool]],
+                     set_scores: Sequence[Sequence[float | None]] | None = None
                      ) -> list[Level]:
-    """:func:`level_of_scores` of each ``(scores, moves, local)`` in ``sets``, the posteriors
-    of all computed at once (one array of sets × the model's grid: the same figures as one
-    by one). Raises ValueError for a set without a score."""
+    """:func:`level_of_scores` of each ``(scores, moves, local)`` in ``sets`` (with its
+    ``set_scores``, one sequence per set, where given), the posteriors of all computed at once
+    (one array of sets × the model's grid: the same figures as one by one). Raises ValueError
+    for a set without a score."""
     if any(not scores for scores, _, _ in sets):
         raise ValueError("no games: a set's level needs at least one game")
     if not sets:
         return []
-    est, low, high = estimates(
+    means = [None if set_scores is None or any(x is None for x in set_scores[i])
+             or len(set_scores[i]) != len(sets[i][0])
+             else sum(x for x in set_scores[i] if x is not None) / len(sets[i][0])
+             for i in range(len(sets))]
+    games = np.asarray([float(len(scores)) for scores, _, _ in sets])
+    est, low, high = estimates_of_scores(
         model, np.asarray([sum(scores) / len(scores) for scores, _, _ in sets]),
-        np.asarray([float(len(scores)) for scores, _, _ in sets]))
+        np.asarray([np.nan if m is None else m for m in means]), games)
     out: list[Level] = []
     for i, (scores, moves, local) in enumerate(sets):
         estimate = round(float(est[i]))
@@ -466,9 +563,10 @@ def game_level(model: LevelModel, features: GameFeatures) -> Level:
 
 
 def set_level(model: LevelModel, games: Sequence[GameFeatures]) -> Level:
-    """The level a set of one player's games shows together (a month, the last 20): its range
-    narrows as games add up, down to the spread a player's games share. Raises ValueError for
-    an empty set or a game without a scored move."""
+    """The level a set of one player's games shows together (a month, the last 20): read from
+    the mean of the games' summaries (:func:`set_estimates`), its range narrows as games add up,
+    down to the spread a player's games share. Raises ValueError for an empty set or a game
+    without a scored move."""
     if not games:
         raise ValueError("no games: a set's level needs at least one game")
     return _level(model, games)

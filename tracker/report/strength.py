@@ -39,6 +39,7 @@ from tracker.analysis.level import (
     load_level_model,
     on_training_scale,
     score,
+    set_score,
 )
 from tracker.analysis.turning import GameTurn, TurningPoint, turning_points, win_curve
 from tracker.core.errors import NoAnalysisError
@@ -67,7 +68,7 @@ FULL_COVERAGE: Final = Fraction(9, 10)
 BOARD_SIZE: Final = 360
 #: The version of the per-game results a player's report saves (:func:`player_strength`):
 #: bump it whenever what :func:`game_strength` computes of a game changes.
-SAVED_VERSION: Final = 1
+SAVED_VERSION: Final = 2
 
 
 @dataclass(slots=True, eq=False)
@@ -102,7 +103,8 @@ class SideStrength:
     counts are computed from them by Lichess's thresholds. ``moves``: the side's moves with an
     eval before and after (what the level reads); ``score``: the level model's score of them
     (rating points before the likelihood; ``None`` without a level), what the sets' levels
-    combine; ``features``: what the level model reads."""
+    combine, with ``set_score`` (the model's set fit's score, for sets of enough games);
+    ``features``: what the level model reads."""
 
     color: Color
     user_id: str | None
@@ -120,6 +122,7 @@ class SideStrength:
     counts_computed: bool = False
     moves: int = 0
     score: float | None = field(default=None, repr=False)
+    set_score: float | None = field(default=None, repr=False)
 
     @property
     def features(self) -> GameFeatures:
@@ -333,7 +336,7 @@ def with_levels(model: LevelModel | None, games: Sequence[GameStrength]) -> list
                             s.inaccuracy, s.mistake, s.blunder, level,
                             fide_levels(level, perf, memos.setdefault(perf, {})),
                             s.turning_point, s._plies,
-                            s.counts_computed, s.moves, s.score)
+                            s.counts_computed, s.moves, s.score, s.set_score)
 
     out: list[GameStrength] = []
     for g in games:
@@ -379,11 +382,12 @@ def unlevelled(game: AnalysedGame, model: LevelModel | None) -> GameStrength:
         # A partial analysis shows no accuracy, ACPL or level: 2 moves are not a game's.
         scored = (score(model, features) if covered and model is not None and features.moves
                   else None)
+        set_scored = set_score(model, features) if scored is not None and model else None
         sides[color] = SideStrength(
             color, who[0], who[1], who[2], player.accuracy if covered else None,
             player.acpl if covered else None, player.inaccuracy,
             player.mistake, player.blunder, None, (), point, plies_of,
-            player.computed, len(features.moves), scored)
+            player.computed, len(features.moves), scored, set_scored)
     return GameStrength(
         game.id, game.perf, utc_from_ms(game.created_at_ms), game.analysis.source,
         _engine_label(game.analysis), sides["white"], sides["black"], turns.game,
@@ -447,7 +451,8 @@ def _set_level(model: LevelModel | None, label: str, games: list[tuple[GameStren
     if model is None or not scores:
         return SetLevel(label, len(usable), None)
     level = level_of_scores(model, scores, sum(s.moves for _, s in usable),
-                            any(g.source == "engine" for g, _ in usable))
+                            any(g.source == "engine" for g, _ in usable),
+                            [s.set_score for _, s in usable if s.score is not None])
     return SetLevel(label, len(usable), level, fide_levels(level, perf))
 
 
@@ -488,7 +493,7 @@ def _saved_row(game: GameStrength, fingerprint: bytes) -> list[Any]:
             _point_row(game.turn.point)] + [
         [s.accuracy, s.acpl, s.inaccuracy, s.mistake, s.blunder, s.counts_computed,
          None if s.level is None else list(s.level), _point_row(s.turning_point), s.moves,
-         s.score, [list(f) for f in s.fide]] for s in (game.white, game.black)]
+         s.score, [list(f) for f in s.fide], s.set_score] for s in (game.white, game.black)]
 
 
 def _saved_game(stored: AnalysedGame, row: list[Any], model: LevelModel | None
@@ -503,13 +508,13 @@ def _saved_game(stored: AnalysedGame, row: list[Any], model: LevelModel | None
                                                  ("black", stored.black, rows[1]))
     for color, who, side in sided:
         accuracy, acpl, inaccuracy, mistake, blunder, computed, level_row, turning, moves, \
-            scored, readings = side
+            scored, readings, set_scored = side
         sides.append(SideStrength(
             color, who[0], who[1], who[2], accuracy, acpl, inaccuracy, mistake, blunder,
             None if level_row is None else Level(*level_row),
             tuple(FideLevel(*f) for f in readings),
             None if turning is None else TurningPoint(*turning), plies_of, computed, moves,
-            scored))
+            scored, set_scored))
     return GameStrength(
         stored.id, stored.perf, utc_from_ms(stored.created_at_ms), stored.provenance.source,
         _engine_label(stored.provenance), sides[0], sides[1],
