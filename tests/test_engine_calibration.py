@@ -29,7 +29,7 @@ from tracker.analysis.engine_calibration import (
     recorded_calibrations,
 )
 from tracker.analysis.formulas import game_summary
-from tracker.analysis.level import MODELS_DIR, load_level_model
+from tracker.analysis.level import MODEL_FILES, MODELS_DIR, load_level_model
 from tracker.core.evals import PlyEval, from_lichess_entry
 from tracker.core.records import Analysis
 from tracker.importing import import_file
@@ -145,13 +145,13 @@ def test_the_calibration_script_reads_the_newest_level_model_of_each_speed(
     """``fit`` takes each speed's newest ``level-<speed>-<N>.json`` of the models folder (a
     later refit of the level models needs that one command), and names its file's version."""
     script = calibrate_script()
-    blitz = json.loads((MODELS_DIR / "level-blitz-2.json").read_text(encoding="utf-8"))
-    for version in (3, 10):
+    blitz = json.loads((MODELS_DIR / MODEL_FILES["blitz"]).read_text(encoding="utf-8"))
+    for version in (4, 10):
         (tmp_path / f"level-blitz-{version}.json").write_text(
             json.dumps({**blitz, "version": version}), encoding="utf-8")
     (tmp_path / "level-blitz-notes.json").write_text("{}", encoding="utf-8")
     models = script.newest_level_models(tmp_path)
-    assert models["blitz"].name == "level-blitz-10"  # 10 > 3, though "3" > "10" as text
+    assert models["blitz"].name == "level-blitz-10"  # 10 > 4, though "4" > "10" as text
     assert models["rapid"].name == load_level_model("rapid").name  # none there: the product's
     assert {s: m.name for s, m in script.newest_level_models().items()} == {
         s: load_level_model(s).name for s in ("bullet", "blitz", "rapid", "classical")}
