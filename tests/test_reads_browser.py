@@ -41,8 +41,9 @@ CHART = """(() => {
 #: and the text of its accessible table (what the canvas shows, row by row).
 GRID = """(() => {
   const frame = document.querySelector('[data-testid="stDataFrame"]');
-  const s = frame.querySelector('.dvn-scroller');
-  const t = frame.querySelector('table');
+  const s = frame && frame.querySelector('.dvn-scroller');
+  const t = frame && frame.querySelector('table');
+  if (!s || !t || !t.querySelector('tr')) return null;  // not drawn yet
   return {size: [s.scrollWidth, s.clientWidth, s.scrollHeight, s.clientHeight],
           rows: t ? [...t.querySelectorAll('tr')].map(r => [...r.children]
                       .map(c => c.innerText.trim())) : []};
@@ -75,9 +76,14 @@ def visit(url: str, path: str, shot: str, width: int, ready: str = PAGE_READY,
         browser.goto(url + path)
         assert browser.wait_for(ready, timeout=90), f"{path} never rendered"
         time.sleep(1.5)  # the grid and plotly finish drawing
+        found = browser.evaluate(probe) if probe else None
+        deadline = time.monotonic() + 60
+        while probe and (found is None or isinstance(found, list) and None in found) \
+                and time.monotonic() < deadline:
+            time.sleep(0.5)  # on a loaded machine the grid draws late
+            found = browser.evaluate(probe)
         browser.screenshot(ARTIFACTS / f"reads-{shot}-{width}.png")
         text = browser.evaluate("document.body.innerText")
-        found = browser.evaluate(probe) if probe else None
     assert not [bad for bad in BAD_TEXT if bad in text], text
     return text, found
 
