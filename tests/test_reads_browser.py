@@ -78,7 +78,7 @@ def visit(url: str, path: str, shot: str, width: int, ready: str = PAGE_READY,
         time.sleep(1.5)  # the grid and plotly finish drawing
         found = browser.evaluate(probe) if probe else None
         deadline = time.monotonic() + 60
-        while probe and (found is None or isinstance(found, list) and None in found) \
+        while probe and (found is None or (isinstance(found, list) and None in found)) \
                 and time.monotonic() < deadline:
             time.sleep(0.5)  # on a loaded machine the grid draws late
             found = browser.evaluate(probe)
