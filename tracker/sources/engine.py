@@ -241,8 +241,14 @@ class LocalEngine:
             protocol = self._engine.protocol
             search = protocol.play(board, chess.engine.Limit(nodes=self.nodes),
                                    game=game_id, info=_INFO)
-            played = asyncio.run_coroutine_threadsafe(
-                asyncio.wait_for(search, limit_s), protocol.loop).result()
+            bounded = asyncio.wait_for(search, limit_s)
+            try:
+                future = asyncio.run_coroutine_threadsafe(bounded, protocol.loop)
+            except BaseException:  # the engine was closed meanwhile: nothing will run them
+                bounded.close()
+                search.close()
+                raise
+            played = future.result()
         except TimeoutError:
             why = f" (it answered nonsense: {self._nonsense})" if self._nonsense else ""
             raise EngineFailedError(
