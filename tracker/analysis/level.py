@@ -529,6 +529,12 @@ def level_of_scores(model: LevelModel, scores: Sequence[float], moves: int, loca
                             None if set_scores is None else [set_scores])[0]
 
 
+def _mean_of_all(values: Sequence[float | None], n: int) -> float:
+    """The mean of ``values`` where it holds ``n`` values and none is ``None``; NaN else."""
+    known = [x for x in values if x is not None]
+    return sum(known) / n if len(known) == len(values) == n else float("nan")
+
+
 def levels_of_scores(model: LevelModel, sets: Sequence[tuple[Sequence[float], int, bool]],
                      set_scores: Sequence[Sequence[float | None]] | None = None
                      ) -> list[Level]:
@@ -540,14 +546,11 @@ def levels_of_scores(model: LevelModel, sets: Sequence[tuple[Sequence[float], in
         raise ValueError("no games: a set's level needs at least one game")
     if not sets:
         return []
-    means = [None if set_scores is None or any(x is None for x in set_scores[i])
-             or len(set_scores[i]) != len(sets[i][0])
-             else sum(x for x in set_scores[i] if x is not None) / len(sets[i][0])
-             for i in range(len(sets))]
+    mean_set = np.asarray([np.nan if set_scores is None else _mean_of_all(set_scores[i], len(s))
+                           for i, (s, _, _) in enumerate(sets)])
     games = np.asarray([float(len(scores)) for scores, _, _ in sets])
     est, low, high = estimates_of_scores(
-        model, np.asarray([sum(scores) / len(scores) for scores, _, _ in sets]),
-        np.asarray([np.nan if m is None else m for m in means]), games)
+        model, np.asarray([sum(scores) / len(scores) for scores, _, _ in sets]), mean_set, games)
     out: list[Level] = []
     for i, (scores, moves, local) in enumerate(sets):
         estimate = round(float(est[i]))
