@@ -55,6 +55,7 @@ import zstandard
 from tracker.analysis.engine_calibration import (
     CALIBRATION_FILE,
     EvalCalibration,
+    LichessEra,
     calibration_files,
 )
 from tracker.analysis.formulas import acpl, game_accuracy
@@ -65,7 +66,6 @@ from tracker.analysis.level import (
     level_features,
     level_model_from_json,
     load_level_model,
-    on_training_scale,
     set_level,
 )
 from tracker.core.evals import Color, PlyEval, from_lichess_entry
@@ -261,11 +261,22 @@ def collect(shared: Path, cache: Path, games: int, engine_path: str | None,
 
 #: The targets on games the calibration never saw (mean signed difference local − Lichess).
 TOLERANCE: Final = {"acpl": 5.0, "accuracy": 2.0, "level": 30.0}
-#: The sources whose Lichess evals the calibration maps onto (all three). Lichess's evals are
-#: of their time: the rapid set's (88 % from 2022) run ~1.3× larger than the 2020 PGN's and
-#: the bundled 2025 games' for the same positions, so each source's figures are reported
-#: apart too; ``--sources pgn,bundled`` fits the other scale (docs/performance.md).
-FIT_SOURCES: Final = ("rapid", "pgn", "bundled")
+#: The sources whose Lichess evals the calibration maps onto: Lichess's analyses of 2014–2022,
+#: the era the level models were fitted on. Lichess's evals are of their time: the rapid set's
+#: (88 % from 2022) run ~1.3× larger than the 2020 PGN's for the same positions, so each
+#: source's figures are reported apart too (docs/performance.md).
+FIT_SOURCES: Final = ("rapid", "pgn")
+#: Lichess's normalised era (Stockfish 15.1 on): games played from 2023-01-01 (ms since the
+#: epoch, UTC). Its evals are put on the models' scale by a factor measured through the local
+#: engine (:func:`fit_era`), on the games of :data:`ERA_SOURCE` (the only ones of the era).
+ERA_FROM_MS: Final = 1_672_531_200_000
+ERA_SOURCE: Final = "bundled"
+#: The factor assumed before it was measured (Stockfish 16.1's pawn value 345 over the old 208),
+#: reported beside the measured one.
+ERA_ASSUMED: Final = 1.66
+#: The factor is searched in this range, by bisection to this precision.
+ERA_RANGE: Final = (1.0, 2.5)
+ERA_PRECISION: Final = 0.001
 #: The share of games kept apart (by a hash of the game's id) to check the calibration on.
 HELD_OUT_SHARE: Final = 3  # one game in 3
 #: The pattern search's start (scale, power), first step and last step.
@@ -280,6 +291,9 @@ BOOTSTRAP: Final = 1000
 NOISE: Final = 10.0
 #: Fewest games analysed at a budget for it to be offered (as a default or in the docs).
 MIN_GAMES: Final = 300
+#: Fewest held-out games (of the fitting sources) for a budget to be offered: about the held-out
+#: share of MIN_GAMES, less the Lichess-era games that the calibration is not fitted on.
+MIN_HELD_OUT: Final = 90
 COLORS: Final[tuple[Color, Color]] = ("white", "black")
 
 
@@ -343,17 +357,23 @@ Metrics = tuple[float | None, float | None, float | None]  # ACPL, accuracy, lev
 class Game:
     """One game analysed at one budget: its local evals, Lichess's, what Lichess's give."""
 
-    def __init__(self, record: dict[str, Any], lichess: LichessGame,
-                 model: LevelModel) -> None:
+    def __init__(self, record: dict[str, Any], lichess: LichessGame, model: LevelModel,
+                 era: LichessEra | None = None) -> None:
         self.record = record
         self.id: str = record["id"]
         self.model = model
         self.lichess = lichess.evals
+        self.played_at_ms = lichess.played_at_ms
         self.players = lichess.players
         self.local = [decode(v) for v in record["evals"]][: len(lichess.evals)]
-        # the level from Lichess's evals as the product reads it: on the model's training scale
-        self.lichess_for_level = on_training_scale(lichess.evals, lichess.played_at_ms)
-        self.reference = self.metrics(lichess.evals, self.lichess_for_level)
+        self.read_era(era)
+
+    def read_era(self, era: LichessEra | None) -> None:
+        """The level from Lichess's evals as the product reads it, on the model's training
+        scale: those of ``era`` × its factor (``None``: as they are)."""
+        self.lichess_for_level = (self.lichess if era is None
+                                  else era.apply(self.lichess, self.played_at_ms))
+        self.reference = self.metrics(self.lichess, self.lichess_for_level)
 
     def metrics(self, evals: list[PlyEval], for_level: list[PlyEval] | None = None
                 ) -> tuple[Metrics, Metrics]:
@@ -464,9 +484,12 @@ def file_version(path: Path) -> int:
 
 
 def _numbers(data: dict[str, Any]) -> set[tuple[str, str, int, float, float]]:
-    """What a calibration file applies: (engine, version, nodes, scale, power) of each entry."""
+    """What a calibration file applies: (engine, version, nodes, scale, power) of each entry,
+    and ("lichess era", "", from, factor, 0) of its era."""
+    era = data.get("lichess_era") or {}
     return {(e["engine"], e["engine_version"], e["nodes"], e["scale"], e["power"])
-            for e in data["calibrations"]}
+            for e in data["calibrations"]} | {
+        ("lichess era", "", era.get("from_ms", 0), era.get("factor", 0.0), 0.0)}
 
 
 def fit(shared: Path, cache: Path, out: Path | None,
@@ -516,7 +539,7 @@ def fit(shared: Path, cache: Path, out: Path | None,
             "all_games_by_source": {
                 src: {"uncalibrated": figures(part, None, rng),
                       "calibrated": figures(part, cal, rng)}
-                for src in ("rapid", "pgn", "bundled")
+                for src in sources
                 if (part := [g for g in games if g.record["source"] == src])},
             "cost": {"seconds_per_game": round(sum(r["wall"] for r in spent) / len(spent), 2),
                      "engine_nodes_per_second": round(
@@ -529,18 +552,22 @@ def fit(shared: Path, cache: Path, out: Path | None,
                                              / len(spent))},
         }
         entries.append(entry)
-        print(render_entry(entry), flush=True)
     for entry in entries:
         held = entry["held_out"]["calibrated"]
-        entry["offered"] = bool(entry["games"]["analysed"] >= MIN_GAMES and held["games"] >= 100
-                                and held["within_tolerance"])
-    curve = budget_curve(by_budget, {e["nodes"]: e for e in entries}, rng)
+        entry["offered"] = bool(entry["games"]["analysed"] >= MIN_GAMES
+                                and held["games"] >= MIN_HELD_OUT and held["within_tolerance"])
+    curve = budget_curve({k: [g for g in games if g.record["source"] in sources]
+                          for k, games in by_budget.items()},
+                         {e["nodes"]: e for e in entries}, rng)
     default = next((c["nodes"] for c in curve if c["offered"] and c["within_noise_of_next"]),
                    None)
     print(f"default budget: {default}")
-    bundled = bundled_player(by_budget.get(next(
-        (k for k in by_budget if k[1] == default), ("", 0)), []),
-        {e["nodes"]: e for e in entries}.get(default or 0), rng)
+    at_default = by_budget.get(next((k for k in by_budget if k[1] == default), ("", 0)), [])
+    by_nodes = {e["nodes"]: e for e in entries}
+    era = era_of(at_default, by_budget, by_nodes, default, rng)
+    for entry in entries:
+        print(render_entry(entry), flush=True)
+    bundled = bundled_player(at_default, by_nodes.get(default or 0), rng)
     data = {
         "key": "engine-calibration", "version": version,
         "default_nodes": default,
@@ -565,13 +592,15 @@ def fit(shared: Path, cache: Path, out: Path | None,
                  "level_from_lichess_evals": "on the level model's training scale, as the "
                                              "product reads it (tracker.analysis.level."
                                              "on_training_scale: Lichess's evals of games "
-                                             "from 2023 on × 1.66); ACPL and accuracy from "
-                                             "Lichess's evals as they are",
+                                             "from 2023 on × the lichess_era factor below); "
+                                             "ACPL and accuracy from Lichess's evals as they "
+                                             "are",
                  "fitted_and_held_out_on": list(sources),
                  "tolerance": TOLERANCE},
         "calibrations": [e for e in entries if e["offered"]],
         "other_budgets": [e for e in entries if not e["offered"]],
         "bundled_player": bundled,
+        "lichess_era": era,
     }
     if out is None and folder is not None:
         out = output_file(data, folder, newest)
@@ -580,6 +609,111 @@ def fit(shared: Path, cache: Path, out: Path | None,
         print(f"wrote {out}")
     print(f"({time.perf_counter() - started:.0f} s)")
     return data
+
+
+def era_differences(games: list[Game], cal: EvalCalibration, factor: float
+                    ) -> list[tuple[Game, int, float]]:
+    """Per side of ``games`` (the game, 0 White / 1 Black): the level from the calibrated local
+    evals minus the level from Lichess's evals × ``factor`` (where both have moves)."""
+    era = LichessEra(ERA_FROM_MS, factor)
+    out: list[tuple[Game, int, float]] = []
+    for g in games:
+        theirs, local = era.apply(g.lichess, g.played_at_ms), g.local_evals(cal)
+        for i, color in enumerate(COLORS):
+            a, b = level_features(theirs, color), level_features(local, color)
+            if a.moves and b.moves:
+                out.append((g, i, float(game_level(g.model, b).estimate
+                                           - game_level(g.model, a).estimate)))
+    return out
+
+
+def era_factor(games: list[Game], cal: EvalCalibration) -> float:
+    """The factor on Lichess's evals of ``games`` whose level differs from the calibrated local
+    level by 0 on average over every side (bisection in :data:`ERA_RANGE`: the difference grows
+    with the factor, as a larger factor makes Lichess's losses larger and its level lower)."""
+    lo, hi = ERA_RANGE
+    while hi - lo > ERA_PRECISION:
+        mid = (lo + hi) / 2
+        if np.mean([d for _, _, d in era_differences(games, cal, mid)]) < 0:
+            lo = mid
+        else:
+            hi = mid
+    return round((lo + hi) / 2, 3)
+
+
+def fit_era(games: list[Game], entry: dict[str, Any] | None,
+            rng: np.random.Generator) -> dict[str, Any] | None:
+    """The factor of Lichess's normalised era, measured through the local engine: on the era's
+    games that carry Lichess's evals, analysed locally at the default budget and read through
+    its calibration (fitted on the older era's games only), the factor on Lichess's evals that
+    puts their level on the calibrated local level (:func:`era_factor`). Held out by game: each
+    game's difference at the factor fitted on the others. ``None`` without such games."""
+    games = [g for g in games if g.played_at_ms is not None and g.played_at_ms >= ERA_FROM_MS]
+    if not games or entry is None:
+        return None
+    cal = calibration_from_entry(entry)
+    player = Counter(p for g in games for p in g.players if p).most_common(1)[0][0]
+    factor = era_factor(games, cal)
+    held: list[tuple[float, bool]] = []
+    factors: list[float] = []
+    for g in games:
+        others = era_factor([h for h in games if h is not g], cal)
+        factors.append(others)
+        held += [(d, g.players[i] == player) for _, i, d in era_differences([g], cal, others)]
+
+    def summary(values: list[float]) -> dict[str, Any]:
+        return {"mean_signed": round(float(np.mean(values)), 1),
+                "interval_90": interval(values, rng), "player_games": len(values)}
+
+    at: dict[str, Any] = {}
+    for label, f in (("measured", factor), ("assumed", ERA_ASSUMED)):
+        sides = era_differences(games, cal, f)
+        at[label] = {"factor": f, "all_sides": summary([d for _, _, d in sides]),
+                     "his": summary([d for g, i, d in sides if g.players[i] == player])}
+    out = {"from_ms": ERA_FROM_MS, "from": "2023-01-01", "factor": factor,
+           "rule": "the factor on Lichess's evals of games played from 'from' on whose level "
+                   "has a mean signed difference of 0 from the level of the same games' local "
+                   "evals through the default budget's calibration (every side of every game; "
+                   "the calibration fitted on Lichess's analyses of 2014-2022 only): the local "
+                   "engine is the bridge between Lichess's eras",
+           "fitted_on": {"source": str(BUNDLED), "player": player, "games": len(games),
+                         "player_games": at["measured"]["all_sides"]["player_games"],
+                         "calibration": cal.id},
+           "leave_one_game_out": {
+               "note": "each game's level difference at the factor fitted on the other games",
+               "factors": [min(factors), max(factors)],
+               "all_sides": summary([d for d, _ in held]),
+               "his": summary([d for d, mine in held if mine])},
+           "level_difference_at": at, "assumed_before": ERA_ASSUMED,
+           "assumed_rule": "Stockfish 16.1's normalised pawn value 345 over the old 208"}
+    loo = out["leave_one_game_out"]
+    print(f"Lichess era from 2023-01-01: factor {factor} (assumed before: {ERA_ASSUMED}); held "
+          f"out by game: level local − Lichess {loo['all_sides']['mean_signed']:+.1f} "
+          f"{loo['all_sides']['interval_90']} (all sides), {loo['his']['mean_signed']:+.1f} "
+          f"{loo['his']['interval_90']} ({player}); factors {loo['factors']}", flush=True)
+    return out
+
+
+def era_of(at_default: list[Game], by_budget: dict[tuple[str, int], list[Game]],
+           by_nodes: dict[int, dict[str, Any]], default: int | None,
+           rng: np.random.Generator) -> dict[str, Any] | None:
+    """The era factor measured at the default budget (:func:`fit_era`), then the era's games
+    of every budget read through it as the product will read them, their figures added to
+    each budget's ``all_games_by_source``."""
+    era = fit_era([g for g in at_default if g.record["source"] == ERA_SOURCE],
+                  by_nodes.get(default or 0), rng)
+    if era is None:
+        return None
+    measured = LichessEra(era["from_ms"], era["factor"])
+    for (_, nodes), games in by_budget.items():
+        part = [g for g in games if g.record["source"] == ERA_SOURCE]
+        for g in part:
+            g.read_era(measured)
+        if part:
+            cal = calibration_from_entry(by_nodes[nodes])
+            by_nodes[nodes]["all_games_by_source"][ERA_SOURCE] = {
+                "uncalibrated": figures(part, None, rng), "calibrated": figures(part, cal, rng)}
+    return era
 
 
 def bundled_player(games: list[Game], entry: dict[str, Any] | None,
@@ -640,9 +774,9 @@ def output_file(data: dict[str, Any], folder: Path, newest: Path | None) -> Path
         for e in data["calibrations"] + data["other_budgets"]:
             e["id"] = calibration_of(f"{e['engine']} {e['engine_version']}", e["nodes"],
                                      e["scale"], e["power"], version).id
-        if data["bundled_player"] is not None:
-            cal = data["bundled_player"]["calibration"]
-            data["bundled_player"]["calibration"] = f"{cal.rsplit('-', 1)[0]}-{version}"
+        for part in (data["bundled_player"], (data["lichess_era"] or {}).get("fitted_on")):
+            if part is not None:
+                part["calibration"] = f"{part['calibration'].rsplit('-', 1)[0]}-{version}"
     return folder / f"engine-calibration-{data['version']}.json"
 
 

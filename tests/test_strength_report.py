@@ -147,14 +147,19 @@ def test_the_bundled_players_analysed_blitz_games_hold_his_rating(tmp_path: Path
 
 
 def test_lichess_evals_from_2023_on_are_read_on_the_training_scale() -> None:
-    from tracker.analysis.level import NORMALISED_FROM_MS, on_training_scale
+    """× the era factor measured through the local engine (calibration file 3: 1.37), from
+    2023-01-01 00:00 UTC; mates, missing evals and older games as they are."""
+    from tracker.analysis.level import on_training_scale
     from tracker.core.evals import PlyEval
 
-    evals = [PlyEval(100, None), PlyEval(None, -3), PlyEval(None, None), PlyEval(-31, None)]
-    assert on_training_scale(evals, NORMALISED_FROM_MS - 1) == evals
+    era = 1_672_531_200_000
+    evals = [PlyEval(100, None), PlyEval(None, -3), PlyEval(None, None), PlyEval(-31, None),
+             PlyEval(50, None)]
+    assert on_training_scale(evals, era - 1) == evals
     assert on_training_scale(evals, None) == evals
-    assert on_training_scale(evals, NORMALISED_FROM_MS) == [
-        PlyEval(166, None), PlyEval(None, -3), PlyEval(None, None), PlyEval(-51, None)]
+    assert on_training_scale(evals, era) == [  # 31 × 1.37 = 42.47; 50 × 1.37 = 68.5: away from 0
+        PlyEval(137, None), PlyEval(None, -3), PlyEval(None, None), PlyEval(-42, None),
+        PlyEval(69, None)]
 
 
 def test_a_real_pgn_with_evals_but_no_glyph_gets_computed_counts(tmp_path: Path) -> None:

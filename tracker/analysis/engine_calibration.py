@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from tracker.core.evals import PlyEval
 from tracker.core.records import Analysis
@@ -103,6 +103,42 @@ def calibrations(path: Path = CALIBRATION_FILE) -> Mapping[str, EvalCalibration]
     data = json.loads(path.read_text(encoding="utf-8"))
     entries = [calibration_from_json(e) for e in data.get("calibrations", [])]
     return {e.id: e for e in entries}
+
+
+class LichessEra(NamedTuple):
+    """Lichess's server evals of games played from ``from_ms`` on (ms since the epoch, UTC) are
+    read by the level × ``factor``: from Stockfish 15.1 on, Lichess's analysis reports
+    normalised centipawns, smaller than those of the analyses the level models were fitted on
+    (2014–2022). ``factor`` is measured, not assumed: the one that puts Lichess's level of the
+    games that carry both evals on the calibrated local level of the same games (the local
+    engine as the bridge between the eras; the file's ``lichess_era`` section has the figures).
+    """
+
+    from_ms: int
+    factor: float
+
+    def apply(self, evals: Sequence[PlyEval], played_at_ms: int | None) -> list[PlyEval]:
+        """``evals`` of a game played at ``played_at_ms`` (``None``: unknown, read as before
+        ``from_ms``): each centipawn value × ``factor`` (rounded half away from 0) where the game
+        is of the era, mates unchanged; else ``evals`` as they are."""
+        if played_at_ms is None or played_at_ms < self.from_ms:
+            return list(evals)
+        return [e if e.cp is None else e._replace(cp=int(math.copysign(
+                    math.floor(abs(e.cp) * self.factor + 0.5), e.cp))) for e in evals]
+
+
+@cache
+def lichess_era(path: Path = CALIBRATION_FILE) -> LichessEra:
+    """The ``lichess_era`` section of the calibration file. Raises ValueError where the file or
+    the section is missing or malformed (the file ships with the package)."""
+    try:
+        era = json.loads(path.read_text(encoding="utf-8"))["lichess_era"]
+        out = LichessEra(int(era["from_ms"]), float(era["factor"]))
+    except (OSError, KeyError, TypeError, ValueError) as e:
+        raise ValueError(f"no Lichess era in {path.name}: {e}") from None
+    if not out.factor > 0:
+        raise ValueError(f"malformed Lichess era in {path.name}: factor {out.factor}")
+    return out
 
 
 @cache

@@ -33,6 +33,7 @@ from typing import Any, Final, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from tracker.analysis.engine_calibration import lichess_era
 from tracker.analysis.formulas import acpl as lichess_acpl
 from tracker.analysis.formulas import move_accuracy, win_percent
 from tracker.analysis.turning import win_curve
@@ -47,14 +48,6 @@ MODEL_FILES: Final[Mapping[str, str]] = {
     speed: f"level-{speed}-3.json" for speed in ("bullet", "blitz", "rapid", "classical")}
 #: Speeds without data of their own borrow the nearest speed's model, and every result says so.
 BORROWED: Final[Mapping[str, str]] = {"ultraBullet": "bullet", "correspondence": "classical"}
-#: Lichess's server analysis of games played from this instant on (ms since the epoch, 2023-01-01
-#: UTC) comes from Stockfish 15.1 or later, whose centipawns are normalised (+100 = a 50 % win
-#: chance): the same position reads about 1/1.66 of the centipawns of the engines the models
-#: were fitted on (internal value / 208, the old pawn value, against / 328–361: Stockfish
-#: 15.1–17's NormalizeToPawnValue; 1.66 is Stockfish 16.1's 345 / 208). An assumption of this
-#: version: the date Lichess's fishnet changed engine is approximate (docs/strength.md).
-NORMALISED_FROM_MS: Final = 1_672_531_200_000
-NORMALISED_CP_FACTOR: Final = 1.66
 #: Fewer moves than this in a game and the result says the range rests on little play.
 FEW_MOVES: Final = 10
 
@@ -173,14 +166,11 @@ def level_features(evals: Sequence[PlyEval], color: Color, *, white_first: bool 
 
 def on_training_scale(evals: Sequence[PlyEval], played_at_ms: int | None) -> list[PlyEval]:
     """Lichess server evals on the centipawn scale the models were fitted on: those of a game
-    played from :data:`NORMALISED_FROM_MS` on multiplied by :data:`NORMALISED_CP_FACTOR`
-    (mates unchanged), others as they are. For the level only: accuracy, ACPL and judgments
-    shown stay Lichess's own. Local-engine evals are not Lichess's: leave them to their own
-    calibration."""
-    if played_at_ms is None or played_at_ms < NORMALISED_FROM_MS:
-        return list(evals)
-    return [e if e.cp is None else e._replace(cp=round(e.cp * NORMALISED_CP_FACTOR))
-            for e in evals]
+    played in Lichess's normalised era (from 2023-01-01, ms since the epoch, UTC) multiplied by
+    the measured era factor (:func:`tracker.analysis.engine_calibration.lichess_era`; mates
+    unchanged), others as they are. For the level only: accuracy, ACPL and judgments shown stay
+    Lichess's own. Local-engine evals are not Lichess's: leave them to their own calibration."""
+    return lichess_era().apply(evals, played_at_ms)
 
 
 #: Lichess statuses by how a game ended, for :func:`ending`.

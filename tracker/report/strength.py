@@ -472,13 +472,15 @@ def _model_digest(model: LevelModel) -> bytes:
 
 def _options(model: LevelModel | None) -> str:
     """32 hex digits that change with anything a game's saved result depends on besides the
-    game: the level model (its key, version and fitted data), the engine calibrations and
-    the scale models that read its levels on FIDE's scale (their fits)."""
+    game: the level model (its key, version and fitted data), the engine calibrations, the
+    factor of Lichess's normalised era and the scale models that read its levels on FIDE's
+    scale (their fits)."""
     h = hashlib.blake2b(digest_size=16)
     if model is not None:
         h.update(_model_digest(model))
         h.update(repr(models_for(model.perf)).encode())
     h.update(repr(sorted(engine_calibration.calibrations().items())).encode())
+    h.update(repr(engine_calibration.lichess_era()).encode())
     return h.hexdigest()
 
 
