@@ -246,3 +246,25 @@ def test_the_first_turn_is_read_from_the_fen_by_python_chess() -> None:
     assert first_turn("bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w HFhf - 0 1") == (True, 1)
     assert first_turn("8/8/8/8/8/8/8/8 b") == (False, 1)  # fields left off: python-chess's
     assert first_turn("not a fen b 0 12") == (True, 1)
+
+
+def test_the_per_game_table_fits_an_80_column_terminal(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a terminal 80 columns wide the per-game table wraps a cell onto a second line
+    rather than cutting dates or ranges short with "…" (it did: "2025-10…", "(969–23…")."""
+    from rich.console import Console
+
+    from tracker.cli import strength as cli_strength
+
+    path = tmp_path / "demo.db"
+    api.import_file(api.demo_file(api.DEMO_ANALYSED_FILE), db=path, user="indexinator")
+    report = api.strength("indexinator", db=path, perf="blitz")
+    terminal = Console(width=80, record=True, highlight=False, soft_wrap=True)
+    monkeypatch.setattr(cli_strength, "out", terminal)
+    cli_strength._print_player(report, 20)
+    text = terminal.export_text()
+    table = text[text.index("?!/?/??"):]
+    assert "…" not in table.replace("36…Rxh2", "").replace("47…Qf6", "").replace(
+        "16…b5", "").replace("3…Nf6", "")  # Black's moves are written 36…Rxh2
+    assert max(len(line.rstrip()) for line in table.splitlines()) <= 80
+    assert table.count("2025-10-2") == 6 and "(685–1961)" in table and "(969–2367)" in table

@@ -90,7 +90,7 @@ def _print_player(report: PlayerStrength, shown: int) -> None:
     say(out, f"last {min(games, api.RECENT_GAMES)} games together: "
                  f"{_level(recent)}" + (f" ({extra})" if extra else ""))
     table = Table("date", "colour", "rating", "accuracy", "ACPL", "?!/?/??", "level shown",
-                  "turning point", box=box.SIMPLE_HEAD)
+                  "turning point", box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False)
     for g, color in report.games[:shown]:
         s = g.side(color)
         table.add_row(g.played_at.strftime("%Y-%m-%d"), color, str(s.rating or "-"),
