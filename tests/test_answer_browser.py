@@ -96,7 +96,31 @@ def test_games_on_a_fide_scale_show_the_opponents_rating_on_it(demo_url: str) ->
     assert "Shown on lebowitz's scale" in text
 
 
+#: The periods grid's scroller: [scrollWidth, clientWidth], null until drawn.
+GRID_SIZE = """(() => {
+  const s = document.querySelector('[data-testid="stDataFrame"] .dvn-scroller');
+  const t = document.querySelector('[data-testid="stDataFrame"] table tr');
+  return s && t ? [s.scrollWidth, s.clientWidth] : null;
+})()"""
+
+
 def test_periods_at_1280_pixels(demo_url: str) -> None:
+    """With a linked FIDE id (two columns more: the real rating and the gap) every column of
+    the periods table is in view at 1280 px, no sideways scroll (it was 909 px wide)."""
     text, _, _ = page(f"{urls(demo_url)[1]}/periods?player=indexinator&perf=blitz",
                       "answer-periods-1280.png", ready=TABLE_READY, width=1280, height=1000)
     assert "Figures on the FIDE scale" in text
+    with Browser(1280, 1000) as browser:
+        browser.goto(f"{urls(demo_url)[1]}/periods?player=indexinator&perf=blitz")
+        assert browser.wait_for(TABLE_READY, timeout=90)
+        size = None
+        deadline = time.monotonic() + 60
+        while size is None and time.monotonic() < deadline:
+            time.sleep(0.5)  # the grid draws after the page is ready
+            size = browser.evaluate(GRID_SIZE)
+        header = browser.evaluate("[...document.querySelectorAll('[data-testid=\"stDataFrame\"]"
+                                  " table tr')][0].innerText")
+    assert size is not None, "the periods grid never drew"
+    assert "Real" in header and "Gap" in header, header
+    scroll_w, client_w = size
+    assert scroll_w <= client_w + 1, f"a column is cut at the right edge: {size}"

@@ -18,8 +18,9 @@ report = ui.report(player.id, perf)
 st.header(f"Rating periods — {ui.md(report.player)}, {perf}", anchor=False)
 ui.scale_caption(report)
 st.caption("One row per calendar month (UTC) with games of this perf. The rating in force "
-           "during a month is *before*; the change, K × Σ(score − expected), is rounded once "
-           "and gives *after*, in force from the next month. Empty = unrated.")
+           "during a month is *before*" + (" (the row below's *after*)" if report.real else "")
+           + "; the change, K × Σ(score − expected), is rounded once and gives *after*, in "
+           "force from the next month. Empty = unrated.")
 
 
 def _number(x: Decimal | Fraction | int | None) -> float | None:
@@ -70,34 +71,35 @@ picked = st.dataframe(
     on_select="rerun", selection_mode="single-row",
     # Numbers only, narrow, so that every column shows at 1280 px without scrolling: month,
     # the FIDE-style rating after, the real one and the gap, then the workings. What
-    # happened (the engine's sentence) is read in full under the table.
+    # happened (the engine's sentence) is read in full under the table. With the real rating's
+    # two columns, the rating before (the row below's After) is left to the CSV and the text.
     column_order=["period", "rating_after", *real_cols, "games", "left_out", "score",
-                  "expected_score", "k", "rating_before", "change", "performance",
-                  "lichess_rating", *band_cols],
+                  "expected_score", "k", *(() if real_cols else ("rating_before",)), "change",
+                  "performance", "lichess_rating", *band_cols],
     column_config={
         "period": st.column_config.TextColumn(
-            "Month", width=68, help="The rating period: a calendar month, UTC"),
+            "Month", width=62, help="The rating period: a calendar month, UTC"),
         "games": st.column_config.NumberColumn(
             "Games", width=55, help="Games counted in the month"),
         "left_out": st.column_config.NumberColumn(
-            "Left out", format="%d", width=62,
+            "Left out", format="%d", width=58,
             help="Games of the month that do not count (the reasons: click the row, or "
                  "read What happened under the table)"),
         "score": st.column_config.NumberColumn(
             "Score", width=52, help="Points scored in the counted games (win 1, draw ½)"),
         "expected_score": st.column_config.NumberColumn(
-            "Expected", format="%.2f", width=70,
+            "Expected", format="%.2f", width=64,
             help="Σ PD: the expected score of the counted games against the rating in force "
                  "(empty while unrated)"),
         "k": st.column_config.TextColumn(
-            "K", width=42, help="Development coefficient K after the 700 rule (with several "
+            "K", width=38, help="Development coefficient K after the 700 rule (with several "
             "models: their range where they differ)"),
         "rating_before": st.column_config.NumberColumn(
             "Before", format="%g", width=58,
             help="FIDE-style rating in force during the month (rating points; empty = "
                  "unrated)"),
         "change": st.column_config.NumberColumn(
-            "Change", format="%+.2f", width=68,
+            "Change", format="%+.2f", width=62,
             help="K × Σ(score − PD) in rating points, before the one rounding"),
         "rating_after": st.column_config.NumberColumn(
             "After", format="%g", width=60,
@@ -107,14 +109,14 @@ picked = st.dataframe(
             "Perf.", format="%g", width=52,
             help="Performance rating of the month, Rp = Ra + dp(p) (rating points)"),
         "lichess_rating": st.column_config.NumberColumn(
-            "Lichess", format="%d", width=60,
+            "Lichess", format="%d", width=56,
             help="Your Lichess rating after the month's last game (Glicko-2, Lichess's "
                  "scale)"),
         "band_min": st.column_config.NumberColumn(
             "Lowest", format="%d", width=58,
             help="The lowest rating after the month among the models (FIDE scale)"),
         "band_max": st.column_config.NumberColumn(
-            "Highest", format="%d", width=62,
+            "Highest", format="%d", width=58,
             help="The highest rating after the month among the models (FIDE scale)"),
         "fide_real": st.column_config.NumberColumn(
             "Real", format="%d", width=58,
