@@ -102,7 +102,7 @@ picked = st.dataframe(
             "Change", format="%+.2f", width=62,
             help="K × Σ(score − PD) in rating points, before the one rounding"),
         "rating_after": st.column_config.NumberColumn(
-            "After", format="%g", width=60,
+            "After", format="%g", width=56,
             help="FIDE-style rating in force from the next month (empty = unrated; with "
                  "several models their median, whole as FIDE publishes it)"),
         "performance": st.column_config.NumberColumn(
@@ -119,10 +119,10 @@ picked = st.dataframe(
             "Highest", format="%d", width=58,
             help="The highest rating after the month among the models (FIDE scale)"),
         "fide_real": st.column_config.NumberColumn(
-            "Real", format="%d", width=58,
+            "Real", format="%d", width=52,
             help="Your real FIDE rating in force from the next month (the linked list)"),
         "gap": st.column_config.NumberColumn(
-            "Gap", format="%+g", width=52,
+            "Gap", format="%+g", width=48,
             help="Hypothetical − real: the FIDE-style rating after the month minus the real one"),
     },
 )
