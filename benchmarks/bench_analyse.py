@@ -24,8 +24,12 @@ round also runs ``stockfish bench`` (one thread) and two of them at once. Report
   reaches on these positions, and tracker's games/s against the limit at that speed is the
   ratio a driver can be held to. ``stockfish bench`` runs other positions (many endings,
   where Stockfish 15.1 often takes its cheaper classical eval): on game positions the bare
-  loop gets only 0.5–0.6 of bench's nodes/s, at 10,000 nodes a search as at 100,000, so no
-  driver can reach 0.9 of the bench limit.
+  loop gets only 0.5–0.65 of bench's nodes/s, at 10,000 nodes a search as at 100,000, so no
+  driver can reach 0.9 of the bench limit;
+- between the two, **stockfish bench on these positions**: ``bench 16 1 NODES FILE nodes`` over
+  the FENs the run searches (Stockfish's own loop, no pipe): the share of the gap that is the
+  positions (bench on game positions runs ~0.8 of bench on its own) against the share that is
+  driving a search over UCI at all (the bare loop gets ~0.8 of bench on the same positions).
 
 The machine's load is printed with the table: on a shared machine two jobs cannot find two
 free cores, and the ratio says so.
@@ -79,6 +83,31 @@ def machine_pair(path: str) -> tuple[float, float]:
     for proc in pair:
         proc.wait(timeout=600)
     return (float(m.group(1)) if m else 0.0), 2 * one / (time.perf_counter() - started)
+
+
+def bench_on(path: str, fens: Path, nodes: int) -> float:
+    """Nodes/s of ``stockfish bench`` on the run's own positions: ``bench 16 1 NODES FILE
+    nodes`` (16 MB hash, one thread, ``go nodes NODES`` on each FEN of ``fens`` in turn, the
+    hash kept between them: Stockfish's own loop, no pipe, no driver)."""
+    done = subprocess.run([path, "bench", str(HASH_MB), "1", str(nodes), str(fens), "nodes"],
+                          capture_output=True, text=True, check=False, timeout=1200)
+    m = re.search(r"Nodes/second\s*:\s*(\d+)", done.stderr + done.stdout)
+    return float(m.group(1)) if m else 0.0
+
+
+def write_fens(games: Sequence[Sequence[str]], path: Path) -> Path:
+    """The FEN after each move of ``games`` (UCI moves from the start), one a line: the
+    positions the engine alone and tracker search."""
+    import chess
+
+    lines: list[str] = []
+    for moves in games:
+        board = chess.Board()
+        for move in moves:
+            board.push_uci(move)
+            lines.append(board.fen())
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
 
 
 def _bare_loop(path: str, games: Sequence[Sequence[str]], nodes: int, out: list[int]) -> None:
@@ -175,10 +204,13 @@ def run(games: int = GAMES, rounds: int = ROUNDS) -> list[Row]:
     benches: list[float] = []
     machine: list[float] = []
     alone: dict[int, list[float]] = {1: [], 2: []}
+    on_these: list[float] = []
     with tempfile.TemporaryDirectory(prefix="tracker-bench-analyse-") as tmp:
         store = Store(str(Path(tmp) / "bench.db"))
         import_file(api.demo_file(), store=store, user=PLAYER)
         moves = _game_moves(store, games)
+        fens = write_fens(moves, Path(tmp) / "positions.fen")
+        fen_count = sum(len(m) for m in moves)
         for _ in range(rounds):
             for jobs, out in ((1, ones), (2, twos)):
                 out.append(_analyse(store, games, jobs))
@@ -186,6 +218,7 @@ def run(games: int = GAMES, rounds: int = ROUNDS) -> list[Row]:
                     conn.exec_driver_sql("DELETE FROM game_analysis")
             for jobs in (1, 2):
                 alone[jobs].append(engine_alone(engine, moves, DEFAULT_NODES, jobs))
+            on_these.append(bench_on(engine, fens, DEFAULT_NODES))
             nps, pair = machine_pair(engine)
             benches.append(nps)
             machine.append(pair)
@@ -230,6 +263,22 @@ def run(games: int = GAMES, rounds: int = ROUNDS) -> list[Row]:
                         yardstick=f"limit {limit:.3f} games/s (stockfish bench "
                                   f"{bench_nps:,.0f} nodes/s × {jobs} ÷ nodes a game)",
                         ratio=f"{share:.2f}"))
+        these = median(on_these)
+        these_limit = these * jobs / per_game if per_game else 0.0
+        rows.append(row(f"the same against stockfish bench on these positions, {jobs} "
+                        f"job{'s' if jobs > 1 else ''}", label, f"{rate:.3f} games/s",
+                        f"≥ {target} of the limit", rate >= target * these_limit, note=(
+                            f"stockfish bench {HASH_MB} 1 {DEFAULT_NODES} <the run's "
+                            f"{fen_count:,} positions> nodes, median of "
+                            f"{', '.join(f'{x:,.0f}' for x in on_these)} nodes/s: "
+                            f"{these / bench_nps if bench_nps else 0.0:.2f} of its own "
+                            "positions' speed"
+                            + (f"; at the machine's two-at-once ({yard:.2f}×) the ratio is "
+                               f"{rate / (these_limit * yard / 2):.2f}"
+                               if jobs == 2 and these_limit else "")),
+                        yardstick=f"limit {these_limit:.3f} games/s (bench on these "
+                                  f"positions {these:,.0f} nodes/s × {jobs} ÷ nodes a game)",
+                        ratio=f"{rate / these_limit if these_limit else 0.0:.2f}"))
         bare = median(alone[jobs])
         bare_limit = bare / per_game if per_game else 0.0
         rows.append(row(f"the same against the engine alone, {jobs} job{'s' if jobs > 1 else ''}",
