@@ -4,7 +4,7 @@ python scripts/fit_level_model.py RAPID [--speeds PGN] [--out-dir tracker/analys
 RAPID: the shared analysed rapid games (``lichess-rapid-analysed-41k.ndjson.zst``: one game per
 line in the Lichess API export format, with ``analysis[]``); PGN: the shared analysed games of
 every speed (``lichess-2020-01-analysed-989.pgn``, ``[%eval]`` and ``[%clk]``). Writes
-``level-<speed>-3.json`` for rapid, blitz, bullet and classical. Reproducible: the splits are a
+``level-<speed>-4.json`` for rapid, blitz, bullet and classical. Reproducible: the splits are a
 fixed hash of the player's id, the bootstrap has a fixed seed. Prints the held-out figures beside
 the two baselines measured in the same run (the training median; a least-squares line on
 ln(1 + ACPL)) and writes them into each model file (``docs/strength.md``).
@@ -20,15 +20,18 @@ The model (STRENGTH.md §3, §3a; no rating among the inputs):
    shrinks a 2300 to 1700: its range misses); the spread is scaled on validation players so 80 %
    of the single games' ranges hold. The estimate: the median under the population prior, kept
    inside the range.
-4. Sets (``set`` in the file): a second ridge fit, of a set's mean rating on the mean of its
-   games' summaries, on training players' sets (their blocks of 20 and months of ≥ 10 games, and
-   6 random sets of 5–25 games per player); its score's mean and spread per rating (kernel fits
-   on those sets), a set of n games' spread ∝ √(ρ + (1 − ρ)/n), ρ by maximum likelihood. On
-   validation players: the spread's scale so that 80 % of the sets' ranges hold (flat prior),
-   and the set prior's weight in the estimate, the largest whose worst 200-point band bias
+4. Sets (``set`` in the file): a second ridge fit, of a set's mean rating on the mean of its games'
+   set basis (each game's summary and, per knot at the training games' 10th, 50th and 90th
+   percentiles of each feature, max(0, feature − knot): a set's score is the mean of its games'
+   scores, and the weights bend where a feature's effect does; with fewer than 20 training sets per
+   weight, the summary alone), on training players' sets (their blocks of 20 and months of ≥ 10
+   games, and 6 random sets of 5–25 games per player); its score's mean and spread per rating
+   (kernel fits on those sets), a set of n games' spread ∝ √(ρ + (1 − ρ)/n), ρ by maximum
+   likelihood. On validation players: the spread's scale so that 80 % of the sets' ranges hold (flat
+   prior), and the set prior's weight in the estimate, the largest whose worst 200-point band bias
    stays within 60. Sets of fewer than 5 games: the mean of the games' scores through the
-   single-game likelihood, its spread shrunk to ρ + (1 − ρ)/n (ρ set on validation players
-   so that 80 % of the sets' ranges hold), as in model 2.
+   single-game likelihood, its spread shrunk to ρ + (1 − ρ)/n (ρ set on validation players so that
+   80 % of the sets' ranges hold), as in model 2.
 5. Every other speed: the rapid scores (per game and per set), on the speed's own scale:
    mean(r) = rapid mean(c + d·(r − 1500)), spread k · rapid spread(…): c, d, k fitted (maximum
    likelihood) on 70 % of the PGN's players of that speed, figures on the other 30 %; the prior
@@ -71,7 +74,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "tracker" / "analysis" / "models"
 DEFAULT_SPEEDS = ROOT.parent / "shared" / "data" / "analysed" / "lichess-2020-01-analysed-989.pgn"
 
-VERSION = 3
+VERSION = 4
 GRID = {"low": 400, "high": 3000, "step": 10}
 RIDGE = 1.0
 MEAN_BANDWIDTH, SD_BANDWIDTH, MIN_WEIGHT = 80.0, 120.0, 50.0
@@ -87,6 +90,12 @@ MAX_SET_BIAS = 50.0
 #: bandwidths, the least kernel weight, the worst band bias allowed on validation players.
 SET_FIT_MIN, SET_FIT_MAX, SET_FIT_SAMPLES = 5, 25, 6
 SET_RIDGE = 10.0
+#: The set fit's knots: these percentiles of each summary feature over the training games
+#: (chosen on validation players among 1, 3 and 5 knots and ridge penalties 3, 10, 30).
+SET_KNOTS = (0.1, 0.5, 0.9)
+#: Fewer training sets than this per weight of the hinged basis and the set fit reads the
+#: summary alone (no knots: on a few hundred sets 124 weights fit the noise).
+SET_SETS_PER_WEIGHT = 20
 SET_MEAN_BANDWIDTH, SET_SD_BANDWIDTH, SET_MIN_WEIGHT, SET_PRIOR_BANDWIDTH = 150.0, 150.0, 10.0, 60.0
 SET_FIT_MAX_BIAS = 60.0
 #: Fewer training sets than this and the model has no set fit (model 2's combination only).
@@ -440,12 +449,14 @@ def median_figures(train: Floats, real: Floats) -> dict[str, Any]:
 
 @dataclass
 class Data:
-    """A split's player-games with a scored move: summaries, ratings, ACPL, players."""
+    """A split's player-games with a scored move: summaries, ratings, ACPL, players, and what
+    the set fit reads of each game (:func:`hinged`: ``x`` until the knots are known)."""
 
     pgs: list[PlayerGame]
     x: Floats
     ratings: Floats
     acpl: Floats
+    sx: Floats | None = None
 
     @property
     def players(self) -> list[str]:
@@ -460,10 +471,25 @@ def arrays(pgs: Sequence[PlayerGame]) -> Data:
                 np.asarray([pg.features.acpl for pg in kept], dtype=np.float64))
 
 
+def set_knots(train: Data) -> Floats:
+    """The set fit's knot rows: the :data:`SET_KNOTS` percentiles of each summary feature over
+    the training games (knot rows × features), rounded as the model file stores them."""
+    out: Floats = np.asarray([rounded(row) for row in np.percentile(
+        train.x, [100 * q for q in SET_KNOTS], axis=0)], dtype=np.float64)
+    return out
+
+
+def hinged(x: Floats, knots: Floats) -> Floats:
+    """The set basis of games (rows × features): each row, then per knot row max(0, x − knot)
+    (``tracker.analysis.level.set_basis``)."""
+    out: Floats = np.hstack([x, *(np.maximum(x - k, 0.0) for k in knots)])
+    return out
+
+
 @dataclass
 class Sets:
     """A split's sets: kind, indices, mean score, size, mean rating, mean ACPL, the player,
-    the mean of the games' summaries (sets × features)."""
+    the mean of the games' set basis (sets × basis; its first columns the mean summary)."""
 
     kinds: list[str]
     indices: list[list[int]]
@@ -479,14 +505,15 @@ def set_arrays(d: Data, score: Floats,
                sets: Sequence[tuple[str, list[int]]] | None = None) -> Sets:
     """The arrays of ``sets`` of ``d``'s games (default: :func:`sets_of`, as shown)."""
     chosen = sets_of(d.pgs) if sets is None else sets
+    basis = d.x if d.sx is None else d.sx
     return Sets([k for k, _ in chosen], [ix for _, ix in chosen],
                 np.asarray([score[ix].mean() for _, ix in chosen]),
                 np.asarray([len(ix) for _, ix in chosen], dtype=np.float64),
                 np.asarray([d.ratings[ix].mean() for _, ix in chosen]),
                 np.asarray([d.acpl[ix].mean() for _, ix in chosen]),
                 [d.pgs[ix[0]].player for _, ix in chosen],
-                np.asarray([d.x[ix].mean(axis=0) for _, ix in chosen]).reshape(
-                    len(chosen), d.x.shape[1]))
+                np.asarray([basis[ix].mean(axis=0) for _, ix in chosen]).reshape(
+                    len(chosen), basis.shape[1]))
 
 
 def by_player_in_time(d: Data) -> list[list[int]]:
@@ -522,13 +549,13 @@ def blocks_of(d: Data, size: int) -> list[tuple[str, list[int]]]:
             for start in range(0, len(games) - size + 1, size)]
 
 
-def fit_sets(train: Data, val: Data) -> dict[str, Any]:
-    """The set fit (a model file's ``set`` section): a ridge fit of a set's mean rating on the
-    mean of its games' summaries, on training players' sets (:func:`sets_of` and
-    :func:`sampled_sets`); the mean and spread of its score per rating (local-linear kernel
-    fits), the spread of a set of n games ∝ √(ρ + (1 − ρ)/n), ρ by maximum likelihood; the
-    prior from the sets' ratings. Its spread's scale and prior weight are set on validation
-    players (:func:`calibrate_sets`)."""
+def fit_sets(train: Data, val: Data, knots: Floats) -> dict[str, Any]:
+    """The set fit (a model file's ``set`` section): a ridge fit of a set's mean rating on the mean
+    of its games' set basis (:func:`hinged` at ``knots``), on training players' sets
+    (:func:`sets_of` and :func:`sampled_sets`); the mean and spread of its score per rating
+    (local-linear kernel fits), the spread of a set of n games ∝ √(ρ + (1 − ρ)/n), ρ by maximum
+    likelihood; the prior from the sets' ratings. Its spread's scale and prior weight are set on
+    validation players (:func:`calibrate_sets`)."""
     s = set_arrays(train, np.zeros(len(train.pgs)), sets_of(train.pgs) + sampled_sets(train, 1))
     ridge = Ridge.fit(s.mean_x, s.real, SET_RIDGE)
     score = ridge.predict(s.mean_x)
@@ -549,7 +576,10 @@ def fit_sets(train: Data, val: Data) -> dict[str, Any]:
     _, rho, var = best
     fit: dict[str, Any] = {
         "min_games": SET_FIT_MIN,
-        "features": "the mean of the games' summaries (the model's features, in order)",
+        "features": "the mean of the games' set basis: each game's summary (the model's "
+                    "features, in order), then per knot row max(0, feature - knot)",
+        "knots": [rounded(row) for row in knots],
+        "knot_percentiles": [round(100 * q) for q in SET_KNOTS][:len(knots)],
         "regression": ridge.json(),
         "likelihood": {"mean": rounded(mean), "sd": rounded(np.sqrt(var))},
         "within_player_correlation": round(rho, 4),
@@ -776,8 +806,14 @@ def fit(pgs: list[PlayerGame], sha256: str, games: int, data_name: str) -> dict[
     }
     val_score = ridge.predict(val.x)
     calibrate(model, val, val_score)
-    if len(sets_of(train.pgs)) + len(sampled_sets(train, 1)) >= SET_FIT_LEAST:
-        model["set"] = fit_sets(train, val)
+    n_sets = len(sets_of(train.pgs)) + len(sampled_sets(train, 1))
+    if n_sets >= SET_FIT_LEAST:
+        weights = len(SUMMARY) * (1 + len(SET_KNOTS))
+        knots = (set_knots(train) if n_sets >= SET_SETS_PER_WEIGHT * weights
+                 else np.zeros((0, len(SUMMARY))))
+        for part in parts.values():
+            part.sx = hinged(part.x, knots)
+        model["set"] = fit_sets(train, val, knots)
         calibrate_sets(model, val)
     model["training"] = {
         "data": f"{data_name}: {games:,} rated standard rapid Lichess games with Lichess's "

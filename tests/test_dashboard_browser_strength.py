@@ -75,7 +75,7 @@ def test_the_games_page_of_an_analysed_game_shows_graph_board_and_both_levels(
 
 
 def test_the_overview_draws_only_narrow_monthly_levels(dashboard_url: str) -> None:
-    """reda46's months: 2022-11's 32 games give a range of 385 points (level model 3), drawn;
+    """reda46's months: 2022-11's 32 games give a range of 393 points (level model 4), drawn;
     the others have 1–7 games and wider ranges: not drawn, and the page says so."""
     with Browser(WIDTH, 1250) as browser:
         browser.goto(f"{dashboard_url}/?player=reda46&perf=rapid")
@@ -85,7 +85,7 @@ def test_the_overview_draws_only_narrow_monthly_levels(dashboard_url: str) -> No
         text = browser.evaluate("document.body.innerText")
         assert "Green squares: the level each month's analysed games show" in text
         assert "with too few analysed games for a range narrower than 400 points not drawn" in text
-        assert "The last 20 analysed games show 1647 (1454–1884)" in text
+        assert "The last 20 analysed games show 1672 (1493–1932)" in text
         legend = browser.evaluate("[...document.querySelectorAll('.legendtext')]"
                                   ".map(e => e.textContent)")
         assert sum(1 for x in legend if x.startswith("Level shown in the moves")) == 1, legend

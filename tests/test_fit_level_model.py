@@ -12,7 +12,14 @@ from types import ModuleType
 
 import pytest
 
-from tracker.analysis.level import game_level, level_model_from_json
+from tracker.analysis.level import (
+    game_level,
+    level_model_from_json,
+    level_of_scores,
+    score,
+    set_level,
+    set_score,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "tests" / "fixtures" / "analysed" / "lichess-rapid-analysed-first2000.ndjson.zst"
@@ -62,6 +69,8 @@ def test_fit_is_reproducible(monkeypatch: pytest.MonkeyPatch) -> None:
     # beside model 2's combination (the mean of the games' scores) in the same run
     set_fit = model_data["set"]
     assert set_fit["min_games"] == fit.SET_FIT_MIN and set_fit["training"]["sets"] >= 20
+    # 127 training sets: too few for the hinged basis's 124 weights, the summary alone
+    assert set_fit["knots"] == [] and len(set_fit["regression"]["coef"]) == len(fit.SUMMARY)
     assert 0.5 < set_fit["likelihood"]["sd_scale"] < 2 and 0 <= set_fit["prior_weight"] <= 1
     assert [f["prior_weight"] for f in set_fit["training"]["prior_weight_frontier"]][:3] == [
         0.0, 0.05, 0.1]
@@ -69,7 +78,30 @@ def test_fit_is_reproducible(monkeypatch: pytest.MonkeyPatch) -> None:
     assert set(held["model"]["blocks_by_size"]) == {"2", "5"}
     model = level_model_from_json(model_data)
     level = game_level(model, pgs[0].features)
-    assert level.model == "level-rapid-3" and level.low <= level.estimate <= level.high
+    assert level.model == "level-rapid-4" and level.low <= level.estimate <= level.high
+
+
+def test_the_set_fit_bends_at_knots_given_enough_sets(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Model 4: with enough training sets, the set fit reads each game's summary and its hinges
+    at the training games' 10th, 50th and 90th percentiles of each feature; the file's set
+    section reads a set as the mean of its games' set scores (kept per game by the report)."""
+    monkeypatch.setattr(fit, "SET_MIN", 3)
+    monkeypatch.setattr(fit, "SET_SETS_PER_WEIGHT", 1)
+    pgs, sha256, games = fit.load(SAMPLE)
+    data = fit.fit(pgs, sha256, games, SAMPLE.name)
+    set_fit = data["set"]
+    assert set_fit["knot_percentiles"] == [10, 50, 90]
+    assert [len(row) for row in set_fit["knots"]] == [len(fit.SUMMARY)] * 3
+    assert len(set_fit["regression"]["coef"]) == 4 * len(fit.SUMMARY)
+    acpl_at = fit.SUMMARY.index("ln(1 + ACPL)")
+    low, mid, high = (row[acpl_at] for row in set_fit["knots"])
+    assert low < mid < high
+    model = level_model_from_json(json.loads(json.dumps(data)))
+    mine = [pg.features for pg in pgs if pg.features.moves][:8]
+    level = set_level(model, mine)
+    kept = level_of_scores(model, [score(model, g) for g in mine], level.moves, False,
+                           [set_score(model, g) for g in mine])
+    assert kept == level and level.games == 8 and level.low <= level.estimate <= level.high
 
 
 def test_a_speed_gets_its_own_scale(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 import zstandard
 
@@ -24,8 +25,12 @@ from tracker.analysis.level import (
     game_level,
     level_features,
     level_model_from_json,
+    level_of_scores,
     load_level_model,
+    score,
+    set_basis,
     set_level,
+    set_score,
     summary,
 )
 from tracker.analysis.turning import win_curve
@@ -182,6 +187,39 @@ def test_a_set_of_enough_games_reads_the_set_fit() -> None:
     assert flat.low <= shrunk.estimate < flat.estimate - 100
 
 
+def test_a_set_fit_with_knots_reads_each_game_through_its_hinges() -> None:
+    """Model 4: the set fit reads each game's summary and, per knot row, max(0, summary −
+    knot); the set's score is the mean of its games' (not the hinge of their mean summary), so
+    each game's set score can be kept and a set read from the kept scores alike."""
+    hinged = copy.deepcopy(TOY_SET)
+    width = len(SUMMARY)
+    at = SUMMARY.index("rate of losses >= 10")
+    hinged["knots"] = [[0.1 if n == "rate of losses >= 10" else 0.0 for n in SUMMARY]]
+    hinged["regression"] = {"centre": [0.0] * 2 * width, "scale": [1.0] * 2 * width,
+                            "coef": [-1000.0 if i == width + at else 0.0
+                                     for i in range(2 * width)],
+                            "intercept": 2000.0}
+    model = level_model_from_json({**TOY, "set": hinged})
+    games = [moves(20, 0), moves(12, 8), moves(16, 4)]  # rates 0, 0.4, 0.2 → hinges 0, 0.3, 0.1
+    assert [set_score(model, g) for g in games] == pytest.approx([2000, 1700, 1900])
+    assert set_basis(model, np.asarray([summary(games[1])]))[0, width + at] == pytest.approx(0.3)
+    level = set_level(model, games)
+    assert level.estimate == pytest.approx((2000 + 1700 + 1900) / 3, abs=1)  # not 1900
+    kept = level_of_scores(model, [score(model, g) for g in games], level.moves, False,
+                           [set_score(model, g) for g in games])
+    assert kept == level
+    # without knots, the same weight on the raw rate: the model 3 reading, 2000 − 1000 × 0.2
+    assert set_level(level_model_from_json({**TOY, "set": TOY_SET}), games).estimate == (
+        pytest.approx(1800, abs=1))
+    broken = copy.deepcopy(hinged)
+    broken["knots"] = [[0.1] * (width - 1)]
+    with pytest.raises(ValueError, match="sizes"):
+        level_model_from_json({**TOY, "set": broken})
+    broken["knots"] = [[0.1] * width, [0.2] * width]  # two knot rows, weights for one
+    with pytest.raises(ValueError, match="sizes"):
+        level_model_from_json({**TOY, "set": broken})
+
+
 def test_a_prior_pulls_the_estimate_not_the_range() -> None:
     weighted = copy.deepcopy(TOY)
     # a prior centred on 1500 (sd 100), at full weight for the estimate
@@ -252,9 +290,9 @@ def test_fide_levels() -> None:
 def test_every_speed_has_its_own_model() -> None:
     for speed in ("bullet", "blitz", "rapid", "classical"):
         model = load_level_model(speed)
-        assert (model.name, model.perf, model.fitted_perf) == (f"level-{speed}-3", speed, speed)
+        assert (model.name, model.perf, model.fitted_perf) == (f"level-{speed}-4", speed, speed)
     ultra = load_level_model("ultraBullet")
-    assert (ultra.name, ultra.fitted_perf) == ("level-bullet-3", "bullet")
+    assert (ultra.name, ultra.fitted_perf) == ("level-bullet-4", "bullet")
     with pytest.raises(ValueError, match="no level model for 'chess960'"):
         load_level_model("chess960")
     game = first_game()  # 0068O1lq: White (1549) ACPL 104, Black (1550) ACPL 64
@@ -291,6 +329,11 @@ def test_the_shipped_model_files_record_their_held_out_figures() -> None:
     # the set fit (model 3) beats model 2's combination of the same games, measured in the run
     assert held["model"]["sets"]["mae"] < held["mean_of_game_scores"]["sets"]["mae"] - 5
     assert data["set"]["min_games"] == 5 and data["set"]["training"]["prior_weight_frontier"]
+    # model 4: each game through hinges at the training games' 10th, 50th, 90th percentiles;
+    # on the same held-out sets model 3 (the summary alone) read MAE 125.2
+    assert data["set"]["knot_percentiles"] == [10, 50, 90]
+    assert [len(row) for row in data["set"]["knots"]] == [len(SUMMARY)] * 3
+    assert held["model"]["sets"]["mae"] < 125.2
     assert data["training"]["sha256"] == (
         "9fda82d9e6752c9bc24b2208a0d0e69eb7d28abb202d732cf8f33dbaec501d72")
     for speed in ("blitz", "bullet", "classical"):

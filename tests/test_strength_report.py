@@ -47,7 +47,7 @@ def test_the_json_object_has_exactly_the_contract_keys(db: Path) -> None:
         assert tuple(g) == GAME_KEYS
         assert list(g["level"]) == ["estimate", "low", "high", "model"]
         assert g["level"]["low"] <= g["level"]["estimate"] <= g["level"]["high"]
-        assert g["level"]["model"] == "level-rapid-3"
+        assert g["level"]["model"] == "level-rapid-4"
         assert list(g["turning_point"]) == ["ply", "san", "win_before", "win_after", "best"]
         assert g["turning_point"]["win_before"] >= g["turning_point"]["win_after"]
     played = [g["played_at"] for g in out["games"]]
@@ -132,7 +132,7 @@ def test_the_bundled_players_analysed_blitz_games_hold_his_rating(tmp_path: Path
     path = tmp_path / "demo.db"
     api.import_file(api.demo_file(api.DEMO_ANALYSED_FILE), db=path, user="indexinator")
     report = api.strength("indexinator", db=path, perf="blitz")
-    assert report.model == "level-blitz-3" and len(report.games) == 9
+    assert report.model == "level-blitz-4" and len(report.games) == 9
     recent = report.recent.level
     assert recent is not None and recent.games == 9
     assert recent.low <= 1399 and recent.high >= 1454

@@ -2,9 +2,9 @@
 model file.
 
 Inputs: the moves' evals, the clock setting, the clocks where exported, the result and the
-perf: never a rating (:class:`GameFeatures` keeps them all; the ``level-<perf>-3`` models read
+perf: never a rating (:class:`GameFeatures` keeps them all; the ``level-<perf>-4`` models read
 the evals of the player's own moves only, see ``docs/strength.md``). A model
-(``tracker/analysis/models/level-<perf>-3.json``, fitted by ``scripts/fit_level_model.py`` from
+(``tracker/analysis/models/level-<perf>-4.json``, fitted by ``scripts/fit_level_model.py`` from
 the shared analysed games) turns a game's summary (:data:`SUMMARY`: accuracy, ACPL, error rates,
 loss quantiles by phase…) into one score by a linear fit, and knows, per rating of the perf's
 Lichess scale, the mean and spread of that score (heteroscedastic). The likelihood over ratings
@@ -12,12 +12,17 @@ times a weak prior (a flat one for the range): the range is the 10th–90th perc
 calibrated on players the fit never saw so that it holds the real rating ~80 % of the time in
 every 200-point band, not only on average.
 
-A set of games (a month, the last 20) is read from the mean of its games' summaries. From
+A set of games (a month, the last 20) is read from the mean of what its games show. From
 ``set.min_games`` games on, by the model's set fit: another linear score, fitted on sets of
 training players' games (the weights a set's average deserves are not a single game's), with
 its own mean and spread per rating; as games of one player are correlated (style, form), that
 spread does not shrink as 1/n but to ρ + (1 − ρ)/n. Fewer games (or a model without a set fit):
 the mean of the games' scores, with the single-game spread shrunk the same way.
+
+The set fit reads each game through a wider basis than the summary (``level-<perf>-4``): the
+summary and, per knot row of the fit (the training games' 10th, 50th and 90th percentiles of
+each feature), max(0, feature − knot) (:func:`set_basis`). The set's score is the mean of its
+games' set scores, so a game's set score can be computed once and kept.
 """
 
 from __future__ import annotations
@@ -45,7 +50,7 @@ from tracker.fide.scale import ScaleModel, fide_rating, models_for
 MODELS_DIR: Final = Path(__file__).parent / "models"
 #: The model of each perf (key, version): each speed on its own Lichess scale.
 MODEL_FILES: Final[Mapping[str, str]] = {
-    speed: f"level-{speed}-3.json" for speed in ("bullet", "blitz", "rapid", "classical")}
+    speed: f"level-{speed}-4.json" for speed in ("bullet", "blitz", "rapid", "classical")}
 #: Speeds without data of their own borrow the nearest speed's model, and every result says so.
 BORROWED: Final[Mapping[str, str]] = {"ultraBullet": "bullet", "correspondence": "classical"}
 #: Fewer moves than this in a game and the result says the range rests on little play.
@@ -90,7 +95,7 @@ class Level(NamedTuple):
     """A level on the Lichess scale of the model's perf (rating points): ``estimate`` the
     posterior median under the model's prior (inside the range), ``low``/``high`` the 10th
     and 90th percentiles of the range (a flat prior: it holds for a 900 and a 2300 alike);
-    ``model``: the model's key and version (``"level-blitz-3"``); ``note``: what the reader
+    ``model``: the model's key and version (``"level-blitz-4"``); ``note``: what the reader
     must know (what a speed borrows from the rapid fit, an estimate where the model is known to
     be weak or outside the fitted range, too few moves, local evals), else ``None``;
     ``games``/``moves``: how much play it rests on."""
@@ -132,7 +137,7 @@ class LevelModel:
 
     @property
     def name(self) -> str:
-        """Key and version: ``"level-rapid-3"``."""
+        """Key and version: ``"level-rapid-4"``."""
         return f"{self.key}-{self.version}"
 
     @property
@@ -254,7 +259,7 @@ def summary(game: GameFeatures) -> list[float]:
     return out
 
 
-def _floats(data: Mapping[str, Any], *path: str) -> list[float]:
+def _floats(data: Any, *path: str) -> list[float]:
     value: Any = data
     for key in path:
         value = value[key]
@@ -290,14 +295,18 @@ def _schema(data: Mapping[str, Any]) -> None:
 
 def _set_schema(fit: Any, size: int, features: int) -> bool:
     """Whether a model's ``set`` section is consistent: at least 2 games, the grid's and the
-    features' sizes, positive spreads (KeyError, TypeError or ValueError when a field is
-    missing or wrong)."""
+    features' sizes (its knot rows, where it has some, one number per feature; its regression
+    one weight per number of :func:`set_basis`), positive spreads (KeyError, TypeError or
+    ValueError when a field is missing or wrong)."""
     reg = fit["regression"]
+    knots = [_floats(row) for row in fit.get("knots", [])]
+    width = features * (1 + len(knots))
     return bool(int(fit["min_games"]) >= 2 and len(fit["prior"]) == size
                 and len(fit["likelihood"]["mean"]) == size
                 and len(fit["likelihood"]["sd"]) == size
                 and min(_floats(fit, "likelihood", "sd")) > 0
-                and all(len(reg[k]) == features for k in ("centre", "scale", "coef"))
+                and all(len(row) == features for row in knots)
+                and all(len(reg[k]) == width for k in ("centre", "scale", "coef"))
                 and 0 <= float(fit["within_player_correlation"]) < 1
                 and float(fit["prior_weight"]) >= 0)
 
@@ -360,6 +369,8 @@ class _SetTables:
 
     def __init__(self, fit: Mapping[str, Any]) -> None:
         self.min_games = int(fit["min_games"])
+        self.knots: FloatArray = np.asarray([_floats(row) for row in fit.get("knots", [])],
+                                            dtype=np.float64).reshape(-1, len(SUMMARY))
         reg = fit["regression"]
         scale = np.asarray(_floats(reg, "scale"))
         self.coef: FloatArray = np.asarray(_floats(reg, "coef")) / scale
@@ -384,12 +395,26 @@ def score(model: LevelModel, game: GameFeatures) -> float:
     return t.offset + float(np.dot(t.coef, summary(game)))
 
 
-def set_score(model: LevelModel, game: GameFeatures) -> float | None:
-    """The model's set score of one game (its set fit's linear score of :func:`summary`; a
-    set's is the mean of its games'), ``None`` for a model without a set fit. Raises
-    ValueError without a scored move."""
+def set_basis(model: LevelModel, summaries: FloatArray) -> FloatArray:
+    """What the model's set fit reads of games (rows × :data:`SUMMARY`): per row the summary,
+    then per knot row of the fit max(0, summary − knot) (rows × features · (1 + knot rows));
+    the summaries as they are for a model without knots or without a set fit."""
     fit = _tables(model).set
-    return None if fit is None else fit.offset + float(np.dot(fit.coef, summary(game)))
+    rows = np.atleast_2d(np.asarray(summaries, dtype=np.float64))
+    if fit is None or not len(fit.knots):
+        return rows
+    out: FloatArray = np.hstack([rows, *(np.maximum(rows - k, 0.0) for k in fit.knots)])
+    return out
+
+
+def set_score(model: LevelModel, game: GameFeatures) -> float | None:
+    """The model's set score of one game (its set fit's linear score of the game's
+    :func:`set_basis`; a set's is the mean of its games'), ``None`` for a model without a set
+    fit. Raises ValueError without a scored move."""
+    fit = _tables(model).set
+    if fit is None:
+        return None
+    return fit.offset + float(set_basis(model, np.asarray(summary(game)))[0] @ fit.coef)
 
 
 def quantiles(grid: FloatArray, log_post: FloatArray, qs: Sequence[float]) -> list[FloatArray]:
@@ -433,18 +458,20 @@ def estimates(model: LevelModel, mean_score: FloatArray, games: FloatArray
     return np.clip(est, low, high), low, high
 
 
-def set_estimates(model: LevelModel, mean_summary: FloatArray, games: FloatArray
+def set_estimates(model: LevelModel, mean_basis: FloatArray, games: FloatArray
                   ) -> tuple[FloatArray, FloatArray, FloatArray]:
-    """(estimate, low, high) per set (rows) from the mean of its games' :func:`summary`
-    (rows × features) and its number of games: from the set fit's ``min_games`` on, its score's
+    """(estimate, low, high) per set (rows) from the mean of its games' :func:`set_basis`
+    (rows × basis; its first :data:`SUMMARY` columns are the mean summary) and its number of
+    games: from the set fit's ``min_games`` on, its score's
     likelihood (spread × √(ρ + (1 − ρ)/n)); the range under a flat prior, the estimate the
     median with the set prior at its weight, kept inside the range. Fewer games, or a model
     without a set fit: :func:`estimates` of the mean of the games' scores."""
     t = _tables(model)
     fit = t.set
     set_score_mean = (np.full(len(games), np.nan) if fit is None
-                      else fit.offset + mean_summary @ fit.coef)
-    return estimates_of_scores(model, t.offset + mean_summary @ t.coef, set_score_mean, games)
+                      else fit.offset + mean_basis @ fit.coef)
+    return estimates_of_scores(model, t.offset + mean_basis[:, :len(SUMMARY)] @ t.coef,
+                               set_score_mean, games)
 
 
 def estimates_of_scores(model: LevelModel, mean_score: FloatArray, mean_set_score: FloatArray,
@@ -557,7 +584,7 @@ def game_level(model: LevelModel, features: GameFeatures) -> Level:
 
 def set_level(model: LevelModel, games: Sequence[GameFeatures]) -> Level:
     """The level a set of one player's games shows together (a month, the last 20): read from
-    the mean of the games' summaries (:func:`set_estimates`), its range narrows as games add up,
+    the mean of the games' set scores (:func:`set_estimates`), its range narrows as games add up,
     down to the spread a player's games share. Raises ValueError for an empty set or a game
     without a scored move."""
     if not games:
