@@ -19,7 +19,7 @@ import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Any, Final, TypedDict
 
 #: Runs per measurement; the figure is their median.
 RUNS = 3
@@ -189,3 +189,27 @@ def machine() -> str:
         f"{cpu}, {os.cpu_count()} cores{ram}; {platform.system()} {platform.release()}; "
         f"Python {platform.python_version()}; SQLite {sqlite3.sqlite_version}"
     )
+
+
+#: A :class:`Row`'s keys, in the table's order.
+COLUMNS: Final = ("what", "size", "figure", "yardstick", "ratio", "target", "result", "note")
+
+
+def format_text(rows: Sequence[Row]) -> str:
+    """``rows`` as a plain-text table: columns padded to their widest cell, the note last."""
+    # the ignores: ``c`` runs over COLUMNS, Row's own keys, which mypy cannot see in a loop
+    widths = {c: max(len(c), *(len(r[c]) for r in rows)) for c in COLUMNS[:-1]}  # type: ignore[literal-required]
+    lines = ["  ".join(c.ljust(widths[c]) for c in COLUMNS[:-1]) + "  note"]
+    for r in rows:
+        lines.append("  ".join(r[c].ljust(widths[c]) for c in COLUMNS[:-1])  # type: ignore[literal-required]
+                     + "  " + r["note"])
+    return "\n".join(lines)
+
+
+def format_markdown(rows: Sequence[Row]) -> str:
+    """``rows`` as a Markdown table (``|`` in a cell escaped)."""
+    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    for r in rows:
+        cells = (r[c].replace("|", "\\|") for c in COLUMNS)  # type: ignore[literal-required]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)

@@ -27,7 +27,16 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from benchmarks import RUNS, Row, child_import, machine, row
+from benchmarks import (
+    COLUMNS,
+    RUNS,
+    Row,
+    child_import,
+    format_markdown,
+    format_text,
+    machine,
+    row,
+)
 
 Bench = Callable[[bool, int], list[Row]]
 
@@ -147,7 +156,7 @@ def _dashboard(quick: bool, cap: int) -> list[Row]:
     takes_size = "size" in inspect.signature(mod.run).parameters
     for r in mod.run(size=10_000) if quick and takes_size else mod.run():
         if "what" in r and "figure" in r:  # already a row of this table
-            out.append(Row(**{c: str(r.get(c, "")) for c in _COLUMNS}))  # type: ignore[typeddict-item]
+            out.append(Row(**{c: str(r.get(c, "")) for c in COLUMNS}))  # type: ignore[typeddict-item]
             continue
         out.append(row(str(r.get("name", r.get("benchmark", "dashboard"))), "-",
                        json.dumps({k: v for k, v in r.items() if k not in ("name", "passed")},
@@ -238,26 +247,6 @@ BENCHES: dict[str, tuple[Callable[[bool, int], list[Row]], str]] = {
                                         "(the bundled player and the test fixtures)"),
 }
 
-_COLUMNS = ("what", "size", "figure", "yardstick", "ratio", "target", "result", "note")
-
-
-def format_text(rows: Sequence[Row]) -> str:
-    widths = {c: max(len(c), *(len(r[c]) for r in rows)) for c in _COLUMNS[:-1]}  # type: ignore[literal-required]
-    lines = ["  ".join(c.ljust(widths[c]) for c in _COLUMNS[:-1]) + "  note"]
-    for r in rows:
-        lines.append("  ".join(r[c].ljust(widths[c]) for c in _COLUMNS[:-1])  # type: ignore[literal-required]
-                     + "  " + r["note"])
-    return "\n".join(lines)
-
-
-def format_markdown(rows: Sequence[Row]) -> str:
-    lines = ["| " + " | ".join(_COLUMNS) + " |", "|" + "---|" * len(_COLUMNS)]
-    for r in rows:
-        cells = (r[c].replace("|", "\\|") for c in _COLUMNS)  # type: ignore[literal-required]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
-
-
 def _load() -> str:
     """The 1-minute load average (other work on the machine slows every figure)."""
     try:
@@ -312,7 +301,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                        result="ERROR",
                        note=f"{type(exc).__name__}: {exc}"[:200])]
         for r in got:
-            print("    " + " | ".join(r[c] for c in _COLUMNS if r[c]), file=sys.stderr)  # type: ignore[literal-required]
+            print("    " + " | ".join(r[c] for c in COLUMNS if r[c]), file=sys.stderr)  # type: ignore[literal-required]
         rows.extend(got)
     elapsed = time.perf_counter() - started
 

@@ -308,7 +308,7 @@ def run(games: int = GAMES, rounds: int = ROUNDS) -> list[Row]:
 
 
 def main(argv: list[str]) -> None:
-    from benchmarks.__main__ import format_text
+    from benchmarks import format_text
 
     started = time.perf_counter()
     rows = run(int(argv[0]) if argv else GAMES)

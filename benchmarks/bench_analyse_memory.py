@@ -132,7 +132,7 @@ def main(argv: list[str]) -> None:
     if argv and argv[0] == "--child":
         print(json.dumps(measure(argv[1], argv[2:])))
         return
-    from benchmarks.__main__ import format_text
+    from benchmarks import format_text
 
     print(format_text(run()))
 

@@ -42,15 +42,10 @@ from typing import Final
 
 import zstandard
 
-from benchmarks import synth
+from benchmarks import dump_synth, synth
+from benchmarks.dump_synth import game_id, sample_games
 
 ROOT: Final = Path(__file__).resolve().parent.parent
-FIXTURES: Final = ROOT / "tests" / "fixtures" / "lichess"
-SAMPLES: Final = (
-    FIXTURES / "cmrade-2018-07_2020-11.pgn",
-    FIXTURES / "lichess_db_standard_rated_2013-01-first50.pgn",
-    FIXTURES / "single-game-q7ZvsdUF.pgn",
-)
 #: The benchmarks' data folder (``$TRACKER_BENCH_DATA`` or ``benchmarks/.data``).
 DATA: Final = synth.DATA_DIR
 NEEDLE: Final = "needle_in_dump"
@@ -62,36 +57,8 @@ TARGET_DUMP_MB_PER_SECOND: Final = 50.0
 TARGET_PEAK_MB: Final = 300.0
 
 _SITE = re.compile(rb'\[Site "https://lichess\.org/[A-Za-z0-9]+"\]')
-_GAMEID = re.compile(rb'\[GameId "[A-Za-z0-9]+"\]\n')
 _WHITE = re.compile(rb'\[White "[^"\n]*"\]')
 _BLACK = re.compile(rb'\[Black "[^"\n]*"\]')
-_ALPHABET: Final = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-
-
-def game_id(i: int) -> bytes:
-    """A new 8-character id for game ``i`` (a bijection of ``i``: ids never collide)."""
-    x = (i * 2_654_435_761 + 12_345) % 62**8
-    out = bytearray()
-    for _ in range(8):
-        x, r = divmod(x, 62)
-        out.append(_ALPHABET[r])
-    return bytes(out)
-
-
-def sample_games() -> list[bytes]:
-    """The real games that have moves (at least 2 plies), as PGN text ending in a blank line."""
-    from tracker.sources.pgn import count_plies, split_games
-
-    games = []
-    for path in SAMPLES:
-        with path.open("rb") as f:
-            for g in split_games(f):
-                if count_plies(g.movetext) >= 2 and "Site" in g.headers:
-                    lines = g.raw.splitlines()
-                    n_tags = len(g.headers)
-                    text = "\n".join([*lines[:n_tags], "", *lines[n_tags:], "", ""])
-                    games.append(_GAMEID.sub(b"", text.encode("utf-8")))
-    return games
 
 
 def _with_id(game: bytes, i: int) -> bytes:
@@ -163,7 +130,6 @@ def dump_file(mb: int, clocks: bool = False, repeated: bool = False) -> tuple[Pa
     4:1 without clocks and 6.5:1 with them, near the real dumps' 5:1 and 7:1. ``repeated``: the
     fixtures' 500 real games cycled (:func:`dump_games`) at level 3, ~26:1, which zstd
     decompresses several times faster than any real dump (a worst case for the ratio)."""
-    from benchmarks import dump_synth
 
     kind = "repeated" if repeated else "varied"
     path = DATA / f"dump-{kind}-{mb}MB{'-clocks' if clocks else ''}.pgn.zst"

@@ -108,7 +108,7 @@ def run(games: int = GAMES, nodes: int = DEFAULT_NODES, rounds: int = ROUNDS) ->
 
 
 def main(argv: list[str]) -> None:
-    from benchmarks.__main__ import format_text
+    from benchmarks import format_text
 
     started = time.perf_counter()
     args = [int(a) for a in argv]

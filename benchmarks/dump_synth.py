@@ -27,6 +27,8 @@ from collections.abc import Iterator
 from functools import lru_cache
 from typing import Final
 
+from benchmarks.synth import FIXTURES
+
 #: Movetexts in the pool; at ~500 bytes each without clocks, ~8 MB.
 POOL: Final = 16_000
 PLAYERS: Final = 40_000
@@ -51,6 +53,43 @@ _OPENINGS: Final = (
 _CONTROLS: Final = ((60, 0), (120, 1), (180, 0), (180, 2), (300, 0), (300, 3), (600, 0),
                     (600, 5), (900, 10), (420, 8), (480, 2), (1800, 0))
 _TERMINATIONS: Final = ("Normal", "Normal", "Normal", "Time forfeit")
+
+
+#: The real PGN exports the dump's openings and the plain PGN benchmark's games come from.
+SAMPLES: Final = (
+    FIXTURES / "cmrade-2018-07_2020-11.pgn",
+    FIXTURES / "lichess_db_standard_rated_2013-01-first50.pgn",
+    FIXTURES / "single-game-q7ZvsdUF.pgn",
+)
+_GAMEID = re.compile(rb'\[GameId "[A-Za-z0-9]+"\]\n')
+_ALPHABET: Final = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+
+
+def game_id(i: int) -> bytes:
+    """A new 8-character id for game ``i`` (a bijection of ``i``: ids never collide)."""
+    x = (i * 2_654_435_761 + 12_345) % 62**8
+    out = bytearray()
+    for _ in range(8):
+        x, r = divmod(x, 62)
+        out.append(_ALPHABET[r])
+    return bytes(out)
+
+
+def sample_games() -> list[bytes]:
+    """The real games of :data:`SAMPLES` that have moves (at least 2 plies), as PGN text
+    ending in a blank line, their ``GameId`` tag left out."""
+    from tracker.sources.pgn import count_plies, split_games
+
+    games = []
+    for path in SAMPLES:
+        with path.open("rb") as f:
+            for g in split_games(f):
+                if count_plies(g.movetext) >= 2 and "Site" in g.headers:
+                    lines = g.raw.splitlines()
+                    n_tags = len(g.headers)
+                    text = "\n".join([*lines[:n_tags], "", *lines[n_tags:], "", ""])
+                    games.append(_GAMEID.sub(b"", text.encode("utf-8")))
+    return games
 
 
 def _name(rng: random.Random) -> str:
@@ -91,7 +130,6 @@ def _playout(rng: random.Random) -> tuple[list[str], str]:
 @lru_cache(maxsize=1)
 def openings() -> list[list[str]]:
     """The first 14 moves (SAN) of every real game in the test fixtures (~500)."""
-    from benchmarks.bench_pgn_import import sample_games
 
     out = []
     for g in sample_games():
@@ -134,7 +172,6 @@ def _movetext(sans: list[str], result: str, rng: random.Random,
 
 def game(i: int, rng: random.Random, clocks: bool, white: str | None = None) -> bytes:
     """Game ``i`` of a varied dump, as PGN text ending in a blank line."""
-    from benchmarks.bench_pgn_import import game_id
 
     sans, result = pool()[i % POOL]
     names = players()
