@@ -268,3 +268,10 @@ def test_the_per_game_table_fits_an_80_column_terminal(tmp_path: Path,
         "16…b5", "").replace("3…Nf6", "")  # Black's moves are written 36…Rxh2
     assert max(len(line.rstrip()) for line in table.splitlines()) <= 80
     assert table.count("2025-10-2") == 6 and "(685–1961)" in table and "(969–2367)" in table
+    # the months' FIDE-scale column is the estimate through each model, said so; the set's
+    # reading says why it is not the mean of the single games' levels
+    words = " ".join(text.split())
+    assert "estimate, FIDE scale" in words and "(lebowitz, mathtuition), lowest–highest: the " \
+        "models' spread, not a range" in words
+    assert "last 9 games together: 1526 (1168–1884)" in words
+    assert "not the mean of the single games' levels (1589)" in words

@@ -79,16 +79,26 @@ def _print_player(report: PlayerStrength, shown: int) -> None:
                  f"10–90 % range, model {report.model or '-'}")
     if report.note:
         say(out, f"note: {report.note}")
-    months = Table("month", "games", "level shown", "FIDE scale", box=box.SIMPLE_HEAD)
+    months = Table("month", "games", "level shown", "estimate, FIDE scale", box=box.SIMPLE_HEAD)
     for m in report.months:
         months.add_row(m.label, str(m.games), _level(m.level), _fide(m))
     out.print(months)
+    scales = sorted({f.scale for m in report.months for f in m.fide if f.estimate is not None})
+    if len(scales) > 1:
+        say(out, f"estimate, FIDE scale: the level's estimate through each scale model "
+                 f"({', '.join(scales)}), lowest–highest: the models' spread, not a range")
     recent = report.recent.level
     extra = recent.note if recent is not None and recent.note else None
     if extra and report.note and extra.startswith(report.note):
         extra = extra[len(report.note):].lstrip("; ") or None  # said once above
     say(out, f"last {min(games, api.RECENT_GAMES)} games together: "
                  f"{_level(recent)}" + (f" ({extra})" if extra else ""))
+    singles = [lv.estimate for g, c in report.games[:api.RECENT_GAMES]
+               if (lv := g.side(c).level) is not None]
+    if recent is not None and singles and abs(recent.estimate - sum(singles) / len(singles)) > 50:
+        say(out, f"(games read together, by a fit of their own: not the mean of the single "
+                 f"games' levels ({round(sum(singles) / len(singles))}), each of which leans "
+                 "toward the typical player, one game saying little)")
     table = Table("date", "colour", "rating", "accuracy", "ACPL", "?!/?/??", "level shown",
                   "turning point", box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False)
     for g, color in report.games[:shown]:
