@@ -174,3 +174,20 @@ def test_settings_link_a_fide_id_and_the_overview_draws_it(
     traces = chart_traces(at)
     assert charts.real_fide_name("standard") in traces
     assert charts.real_fide_name("blitz") in traces
+
+
+# --- Overview: the monthly level ------------------------------------------------------------
+
+def test_the_overview_says_no_monthly_level_is_drawn_when_none_is(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The demo's 9 Lichess-analysed games make one month whose range is over 400 points
+    wide: nothing is drawn, so the caption says so instead of describing green squares."""
+    db = tmp_path / "demo.db"
+    api.import_file(api.demo_file(api.DEMO_ANALYSED_FILE), db=db, user="indexinator")
+    at = open_app(db, monkeypatch, query={"player": "indexinator", "perf": "blitz"})
+    assert_clean(at)
+    words = " ".join(c.value for c in at.caption)
+    assert "Green squares" not in words
+    assert "No monthly level drawn: 1 month with analysed games, none with enough of them for " \
+        "a range narrower than 400 points" in words
+    assert "The last 9 analysed games show 1526 (1168–1884)" in words

@@ -70,14 +70,19 @@ if strength is not None:
 st.plotly_chart(figure, key="overview_chart", config={"displaylogo": False})
 if strength is not None:
     recent = strength.recent.level
-    hidden = sum(1 for m in strength.months if m.level is not None) - len(
-        strength_charts.drawn_months(strength.months))
+    drawn = len(strength_charts.drawn_months(strength.months))
+    hidden = sum(1 for m in strength.months if m.level is not None) - drawn
+    months = f"{hidden} month{'s' if hidden != 1 else ''}"
+    narrow = f"a range narrower than {strength_charts.MAX_DRAWN_WIDTH} points"
     st.caption(
-        f"Green squares: the level each month's analysed games show together, with its 10–90 % "
-        f"range, from the moves alone (model {strength.model or '-'}; never a rating), on the "
-        f"Lichess {perf} scale"
-        + (f"; {hidden} month(s) with too few analysed games for a range narrower than "
-           f"{strength_charts.MAX_DRAWN_WIDTH} points not drawn" if hidden else "")
+        (f"Green squares: the level each month's analysed games show together, with its "
+         f"10–90 % range, from the moves alone (model {strength.model or '-'}; never a rating), "
+         f"on the Lichess {perf} scale"
+         + (f"; {months} with too few analysed games for {narrow} not drawn" if hidden else "")
+         if drawn else
+         f"No monthly level drawn: {months} with analysed games, none with enough of them for "
+         f"{narrow} (model {strength.model or '-'}, from the moves alone, on the Lichess {perf} "
+         "scale)")
         + f". The last {strength.recent.games} analysed games show "
         + (f"{recent.estimate} ({recent.low}–{recent.high})"
            + (f" — {recent.note}." if recent.note else ".") if recent else "no level.")
