@@ -324,10 +324,14 @@ def test_a_months_games_as_csv_and_json(indexinator_db: Path) -> None:
         "samthegambler", "1483", "0")
     assert (first["expected"], first["delta"], first["opponent_on_scale"]) == (
         "0.41", "-0.41", "1563")
+    # the default scale is the models' median for the periods; a game's figures are one
+    # model's, and the file says which
+    assert {r["scale"] for r in rows} == {"lebowitz"}
     assert first["url"] == "https://lichess.org/2pNfPdUg"
     data = json.loads(run("--db", db, "replay", "indexinator", "--perf", "blitz", "--period",
                           "2025-10", "--json").stdout)
     assert [g["opponent"] for g in data] == [r["opponent"] for r in rows]
+    assert {g["scale"] for g in data} == {"lebowitz"}
     missing = run("--db", db, "replay", "indexinator", "--perf", "blitz", "--period", "2019-10",
                   "--csv")
     assert missing.returncode == USAGE

@@ -132,20 +132,23 @@ def game_row(detail: GameDetail) -> dict[str, Any]:
     }
 
 
-#: The columns of a period's games as CSV (:func:`games_csv`): :data:`GAME_KEYS` and the
+#: The columns of a period's games as CSV (:func:`games_csv`): :data:`GAME_KEYS`, the
 #: opponent's rating on the replay's scale (``opponent_on_scale``, empty where the model
-#: cannot place it).
-GAME_CSV_KEYS: Final = (*GAME_KEYS, "opponent_on_scale")
+#: cannot place it) and that scale (``scale``: the model whose replay gives PD, ΔR and the
+#: opponent's rating; with several models one of them, not their median).
+GAME_CSV_KEYS: Final = (*GAME_KEYS, "opponent_on_scale", "scale")
 
 
 def games_json(details: list[GameDetail]) -> list[dict[str, Any]]:
     """A period's games as ``tracker replay --period M --json`` gives them: each
-    :func:`game_row` with its ``date`` as ISO 8601 UTC text and ``opponent_on_scale``."""
+    :func:`game_row` with its ``date`` as ISO 8601 UTC text, ``opponent_on_scale`` and
+    ``scale`` (:data:`GAME_CSV_KEYS`)."""
     out = []
     for d in details:
         row = game_row(d)
         row["date"] = row["date"].isoformat().replace("+00:00", "Z")
         row["opponent_on_scale"] = d.opponent_rating
+        row["scale"] = d.scale
         out.append(row)
     return out
 

@@ -234,7 +234,9 @@ class GameDetail:
     ``expected`` (PD) and ``delta`` (ΔR = score − PD) are set only for counted games of a
     rated period. ``score`` in points, ``None`` for an unfinished game. ``opponent_rating``:
     the opponent's rating on the replay's scale (the Lichess rating on the Lichess scale;
-    ``None`` when the model cannot place it or it is unknown).
+    ``None`` when the model cannot place it or it is unknown). ``scale``: the scale model
+    whose replay PD, ΔR and the opponent's rating come from (with several models, one of
+    them: the first unless asked otherwise), ``"lichess"`` on the Lichess scale.
     """
 
     selected: Selected
@@ -242,6 +244,7 @@ class GameDetail:
     expected: Fraction | Decimal | None
     delta: Fraction | Decimal | None
     opponent_rating: int | None = None
+    scale: str = "lichess"
 
 
 @dataclass
@@ -402,7 +405,8 @@ class ReplayReport:
                 scored = game_expected(rating, opponent, sel.score_halves, engine, period=period)
                 if scored is not None:
                     pd, delta = scored
-            out.append(GameDetail(sel, score, pd, delta, opponent))
+            out.append(GameDetail(sel, score, pd, delta, opponent,
+                                  m.key if m is not None else "lichess"))
         return out
 
     def to_json(self) -> dict[str, Any]:
