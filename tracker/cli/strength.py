@@ -87,8 +87,9 @@ def _print_player(report: PlayerStrength, shown: int) -> None:
     extra = recent.note if recent is not None and recent.note else None
     if extra and report.note and extra.startswith(report.note):
         extra = extra[len(report.note):].lstrip("; ") or None  # said once above
-    say(out, f"last {min(games, api.RECENT_GAMES)} games together: "
-                 f"{_level(recent)}" + (f" ({extra})" if extra else ""))
+    together = min(games, api.RECENT_GAMES)
+    say(out, ("last game: " if together == 1 else f"last {together} games together: ")
+             + _level(recent) + (f" ({extra})" if extra else ""))
     table = Table("date", "colour", "rating", "accuracy", "ACPL", "?!/?/??", "level shown",
                   "turning point", box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False)
     for g, color in report.games[:shown]:
@@ -100,7 +101,8 @@ def _print_player(report: PlayerStrength, shown: int) -> None:
                       f"{s.inaccuracy}/{s.mistake}/{s.blunder}{'*' if s.counts_computed else ''}",
                       _level(s.level),
                       _point(s.turning_point))
-    out.print(table)
+    if shown:  # --games 0: no per-game table (not an empty header)
+        out.print(table)
     if any(g.side(c).counts_computed for g, c in report.games[:shown]):
         say(out, f"* ?!/?/??{COMPUTED}")
     if report.partial:
@@ -108,8 +110,9 @@ def _print_player(report: PlayerStrength, shown: int) -> None:
                  "for part of the plies only: no accuracy, ACPL or level, and left out of "
                  "the levels above")
     if games > shown:
-        say(out, f"{shown} newest of {games} games shown (--games N for more); the rating "
-                     "is the player's Lichess rating, for comparison: the level never reads it")
+        say(out, f"{shown} newest of {games} games shown (--games N for more)"
+                 + ("; the rating is the player's Lichess rating, for comparison: the level "
+                    "never reads it" if shown else ""))
 
 
 def _fide(m: SetLevel) -> str:
