@@ -425,11 +425,8 @@ def pick_player_perf() -> tuple[PlayerSummary, str]:
         key = {p.lower(): p for p in SPEEDS}.get(url_perf.lower())
         if key in perfs:
             st.session_state[_PICKED["perf"]] = key
-        elif key is None:
-            st.sidebar.warning(f"{md(repr(url_perf))} is not a standard perf: FIDE rates "
-                               "standard chess only.")
         else:
-            st.sidebar.warning(f"{md(player.username)} has no {key} games.")
+            st.sidebar.warning(_perf_not_here(url_perf, key, player.username))
     if st.session_state.get(_PICKED["perf"]) not in perfs:
         st.session_state[_PICKED["perf"]] = next(iter(perfs))
     perf = _picker("Perf", list(perfs), "perf",
@@ -437,6 +434,21 @@ def pick_player_perf() -> tuple[PlayerSummary, str]:
     _write_url(player.id, perf)
     pick_scale(player.id, perf)
     return player, perf
+
+
+def _perf_not_here(perf: str, key: str | None, username: str) -> str:
+    """Why the URL's ``perf`` (the speed ``key``, ``None`` for none) is not picked, as
+    Markdown: the player has no games of it; a variant (FIDE rates standard chess only); or
+    no perf at all, in the CLI's words ("unknown perf 'blits': use one of …")."""
+    if key is not None:
+        return f"{md(username)} has no {key} games."
+    if perf.lower() in {p.lower() for p in api.PERFS}:
+        return f"{md(repr(perf))} is not a standard perf: FIDE rates standard chess only."
+    try:
+        api.perf_key(perf)
+    except api.PerfError as exc:
+        return md(str(exc))
+    return md(f"unknown perf {perf!r}")  # not reached: ``perf`` is no speed
 
 
 def _write_url(player: str, perf: str | None) -> None:

@@ -16,7 +16,12 @@ from tests.test_analyse import bare_export
 from tracker.importing import import_file
 from tracker.importing.analyse import run_analyse
 from tracker.sources import engine as engine_module
-from tracker.sources.engine import EngineFailedError, LocalEngine
+from tracker.sources.engine import (
+    EngineFailedError,
+    EngineMissingError,
+    LocalEngine,
+    find_engine,
+)
 from tracker.store.db import Store
 
 #: What the fake engine answers to ``go``: the lines after ``info depth 1``.
@@ -122,3 +127,36 @@ def test_the_cli_says_one_line(tmp_path: Path, answer: str, says: bytes) -> None
     assert b"Traceback" not in out and b"Exception" not in out, out
     assert says in out, out
     assert len(out.decode().splitlines()) == 1, out
+
+
+def test_a_file_that_is_no_program_is_not_an_engine(tmp_path: Path) -> None:
+    text = tmp_path / "passwd"
+    text.write_text("root:x:0:0:root:/root:/bin/bash\n")  # there, not executable
+    with pytest.raises(EngineMissingError) as info:
+        find_engine(text)
+    assert str(info.value) == (f"not an engine: {text} (not executable): give the path of a "
+                               "UCI engine such as Stockfish")  # was "no engine at …"
+    with pytest.raises(EngineMissingError, match=r"^no engine at "):
+        find_engine(tmp_path / "missing")
+
+
+def test_a_program_that_speaks_no_uci_is_not_an_engine(tmp_path: Path) -> None:
+    quits = tmp_path / "quits"
+    quits.write_text("#!/bin/sh\nexit 0\n")
+    quits.chmod(0o755)
+    with pytest.raises(EngineFailedError) as info:
+        LocalEngine(1_000, quits)
+    assert str(info.value) == (f"not an engine: {quits} does not answer as a UCI engine "
+                               "(engine process died unexpectedly (exit code: 0))")
+    db = tmp_path / "t.db"
+    with Store(str(db)) as store:
+        import_file(bare_export(tmp_path), store=store)
+    done = subprocess.run(
+        [sys.executable, "-m", "tracker.cli.commands", "--db", str(db), "analyse", "reda46",
+         "--nodes", "1000", "--last", "1", "--engine", str(quits)],
+        capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1
+    # a run again cannot mend it: not "…; run the same command again to go on"
+    assert done.stdout.rstrip().endswith(
+        f"partial: not an engine: {quits} does not answer as a UCI engine (engine process "
+        "died unexpectedly (exit code: 0))"), done.stdout

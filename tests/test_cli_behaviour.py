@@ -93,6 +93,13 @@ def test_exit_codes_follow_one_rule(own_db: Path, args: tuple[str, ...], code: i
     (("convert", "1800", "--perf", "ultraBullet"),
      "error: no scale model covers ultraBullet: the models cover bullet, blitz, rapid, classical"),
     (("runs", "--limit", "-1"), "error: --limit must be 1 to 2147483647, not -1"),
+    # not "no bullet games of cmrade in '2025-13'" (a new user's trial)
+    (("replay", "cmrade", "--perf", "bullet", "--period", "2025-13", "--csv"),
+     "error: not a month: '2025-13' (YYYY-MM)"),
+    (("replay", "cmrade", "--perf", "bullet", "--period", "2025-1", "--json"),
+     "error: not a month: '2025-1' (YYYY-MM)"),
+    (("replay", "cmrade", "--perf", "bullet", "--period", "foo", "--csv"),
+     "error: not a month: 'foo' (YYYY-MM)"),
 ])
 def test_out_of_range_values_are_one_line(own_db: Path, args: tuple[str, ...],
                                           line: str) -> None:
@@ -196,3 +203,73 @@ def test_a_many_player_file_without_user_tracks_nobody_and_says_how(tmp_path: Pa
     # One player's file: the player is tracked and named as Lichess writes the name.
     single = run("--db", str(db), "import-file", str(SINGLE))
     assert single.stdout.startswith("Lance5500: read 1, new 1,")
+
+
+# --- a new user's first mistakes ---------------------------------------------------------------
+
+@pytest.mark.parametrize(("url", "shown"), [
+    ("foo://bar", "foo://bar"),  # before: "Can't load plugin: sqlalchemy.dialects:foo", exit 1
+    ("mysql://u:S3cret@h/db", "mysql://u:***@h/db"),  # before: "No module named 'MySQLdb'"
+    ("postgresql+asyncpg://u:S3cret@h/db", "postgresql+asyncpg://u:***@h/db"),
+])
+def test_an_unsupported_database_url_is_a_usage_error_in_our_words(url: str,
+                                                                   shown: str) -> None:
+    done = run("--db", url, "players")
+    assert (done.returncode, done.stdout) == (USAGE, "")
+    assert done.stderr == (f"error: unsupported database URL '{shown}': tracker stores in "
+                           "SQLite (a file path or sqlite:///x.db) or PostgreSQL "
+                           "(postgresql+psycopg://…)\n")
+    assert "S3cret" not in done.stderr
+
+
+def test_no_database_here_names_the_demo_db_beside_it(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "TRACKER_DB"}
+    env.update(NO_COLOR="1", XDG_DATA_HOME=str(tmp_path / "data"))
+    default = tmp_path / "data" / "tracker" / "tracker.db"
+    said = (f"error: no database at {default}: import games first (tracker import USERNAME, "
+            "or tracker import-file FILE)")
+
+    def players() -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "tracker.cli.commands", "players"],
+                              capture_output=True, text=True, timeout=120, cwd=tmp_path,
+                              env=env)
+
+    alone = players()
+    assert (alone.returncode, alone.stderr) == (NOTHING, said + "\n")
+    (tmp_path / "demo.db").write_bytes(b"")  # what make demo leaves in the folder
+    beside = players()
+    assert (beside.returncode, beside.stderr) == (
+        NOTHING, said + " (a demo.db is here: --db demo.db)\n")
+
+
+def test_the_demo_hint_converts_the_rating_the_replay_reports(tmp_path: Path) -> None:
+    done = run("--db", "demo.db", "demo", cwd=tmp_path)
+    assert done.returncode == DONE, done.stderr
+    now = next(line for line in done.stdout.splitlines() if line.startswith("Now: "))
+    lichess = re.search(r"; Lichess (\d+);", now)
+    assert lichess is not None and lichess.group(1) == "1448", now  # his blitz rating today
+    assert "tracker --db demo.db convert 1448 --perf blitz" in done.stdout  # was 1408
+    assert cli.next_commands(None, None)[-1].endswith("tracker dashboard")
+    assert not any(" convert " in line for line in cli.next_commands(None, None))
+
+
+def test_runs_fit_an_80_column_terminal(own_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """At 80 columns every header and cell was cut to "sta…", "(UT…", "202…"."""
+    from rich.console import Console
+
+    terminal = Console(width=80, record=True, highlight=False, soft_wrap=True)
+    monkeypatch.setattr(cli, "out", terminal)
+    monkeypatch.setattr(cli.state, "db", str(own_db))
+    cli.runs_cmd(limit=20, as_json=False)
+    text = terminal.export_text()
+    assert "…" not in text
+    assert max(len(line.rstrip()) for line in text.splitlines()) <= 80
+    header = next(line for line in text.splitlines() if "started (UTC)" in line)
+    assert header.split() == ["run", "started", "(UTC)", "status", "read", "new", "target",
+                              "message"]
+    row = next(line for line in text.splitlines() if "complete" in line).split()
+    assert row[0] == "1" and row[3:6] == ["complete", "474", "474"]
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d", row[1]) and re.fullmatch(r"\d\d:\d\d", row[2])
+    assert "".join(text.split()).count("cmrade-2018-07_2020-11.pgn") == 1  # wrapped, whole
+    assert text.rstrip().endswith("(source, updated, unchanged, skipped: widen the "
+                                  "terminal, or use --json)")

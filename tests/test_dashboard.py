@@ -274,8 +274,11 @@ def test_a_display_name_in_the_url_selects_the_player(shared_db: Path,
     ({"player": "nobody"}, "No player 'nobody'", ("indexinator", "blitz")),
     ({"player": "cmrade", "perf": "ultraBullet"}, "cmrade has no ultraBullet games",
      ("cmrade", "bullet")),
-    ({"player": "cmrade", "perf": "chess960"}, "'chess960' is not a standard perf",
-     ("cmrade", "bullet")),
+    ({"player": "cmrade", "perf": "chess960"}, "'chess960' is not a standard perf: FIDE rates "
+     "standard chess only.", ("cmrade", "bullet")),
+    # the CLI's words (it said "'blits' is not a standard perf: FIDE rates standard chess only")
+    ({"player": "cmrade", "perf": "blits"}, "unknown perf 'blits': use one of ultraBullet, "
+     "bullet, blitz, rapid, classical, correspondence", ("cmrade", "bullet")),
 ])
 def test_a_url_naming_nothing_here_is_a_warning(players_db: Path,
                                                 monkeypatch: pytest.MonkeyPatch,

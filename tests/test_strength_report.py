@@ -275,3 +275,29 @@ def test_the_per_game_table_fits_an_80_column_terminal(tmp_path: Path,
         "models' spread, not a range" in words
     assert "last 9 games together: 1526 (1168–1884)" in words
     assert "not the mean of the single games' levels (1589)" in words
+
+
+def test_games_0_prints_no_per_game_table(db: Path) -> None:
+    done = _cli(db, "strength", "reda46", "--games", "0")
+    assert done.returncode == 0, done.stderr
+    assert "turning point" not in done.stdout and "date" not in done.stdout  # no bare header
+    assert "last 20 games together: " in done.stdout and "2022-11" in done.stdout  # months
+    assert done.stdout.rstrip().endswith("0 newest of 41 games shown (--games N for more)")
+
+
+def test_one_analysed_game_is_the_last_game_not_last_1_games(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from rich.console import Console
+
+    from tracker.cli import strength as cli_strength
+
+    path = tmp_path / "one.db"
+    api.import_file(SINGLE, db=path)
+    report = api.strength("lance5500", db=path)
+    assert len(report.games) == 1
+    terminal = Console(width=120, record=True, highlight=False, soft_wrap=True)
+    monkeypatch.setattr(cli_strength, "out", terminal)
+    cli_strength._print_player(report, 20)
+    text = terminal.export_text()
+    assert "last 1 games" not in text
+    assert any(line.startswith("last game: ") for line in text.splitlines()), text

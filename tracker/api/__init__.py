@@ -134,6 +134,8 @@ if TYPE_CHECKING:
     from tracker.core.exact import plural as plural
     from tracker.core.exact import shown as shown
     from tracker.core.perfs import PerfError as PerfError
+    from tracker.core.perfs import perf_key as perf_key
+    from tracker.core.records import PERFS as PERFS
     from tracker.core.records import SPEEDS as SPEEDS
     from tracker.fide import CHAPTERS as CHAPTERS
     from tracker.fide import DEFAULT_CHAPTER as DEFAULT_CHAPTER
@@ -228,7 +230,7 @@ _LAZY: Final[dict[str, str]] = {
     **dict.fromkeys(("ImportSummary", "Progress"), "tracker.importing"),
     "LichessPoint": "tracker.report.lichess_line",
     "GameMoves": "tracker.report.game_view",
-    "PerfError": "tracker.core.perfs",
+    **dict.fromkeys(("PerfError", "perf_key"), "tracker.core.perfs"),
     **dict.fromkeys(("GAME_KEYS", "PERIOD_KEYS", "SCALE_CSV_KEYS", "band_json",
                      "conversion_json", "excluded_text", "game_row", "period_json",
                      "periods_csv", "answer_text", "conversion_text", "csv_cell", "gap_text",
@@ -236,7 +238,7 @@ _LAZY: Final[dict[str, str]] = {
                      "has_half", "floor_note", "GAME_CSV_KEYS", "games_csv", "games_json",
                      "whole_rating"), "tracker.report.presentation"),
     **dict.fromkeys(("dumps", "figure", "shown", "plural"), "tracker.core.exact"),
-    "SPEEDS": "tracker.core.records",
+    **dict.fromkeys(("PERFS", "SPEEDS"), "tracker.core.records"),
     **dict.fromkeys(("GameDetail", "NoGamesError", "PeriodRow", "RealLine", "ReplayReport",
                      "ScaleError", "saved_scale_note"), "tracker.report.replay"),
     **dict.fromkeys(("MAX_START_RATING", "MIN_START_RATING", "PlayerSettings", "SCALES",
@@ -289,6 +291,7 @@ __all__ = [
     "MIN_CALC_RATING",
     "MIN_START_RATING",
     "NOT_ANALYSED",
+    "PERFS",
     "PERIOD_KEYS",
     "READ_ONLY_ENV_HINT",
     "READ_ONLY_HINT",
@@ -415,6 +418,7 @@ __all__ = [
     "k_text",
     "open_store",
     "parse_fide_pairs",
+    "perf_key",
     "period_json",
     "periods_csv",
     "player_dict",

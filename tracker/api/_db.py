@@ -97,8 +97,12 @@ def check_database(db: Db = None, *, create: bool = False) -> None:
     from tracker.store.db import DatabaseError
 
     if not create:
+        # After `make demo` its database is in the current folder: name the option to open it.
+        demo = Path("demo.db")
+        hint = (" (a demo.db is here: --db demo.db)"
+                if demo.is_file() and demo.resolve() != path.resolve() else "")
         raise DatabaseError(f"no database at {path}: import games first (tracker import "
-                            "USERNAME, or tracker import-file FILE)")
+                            f"USERNAME, or tracker import-file FILE){hint}")
     if named and not path.parent.is_dir():
         raise DatabaseError(f"the folder {path.parent} does not exist: create it, or give "
                             "the database another place with --db")

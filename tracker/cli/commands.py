@@ -15,6 +15,7 @@ loads the database and import layers when a command first needs them.
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import shutil
 import signal
@@ -41,6 +42,8 @@ from tracker.cli import fide, groups, strength, sync
 from tracker.cli.text import BaseUrl, Username, cell, err, examples, out, say, visible
 
 if TYPE_CHECKING:
+    from rich.text import Text
+
     from tracker.api import ImportSummary
 
 app = typer.Typer(
@@ -297,16 +300,33 @@ def runs_cmd(
     if not found:
         out.print("No import runs yet.")
         return
+    from rich import box
     from rich.table import Table
 
-    table = Table("run", "started (UTC)", "source", "target", "status", "read", "new",
-                  "updated", "unchanged", "skipped", "message", title="Import runs")
+    # A narrow terminal (80 columns) gets fewer columns, unpadded, the target and message
+    # wrapped: every header and number whole, not cut to "sta…".
+    wide = out.width >= 120
+    names = ["run", "started (UTC)", "source", "target", "status", "read", "new", "updated",
+             "unchanged", "skipped", "message"]
+    shown = names if wide else ["run", "started (UTC)", "status", "read", "new", "target",
+                                "message"]
+    table = Table(title="Import runs", box=box.HEAVY_HEAD if wide else box.SIMPLE_HEAD,
+                  collapse_padding=not wide, pad_edge=wide)
+    for name in shown:
+        wraps = name in ("target", "message")
+        table.add_column(name, no_wrap=not wraps, overflow="fold" if wraps else "ellipsis",
+                         min_width=None if wraps or wide else len(name))
     for r in found:
         started = datetime.fromtimestamp(r.started_at_ms / 1000, tz=UTC)
-        table.add_row(str(r.id), started.strftime("%Y-%m-%d %H:%M"), cell(r.source),
-                      cell(r.target), cell(r.status), str(r.read), str(r.new), str(r.updated),
-                      str(r.unchanged), str(sum(r.skipped.values())), cell(r.message or ""))
+        cells: dict[str, str | Text] = dict(zip(names, [
+            str(r.id), started.strftime("%Y-%m-%d %H:%M"), cell(r.source), cell(r.target),
+            cell(r.status), str(r.read), str(r.new), str(r.updated), str(r.unchanged),
+            str(sum(r.skipped.values())), cell(r.message or "")], strict=True))
+        table.add_row(*(cells[name] for name in shown))
     out.print(table)
+    if not wide:
+        out.print("(source, updated, unchanged, skipped: widen the terminal, or use --json)",
+                  markup=False)
 
 
 @app.command("passes", short_help="List the saved replay passes; --drop after a hand edit.",
@@ -391,12 +411,19 @@ def _fmt(x: object, width: int = 0) -> str:
     return ("-" if x is None else str(x)).rjust(width)
 
 
+#: A ``--period``: a year and a month 01 to 12.
+_MONTH = re.compile(r"\d{4}-(0[1-9]|1[0-2])")
+
+
 def _check_export(as_json: bool, as_csv: bool, period: str | None) -> None:
-    """Raise ArgumentError (exit 2) for ``--json`` with ``--csv``, or ``--period`` alone."""
+    """Raise ArgumentError (exit 2) for ``--json`` with ``--csv``, ``--period`` alone, or a
+    ``--period`` that is no YYYY-MM month."""
     if as_json and as_csv:
         raise ArgumentError("--json and --csv: give one")
     if period is not None and not (as_json or as_csv):
         raise ArgumentError("--period prints one month's games: give --csv or --json too")
+    if period is not None and not _MONTH.fullmatch(period):
+        raise ArgumentError(f"not a month: {period!r} (YYYY-MM)")
 
 
 def _print_export(report: api.ReplayReport, period: str | None, as_csv: bool) -> None:
@@ -472,7 +499,7 @@ def replay_cmd(
         "--period", help="One month's games (YYYY-MM) instead of the periods, with --csv or "
         "--json: date, colour, opponent, result, counted or why not, expected, ΔR.",
         metavar="YYYY-MM")] = None,
-) -> None:
+) -> api.ReplayReport:
     """Replay a player's games of one perf as monthly FIDE rating periods.
 
     Settings not given come from the player's saved settings (tracker settings), then the
@@ -488,7 +515,7 @@ def replay_cmd(
     )
     if period is not None or as_json or as_csv:
         _print_export(report, period, as_csv)
-        return
+        return report
     s = report.settings
     chapter_name = "rapid & blitz" if s.chapter == "rapid-blitz" else "standard"
     say(out, f"{report.player} — {report.perf}: FIDE-style replay {api.start_text(report)}, "
@@ -540,6 +567,7 @@ def replay_cmd(
         out.print(f"({hidden} per period: widen the terminal, or use --json / the dashboard)",
                   markup=False)
     _print_now(report)
+    return report
 
 
 @app.command("calc", short_help="FIDE Elo calculator: the rating change for a set of games.",
@@ -737,11 +765,11 @@ def demo_cmd(
     summary = api.demo(db=state.db)
     say(out, summary.line())
     players_cmd(as_json=False)
-    replay_cmd(api.DEMO_USER, perf="blitz")
+    report = replay_cmd(api.DEMO_USER, perf="blitz")
     say(out, "")
     say(out, "Next, from this folder: the raw Lichess numbers' replay, today's Lichess rating "
              "through each model, the dashboard:")
-    for line in next_commands(state.db):
+    for line in next_commands(state.db, report.current_lichess):
         say(out, f"  {line}")
     if dashboard:
         dashboard_cmd(port=8501, host="127.0.0.1")
@@ -763,12 +791,14 @@ def self_command() -> str:
         return str(argv0.resolve())
 
 
-def next_commands(db: str | None) -> list[str]:
-    """The commands ``tracker demo`` ends with: the same tracker, the same database."""
+def next_commands(db: str | None, lichess: int | None) -> list[str]:
+    """The commands ``tracker demo`` ends with: the same tracker, the same database;
+    ``lichess``, the demo player's blitz rating now as the replay says it (its convert line
+    is left out without one)."""
     base = self_command() + (f" --db {shlex.quote(db)}" if db else "")
     user = api.DEMO_USER
-    return [f"{base} replay {user} --perf blitz --scale lichess",
-            f"{base} convert 1408 --perf blitz",
+    convert = [] if lichess is None else [f"{base} convert {lichess} --perf blitz"]
+    return [f"{base} replay {user} --perf blitz --scale lichess", *convert,
             f"{base} dashboard"]
 
 

@@ -91,11 +91,13 @@ def _print_player(report: PlayerStrength, shown: int) -> None:
     extra = recent.note if recent is not None and recent.note else None
     if extra and report.note and extra.startswith(report.note):
         extra = extra[len(report.note):].lstrip("; ") or None  # said once above
-    say(out, f"last {min(games, api.RECENT_GAMES)} games together: "
-                 f"{_level(recent)}" + (f" ({extra})" if extra else ""))
+    together = min(games, api.RECENT_GAMES)
+    say(out, ("last game: " if together == 1 else f"last {together} games together: ")
+             + _level(recent) + (f" ({extra})" if extra else ""))
     singles = [lv.estimate for g, c in report.games[:api.RECENT_GAMES]
                if (lv := g.side(c).level) is not None]
-    if recent is not None and singles and abs(recent.estimate - sum(singles) / len(singles)) > 50:
+    if recent is not None and len(singles) > 1 and \
+            abs(recent.estimate - sum(singles) / len(singles)) > 50:
         say(out, f"(games read together, by a fit of their own: not the mean of the single "
                  f"games' levels ({round(sum(singles) / len(singles))}), each of which leans "
                  "toward the typical player, one game saying little)")
@@ -110,7 +112,8 @@ def _print_player(report: PlayerStrength, shown: int) -> None:
                       f"{s.inaccuracy}/{s.mistake}/{s.blunder}{'*' if s.counts_computed else ''}",
                       _level(s.level),
                       _point(s.turning_point))
-    out.print(table)
+    if shown:  # --games 0: no per-game table (not an empty header)
+        out.print(table)
     if any(g.side(c).counts_computed for g, c in report.games[:shown]):
         say(out, f"* ?!/?/??{COMPUTED}")
     if report.partial:
@@ -118,8 +121,9 @@ def _print_player(report: PlayerStrength, shown: int) -> None:
                  "for part of the plies only: no accuracy, ACPL or level, and left out of "
                  "the levels above")
     if games > shown:
-        say(out, f"{shown} newest of {games} games shown (--games N for more); the rating "
-                     "is the player's Lichess rating, for comparison: the level never reads it")
+        say(out, f"{shown} newest of {games} games shown (--games N for more)"
+                 + ("; the rating is the player's Lichess rating, for comparison: the level "
+                    "never reads it" if shown else ""))
 
 
 def _fide(m: SetLevel) -> str:

@@ -41,6 +41,7 @@ from tracker.sources.engine import (
     EngineFailedError,
     EngineTime,
     LocalEngine,
+    failure_message,
     find_engine,
 )
 from tracker.sources.game_text import read_game_text
@@ -222,8 +223,7 @@ def _analyse(store: Store, keys: Sequence[int], summary: AnalyseSummary,
     if run.done < run.total:
         summary.status = "partial"
         summary.message = ("stopped; run the same command again to go on" if stop.is_set()
-                           else f"{run.failure or 'the engine stopped'}; run the same command "
-                           "again to go on")
+                           else failure_message(run.failure or "the engine stopped"))
 
 
 class _Run:

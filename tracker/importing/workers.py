@@ -44,6 +44,7 @@ from tracker.sources.engine import (
     EngineFailedError,
     EngineTime,
     LocalEngine,
+    failure_message,
     find_engine,
 )
 from tracker.sources.game_text import read_game_text
@@ -184,7 +185,7 @@ def _run(shared: _Shared, summary: AnalyseSummary, total: int,
     if stop.is_set() or loop.failure is not None:
         summary.status = "partial"
         summary.message = ("stopped; run the same command again to go on" if stop.is_set()
-                           else f"{loop.failure}; run the same command again to go on")
+                           else failure_message(str(loop.failure)))
 
 
 class _Loop:

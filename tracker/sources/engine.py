@@ -59,6 +59,8 @@ SLOWEST_NPS: Final = 50_000
 #: Seconds a position is given beyond ``nodes / SLOWEST_NPS``: an engine silent for longer
 #: is hung, and the run stops with one line naming it.
 GRACE_S: Final = 10.0
+#: Seconds a program is given to answer ``uci`` with ``uciok`` (python-chess's default).
+START_S: Final = 10.0
 
 # python-chess logs what an engine's answer fails to parse (an illegal ``pv``), with its
 # traceback, to stderr where logging is not set up: the analysis says it in one line instead.
@@ -74,6 +76,18 @@ class EngineFailedError(TrackerError):
     """The engine process died or answered nonsense."""
 
 
+#: How the failure of a program that is no UCI engine begins: a rerun does not mend it.
+NOT_AN_ENGINE: Final = "not an engine: "
+
+
+def failure_message(failure: str) -> str:
+    """A run's message after its engine failed: ``failure``, then "run the same command
+    again to go on", except after a program that is no UCI engine (:data:`NOT_AN_ENGINE`)."""
+    if failure.startswith(NOT_AN_ENGINE):
+        return failure
+    return f"{failure}; run the same command again to go on"
+
+
 def find_engine(path: str | os.PathLike[str] | None = None) -> str:
     """The engine's executable: ``path`` if given, else ``$TRACKER_ENGINE``, else ``stockfish``
     on the PATH, else Debian's ``/usr/games/stockfish``. Raises EngineMissingError (one line,
@@ -81,6 +95,9 @@ def find_engine(path: str | os.PathLike[str] | None = None) -> str:
     given = path if path is not None else config.engine()
     if given:
         found = shutil.which(os.fspath(given))
+        if found is None and os.path.isfile(given):  # there, but no program: /etc/passwd
+            raise EngineMissingError(f"{NOT_AN_ENGINE}{os.fspath(given)} (not executable): "
+                                     "give the path of a UCI engine such as Stockfish")
         if found is None:
             raise EngineMissingError(f"no engine at {os.fspath(given)}: give the path of a UCI "
                                      "engine such as Stockfish (apt-get install stockfish)")
@@ -159,7 +176,14 @@ class LocalEngine:
         self.follow_mates = follow_mates
         self.path = find_engine(path)
         try:
-            self._engine = chess.engine.SimpleEngine.popen_uci(self.path, setpgrp=True)
+            self._engine = chess.engine.SimpleEngine.popen_uci(self.path, setpgrp=True,
+                                                               timeout=START_S)
+        except (chess.engine.EngineError, OSError) as exc:  # TimeoutError is an OSError
+            # It runs but never says ``uciok`` (it exits, or answers something else).
+            why = str(exc) or f"no answer within {START_S:.0f} s"
+            raise EngineFailedError(f"{NOT_AN_ENGINE}{self.path} does not answer as a UCI "
+                                    f"engine ({why})") from None
+        try:
             self._engine.configure({"Threads": 1, "Hash": hash_mb})
             if "UCI_AnalyseMode" in self._engine.options:  # searches to analyse, not to play
                 self._engine.configure({"UCI_AnalyseMode": True})

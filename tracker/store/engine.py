@@ -36,7 +36,7 @@ from sqlalchemy.pool import StaticPool
 from sqlalchemy.sql import Select
 
 from tracker.core.config import database_url, shown_url, url_problem
-from tracker.core.errors import ReadOnlyError, TrackerError
+from tracker.core.errors import ArgumentError, ReadOnlyError, TrackerError
 
 if TYPE_CHECKING:  # Alembic is loaded only when a schema must be checked in full or upgraded
     from alembic.config import Config
@@ -47,6 +47,34 @@ _MIGRATE_ATTEMPTS: Final = 4
 
 class DatabaseError(TrackerError):
     """The database cannot be opened or migrated (message is one line, for the user)."""
+
+
+class UnsupportedDatabaseError(DatabaseError, ArgumentError):
+    """A database URL of a kind tracker does not store in (``mysql://``, a misspelt scheme,
+    a driver that is not installed): a usage error (exit code 2)."""
+
+
+#: The SQLAlchemy backends tracker stores in, each with its driver installed with tracker.
+_BACKENDS: Final = ("sqlite", "postgresql")
+
+
+def _check_backend(url: str) -> None:
+    """Raise UnsupportedDatabaseError (one line, the password hidden) unless ``url`` is a
+    SQLite or PostgreSQL URL whose driver loads: not SQLAlchemy's "Can't load plugin:
+    sqlalchemy.dialects:foo" or "No module named 'MySQLdb'"."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import NoSuchModuleError
+
+    parsed = make_url(url)
+    try:
+        supported = (parsed.get_backend_name() in _BACKENDS
+                     and parsed.get_dialect().import_dbapi() is not None)
+    except (ImportError, NoSuchModuleError):  # an unknown scheme, a driver not installed
+        supported = False
+    if not supported:
+        raise UnsupportedDatabaseError(
+            f"unsupported database URL {shown_url(url)!r}: tracker stores in SQLite (a file "
+            "path or sqlite:///x.db) or PostgreSQL (postgresql+psycopg://…)")
 
 
 def _migrations_dir() -> Path:
@@ -372,6 +400,7 @@ class Database:
             problem = url_problem(self.url)
             if problem is not None:
                 raise DatabaseError(f"cannot open database {self.display_url}: {problem}")
+            _check_backend(self.url)
             _check_sqlite_file(self.url, read_only=read_only)
         try:
             self.engine = engine or create_db_engine(self.url, read_only=read_only)
