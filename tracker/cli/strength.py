@@ -222,6 +222,8 @@ def analyse_cmd(
         say(err, f"{'terminated' if stopped else 'interrupted'}: every finished game "
                      "is kept; run the same command again to go on")
         raise typer.Exit(EXIT_TERMINATED if stopped else EXIT_INTERRUPTED) from None
+    for line in summary.unreadable:  # one line a game whose moves cannot be read
+        say(err, f"{line}: not analysed")
     if as_json:
         out.print_json(json.dumps(_summary_dict(summary)))
     else:
