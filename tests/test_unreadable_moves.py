@@ -143,3 +143,32 @@ def test_an_ndjson_games_illegal_move_found_by_the_engine_is_named(store: Store,
     done = run_analyse(store, "reda46", nodes=2_000)
     assert done.skipped == {SKIP_MOVES: 1}
     assert done.unreadable == [f"game {obj['id']}: move 2.Ke3 is illegal there"]
+
+
+@pytest.mark.skipif(ENGINE is None, reason="no engine")
+def test_a_worker_says_where_a_games_moves_cannot_be_read(pg_url: str, hand_made: Path
+                                                          ) -> None:
+    from sqlalchemy import text
+
+    store = Store(pg_url)
+    try:
+        import_file(hand_made, store=store, user="trialuser")
+        said: list[tuple[str, str]] = []
+        done = api.analyse("trialuser", db=store, worker=True, lease=5,
+                           on_game=lambda gid, what: said.append((gid, what)))
+        assert (done.status, done.skipped) == ("complete", {SKIP_MOVES: 1})
+        assert said == [("abcdEFGH", f"skipped: {SKIP_MOVES} ({WHY})")]
+    finally:
+        with store.engine.begin() as conn:
+            conn.execute(text("DROP SCHEMA public CASCADE; CREATE SCHEMA public"))
+        store.close()
+
+
+def test_the_game_view_shows_the_moves_before_the_bad_one_and_logs_nothing(
+        store: Store, hand_made: Path, caplog: pytest.LogCaptureFixture) -> None:
+    import_file(hand_made, store=store, user="trialuser")
+    with caplog.at_level(logging.DEBUG):
+        view = api.game_moves("abcdEFGH", db=store)
+    assert len(view.moves) == 26 and view.moves[-1] == "Bf8"
+    assert view.problem == f"moves read up to an error: {WHY}"
+    assert not [r for r in caplog.records if r.name.startswith("chess")]

@@ -42,6 +42,7 @@ from tracker.analysis.level import (
     set_score,
 )
 from tracker.analysis.turning import GameTurn, TurningPoint, turning_points, win_curve
+from tracker.core.codec import RawTextError
 from tracker.core.errors import NoAnalysisError
 from tracker.core.evals import START, Color, PlyEval
 from tracker.core.records import BLACK_WINS, DRAW, WHITE_WINS, Analysis
@@ -605,22 +606,24 @@ def one_game(db: Database, game_id: str) -> GameStrength:
     game whose moves cannot be read (``its moves cannot be read (move 14.Qh6 is illegal
     there): no analysis``, read again from its stored text); one not analysed yet."""
     stored = analysed_game(db, game_id)
-    source = game_source(db, game_id) if stored is None else None
-    if stored is None and source is None:
+    if stored is not None:
+        return game_strength(stored, model_for(stored.perf))
+    try:
+        source = game_source(db, game_id)
+    except RawTextError:  # there, its text damaged (a re-import repairs it): not read here
+        source = ("", None, "", "")
+    if source is None:
         raise NoAnalysisError(f"no game {game_id!r} in the database: give a Lichess game id "
                               "(8 characters, the end of its lichess.org address) of a game "
                               "imported here")
-    if source is not None:
-        raw, initial_fen, variant, kind = source
-        problem = (unreadable_moves(raw, kind, initial_fen) if variant in ANALYSABLE_VARIANTS
-                   else "")
-        if problem:
-            raise NoAnalysisError(f"no evals for the game {game_id!r}: its moves cannot be "
-                                  f"read ({problem}): no analysis")
-    if stored is None:
-        raise NoAnalysisError(f"no evals stored for the game {game_id!r}: import it with "
-                              "Lichess's analysis, or run tracker analyse for its player")
-    return game_strength(stored, model_for(stored.perf))
+    raw, initial_fen, variant, kind = source
+    problem = (unreadable_moves(raw, kind, initial_fen)
+               if raw and variant in ANALYSABLE_VARIANTS else "")
+    if problem:
+        raise NoAnalysisError(f"no evals for the game {game_id!r}: its moves cannot be read "
+                              f"({problem}): no analysis")
+    raise NoAnalysisError(f"no evals stored for the game {game_id!r}: import it with "
+                          "Lichess's analysis, or run tracker analyse for its player")
 
 
 def level_json(level: Level | None) -> dict[str, Any] | None:

@@ -90,10 +90,11 @@ def unreadable_moves(raw: str, source: str, initial_fen: str | None = None) -> s
     return ""
 
 
-class _QuietBuilder(chess.pgn.GameBuilder[chess.pgn.Game]):
-    """python-chess's game builder, its errors kept (``game.errors``) but not logged; the
-    first one said in our words in :attr:`problem`. One in a side variation counts too:
-    python-chess then goes on with the main line from the variation's position."""
+class QuietBuilder(chess.pgn.GameBuilder[chess.pgn.Game]):
+    """python-chess's game builder (``chess.pgn.read_game(…, Visitor=…)``), its errors kept
+    (``game.errors``) but not logged; the first one said in our words in :attr:`problem`.
+    One in a side variation counts too: python-chess then goes on with the main line from
+    the variation's position."""
 
     def begin_game(self) -> None:
         super().begin_game()
@@ -114,16 +115,24 @@ class _QuietBuilder(chess.pgn.GameBuilder[chess.pgn.Game]):
             self.problem = bad_move(*self._san, error) + side
 
 
+def read_pgn_game(text: str, builder: type[QuietBuilder] = QuietBuilder
+                  ) -> tuple[chess.pgn.Game | None, str]:
+    """The first game of the PGN ``text`` (``None``: none) read by ``builder`` without a log
+    line, and the first problem met (:attr:`QuietBuilder.problem`, ``""`` for none). Raises
+    what ``chess.pgn.read_game`` raises (ValueError, RecursionError for a deep nesting)."""
+    made: list[QuietBuilder] = []
+
+    def visitor() -> QuietBuilder:
+        made.append(builder())
+        return made[-1]
+
+    game = chess.pgn.read_game(io.StringIO(text), Visitor=visitor)
+    return game, made[0].problem if made else ""
+
+
 def _pgn_text(raw: str) -> GameText:
-    builder: _QuietBuilder | None = None
-
-    def quiet() -> _QuietBuilder:
-        nonlocal builder
-        builder = _QuietBuilder()
-        return builder
-
     try:
-        game = chess.pgn.read_game(io.StringIO(raw), Visitor=quiet)
+        game, problem = read_pgn_game(raw)
     except (ValueError, RecursionError) as exc:  # python-chess collects most errors itself
         return GameText((), None, None, f"the PGN cannot be read: {exc}")
     if game is None:
@@ -138,5 +147,4 @@ def _pgn_text(raw: str) -> GameText:
         board.push(move)
     head, _, movetext = raw.partition("\n\n")
     analysis = pgn_analysis(movetext if movetext else head)
-    problem = builder.problem if builder is not None else ""
     return GameText(tuple(sans), None, analysis, problem)
