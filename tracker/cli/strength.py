@@ -218,6 +218,8 @@ def analyse_cmd(
         kept = exc.summary if isinstance(exc, InterruptedRun) else None
         stopped = isinstance(exc, Terminated)
         if kept is not None:
+            for line in kept.unreadable:
+                say(err, f"{line}: not analysed")
             say(err, kept.line())
         say(err, f"{'terminated' if stopped else 'interrupted'}: every finished game "
                      "is kept; run the same command again to go on")
