@@ -218,7 +218,7 @@ def analyse_cmd(
         kept = exc.summary if isinstance(exc, InterruptedRun) else None
         stopped = isinstance(exc, Terminated)
         if kept is not None:
-            for line in kept.unreadable:
+            for line in getattr(kept, "unreadable", ()):  # an AnalyseSummary's
                 say(err, f"{line}: not analysed")
             say(err, kept.line())
         say(err, f"{'terminated' if stopped else 'interrupted'}: every finished game "
