@@ -18,7 +18,7 @@ from tracker.core.errors import NoAnalysisError
 from tracker.importing import import_file
 from tracker.importing.analyse import SKIP_MOVES, run_analyse
 from tracker.sources.engine import EngineMissingError, find_engine
-from tracker.sources.game_text import read_game_text, unreadable_moves
+from tracker.sources.game_text import read_game_text, read_pgn_game, unreadable_moves
 from tracker.store.db import Store
 
 try:
@@ -72,6 +72,7 @@ def test_the_bad_move_is_named_in_our_words_and_python_chess_logs_nothing(
     fen = HAND_MADE.replace('[Result "1-0"]', '[Result "1-0"]\n[FEN "no position"]')
     assert read_game_text(fen, "pgn").problem.startswith("its set-up position cannot be read")
     assert read_game_text(HAND_MADE.replace("14. Qh6 g6 15. Qg5", ""), "pgn").problem == ""
+    assert read_pgn_game("") == (None, "")
 
 
 def test_an_ndjson_games_illegal_move_is_found_by_playing_its_moves() -> None:

@@ -96,10 +96,13 @@ class QuietBuilder(chess.pgn.GameBuilder[chess.pgn.Game]):
     One in a side variation counts too: python-chess then goes on with the main line from
     the variation's position."""
 
+    problem: str = ""  # also when no game was found (begin_game never called)
+    _san: tuple[chess.Board, str] | None = None
+
     def begin_game(self) -> None:
         super().begin_game()
         self.problem = ""
-        self._san: tuple[chess.Board, str] | None = None
+        self._san = None
 
     def begin_parse_san(self, board: chess.Board, san: str) -> None:
         self._san = (board, san)
