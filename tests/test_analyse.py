@@ -56,7 +56,8 @@ def test_the_engine_gives_one_eval_a_ply_with_its_best_move_and_none_for_the_mat
 
 @needs_engine
 def test_an_illegal_move_is_refused_whole() -> None:
-    with LocalEngine(NODES) as engine, pytest.raises(ValueError, match=r"move 2 \(e4\)"):
+    with (LocalEngine(NODES) as engine,
+          pytest.raises(ValueError, match=r"^move 1\.\.\.e4 is illegal there$")):
         engine.analyse_game("g", ["e4", "e4"])
 
 

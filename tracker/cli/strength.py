@@ -232,10 +232,14 @@ def analyse_cmd(
         kept = exc.summary if isinstance(exc, InterruptedRun) else None
         stopped = isinstance(exc, Terminated)
         if kept is not None:
+            for line in getattr(kept, "unreadable", ()):  # an AnalyseSummary's
+                say(err, f"{line}: not analysed")
             say(err, kept.line())
         say(err, f"{'terminated' if stopped else 'interrupted'}: every finished game "
                      "is kept; run the same command again to go on")
         raise typer.Exit(EXIT_TERMINATED if stopped else EXIT_INTERRUPTED) from None
+    for line in summary.unreadable:  # one line a game whose moves cannot be read
+        say(err, f"{line}: not analysed")
     if as_json:
         out.print_json(json.dumps(_summary_dict(summary)))
     else:

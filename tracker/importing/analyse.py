@@ -76,7 +76,9 @@ class AnalyseSummary:
     ``asked``: the player's games the run was asked about (analysable: standard chess with
     moves); ``had_evals``: of those, already analysed before the run; ``found``: Lichess evals
     found in the stored text and stored; ``analysed``: analysed by the engine and stored;
-    ``skipped``: reason → games not analysed; ``status``: ``complete`` or ``partial``
+    ``skipped``: reason → games not analysed; ``unreadable``: one line per game skipped as
+    :data:`SKIP_MOVES`, which says where (``game abcdEFGH: move 14.Qh6 is illegal there``),
+    in the order met; ``status``: ``complete`` or ``partial``
     (stopped, or an engine failed: run it again to go on); ``seconds``: wall time;
     ``spent``: what the engines reported (their search time in seconds, summed over jobs).
     """
@@ -91,6 +93,7 @@ class AnalyseSummary:
     found: int = 0
     analysed: int = 0
     skipped: dict[str, int] = field(default_factory=dict)
+    unreadable: list[str] = field(default_factory=list)
     status: str = "running"
     message: str | None = None
     seconds: float = 0.0
@@ -149,8 +152,9 @@ class _Task:
     sans: tuple[str, ...]
 
 
-# A worker's answer: (task, analysis, spent) or (task, None, why the game was skipped), or
-# (None, None, why the worker stopped).
+# A worker's answer: (task, analysis, spent) or (task, None, why the game was skipped: "reason"
+# or "reason: where", :data:`SKIP_MOVES` and the bad move), or (None, None, why the worker
+# stopped).
 _Result = tuple[_Task | None, Analysis | EngineTime | None, str | EngineTime | None]
 
 
@@ -295,7 +299,7 @@ class _Run:
                 self.summary.found += 1
                 self._finished()
             elif not text.sans or text.problem:
-                self._skip(SKIP_MOVES)
+                self._skip(SKIP_MOVES, game.id, text.problem or "no moves")
             else:
                 tasks.append(_Task(game, text.sans))
         self.done += len(keys) - len(games)  # deleted since they were listed: nothing to do
@@ -308,8 +312,10 @@ class _Run:
         if self.progress is not None:
             self.progress(self.done, self.total)
 
-    def _skip(self, why: str) -> None:
+    def _skip(self, why: str, game_id: str, detail: str) -> None:
         self.skipped[why] += 1
+        if why == SKIP_MOVES:
+            self.summary.unreadable.append(f"game {game_id}: {detail}")
         self.summary.skipped = dict(self.skipped)
         self._finished()
 
@@ -332,7 +338,8 @@ class _Run:
             summary.engine = f"{got.engine} {got.engine_version}".strip()
             self._finished()
         else:
-            self._skip(str(why))
+            reason, _, detail = str(why).partition(": ")
+            self._skip(reason, task.game.id, detail)
 
 
 def _work(path: str, nodes: int, run: _Run) -> None:
@@ -354,8 +361,8 @@ def _work(path: str, nodes: int, run: _Run) -> None:
                 break
             try:
                 game = engine.analyse_game(task.game.id, task.sans, task.game.initial_fen)
-            except ValueError:  # an illegal move in the stored moves: skipped, counted
-                run.results.put((task, None, SKIP_MOVES))
+            except ValueError as exc:  # an illegal move in the stored moves: skipped, counted
+                run.results.put((task, None, f"{SKIP_MOVES}: {exc}"))
                 continue
             spent.add(game.spent)
             run.results.put((task, game.analysis, None))

@@ -91,12 +91,14 @@ def worker_id() -> str:
 
 @dataclass(frozen=True, slots=True)
 class _Done:
-    """A thread's answer: a game and its analysis (``Analysis``), or why it was skipped."""
+    """A thread's answer: a game and its analysis (``Analysis``), or why it was skipped
+    (``detail``: where, for moves not readable: ``move 14.Qh6 is illegal there``)."""
 
     game: GameToAnalyse
     analysis: Analysis | None
     why: str | None = None
     spent: EngineTime | None = None
+    detail: str = ""
 
 
 class _Shared:
@@ -231,7 +233,7 @@ def _store(shared: _Shared, done: _Done, summary: AnalyseSummary, skipped: Count
         skip_game(shared.store, shared.worker, game.pk, done.why or SKIP_MOVES)
         skipped[done.why or SKIP_MOVES] += 1
         summary.skipped = dict(skipped)
-        what = f"skipped: {done.why}"
+        what = f"skipped: {done.why}" + (f" ({done.detail})" if done.detail else "")
     else:
         with interrupts_deferred():  # Ctrl+C lands after the game's transaction
             written = finish_game(shared.store, game.pk, done.analysis)
@@ -274,12 +276,12 @@ def _work(shared: _Shared) -> None:
                 shared.results.put(_Done(game, text.analysis))
                 continue
             if not text.sans or text.problem:
-                shared.results.put(_Done(game, None, SKIP_MOVES))
+                shared.results.put(_Done(game, None, SKIP_MOVES, detail=text.problem))
                 continue
             try:
                 result = engine.analyse_game(game.id, text.sans, game.initial_fen)
-            except ValueError:  # an illegal move in the stored moves: skipped, counted
-                shared.results.put(_Done(game, None, SKIP_MOVES))
+            except ValueError as exc:  # an illegal move in the stored moves: skipped, counted
+                shared.results.put(_Done(game, None, SKIP_MOVES, detail=str(exc)))
                 continue
             spent.add(result.spent)
             shared.results.put(_Done(game, result.analysis))

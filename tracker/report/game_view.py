@@ -11,7 +11,6 @@ exception. Only the main line is read, and at most :data:`MAX_VIEW_PGN_CHARS` of
 
 from __future__ import annotations
 
-import io
 import json
 from dataclasses import dataclass
 
@@ -21,6 +20,7 @@ import chess.svg
 import chess.variant
 
 from tracker.report.presentation import game_url
+from tracker.sources.game_text import QuietBuilder, read_pgn_game
 
 #: Board size on screen (pixels); the SVG scales.
 BOARD_SIZE = 360
@@ -29,9 +29,10 @@ BOARD_SIZE = 360
 MAX_VIEW_PGN_CHARS = 256 * 1024
 
 
-class _MainLine(chess.pgn.GameBuilder[chess.pgn.Game]):
+class _MainLine(QuietBuilder):
     """python-chess's game builder that skips every side variation (the view shows the main
-    line): no board is copied and no node built for them, in time linear in the text."""
+    line): no board is copied and no node built for them, in time linear in the text. Its
+    errors are not logged: the first is said in our words (``problem``)."""
 
     # BaseVisitor.begin_variation may return SKIP; GameBuilder's stub narrows it to None
     def begin_variation(self) -> chess.pgn.SkipType:  # type: ignore[override]
@@ -77,14 +78,14 @@ def read_moves(raw: str, *, source: str, variant: str = "standard",
     try:
         if source == "pgn":
             cut = len(raw) > MAX_VIEW_PGN_CHARS
-            game = chess.pgn.read_game(io.StringIO(raw[:MAX_VIEW_PGN_CHARS]), Visitor=_MainLine)
+            game, bad = read_pgn_game(raw[:MAX_VIEW_PGN_CHARS], _MainLine)
             if game is None:
                 return start, board, "the stored PGN has no game"
             start = game.board()
             board = start.copy()
             for move in game.mainline_moves():
                 board.push(move)
-            problem = (f"moves read up to an error: {game.errors[0]}" if game.errors else
+            problem = (f"moves read up to an error: {bad}" if bad else
                        f"only the first {MAX_VIEW_PGN_CHARS // 1024} KB of this game's "
                        f"{len(raw) // 1024} KB were read" if cut else "")
             return start, board, problem

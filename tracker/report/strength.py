@@ -42,15 +42,22 @@ from tracker.analysis.level import (
     set_score,
 )
 from tracker.analysis.turning import GameTurn, TurningPoint, turning_points, win_curve
+from tracker.core.codec import RawTextError
 from tracker.core.errors import NoAnalysisError
 from tracker.core.evals import START, Color, PlyEval
 from tracker.core.records import BLACK_WINS, DRAW, WHITE_WINS, Analysis
 from tracker.core.utc import utc_from_ms
 from tracker.fide.scale import models_for
 from tracker.report.game_view import read_moves
-from tracker.store.analysis import AnalysedGame, analysed_game, analysed_games
+from tracker.sources.game_text import unreadable_moves
+from tracker.store.analysis import (
+    ANALYSABLE_VARIANTS,
+    AnalysedGame,
+    analysed_game,
+    analysed_games,
+)
 from tracker.store.engine import Database
-from tracker.store.games import has_game
+from tracker.store.games import game_source
 from tracker.store.snapshots import STRENGTH, Key, save_only, saved_any
 
 #: The set of "recent" games: the last this many analysed games.
@@ -595,16 +602,28 @@ def player_strength(db: Database, user_id: str, perf: str) -> PlayerStrength:
 
 
 def one_game(db: Database, game_id: str) -> GameStrength:
-    """The strength report of one analysed game. Raises NoAnalysisError."""
+    """The strength report of one analysed game. Raises NoAnalysisError: no such game; a
+    game whose moves cannot be read (``its moves cannot be read (move 14.Qh6 is illegal
+    there): no analysis``, read again from its stored text); one not analysed yet."""
     stored = analysed_game(db, game_id)
-    if stored is None and not has_game(db, game_id):
+    if stored is not None:
+        return game_strength(stored, model_for(stored.perf))
+    try:
+        source = game_source(db, game_id)
+    except RawTextError:  # there, its text damaged (a re-import repairs it): not read here
+        source = ("", None, "", "")
+    if source is None:
         raise NoAnalysisError(f"no game {game_id!r} in the database: give a Lichess game id "
                               "(8 characters, the end of its lichess.org address) of a game "
                               "imported here")
-    if stored is None:
-        raise NoAnalysisError(f"no evals stored for the game {game_id!r}: import it with "
-                              "Lichess's analysis, or run tracker analyse for its player")
-    return game_strength(stored, model_for(stored.perf))
+    raw, initial_fen, variant, kind = source
+    problem = (unreadable_moves(raw, kind, initial_fen)
+               if raw and variant in ANALYSABLE_VARIANTS else "")
+    if problem:
+        raise NoAnalysisError(f"no evals for the game {game_id!r}: its moves cannot be read "
+                              f"({problem}): no analysis")
+    raise NoAnalysisError(f"no evals stored for the game {game_id!r}: import it with "
+                          "Lichess's analysis, or run tracker analyse for its player")
 
 
 def level_json(level: Level | None) -> dict[str, Any] | None:

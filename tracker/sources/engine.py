@@ -37,6 +37,7 @@ from tracker.core import config
 from tracker.core.errors import TrackerError
 from tracker.core.evals import PlyEval
 from tracker.core.records import Analysis
+from tracker.sources.game_text import bad_move
 from tracker.sources.ndjson import MAX_EVAL
 
 #: Where Debian's package ``stockfish`` installs the engine (not on a user's PATH).
@@ -215,9 +216,9 @@ class LocalEngine:
     def analyse_game(self, game_id: str, sans: Sequence[str], initial_fen: str | None = None
                      ) -> EngineGame:
         """Evals for every ply of the game whose moves (SAN) are ``sans``, from the standard
-        start or ``initial_fen``. Raises ValueError for an illegal move (the moves before it
-        are not returned: a game is analysed whole or not at all), EngineFailedError when the
-        engine dies."""
+        start or ``initial_fen``. Raises ValueError for an illegal move (``move 14.Qh6 is
+        illegal there``; the moves before it are not returned: a game is analysed whole or not
+        at all), EngineFailedError when the engine dies."""
         board = chess.Board(initial_fen) if initial_fen else chess.Board()
         moves = _legal_moves(board.copy(), sans)
         spent = EngineTime()
@@ -315,11 +316,13 @@ def _mate_after(mate: int | None, white_moved: bool) -> int | None:
 
 
 def _legal_moves(board: chess.Board, sans: Sequence[str]) -> list[chess.Move]:
-    """``sans`` as moves from ``board`` (played on it). Raises ValueError for an illegal one."""
+    """``sans`` as moves from ``board`` (played on it). Raises ValueError for an illegal one,
+    saying which (:func:`~tracker.sources.game_text.bad_move`: ``move 14.Qh6 is illegal
+    there``)."""
     moves: list[chess.Move] = []
-    for i, san in enumerate(sans):
+    for san in sans:
         try:
             moves.append(board.push_san(san))
-        except ValueError:
-            raise ValueError(f"move {i + 1} ({san}) is not legal") from None
+        except ValueError as exc:
+            raise ValueError(bad_move(board, san, exc)) from None
     return moves
