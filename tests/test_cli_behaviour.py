@@ -56,7 +56,7 @@ def own_db(cmrade_db: Path, tmp_path: Path) -> Path:
     (("replay", "nobody", "--perf", "bullet"), NOTHING),
     (("replay", "cmrade", "--perf", "ultraBullet"), NOTHING),  # no games in that perf
     (("replay", "cmrade", "--perf", "blits"), USAGE),
-    (("replay", "cmrade"), USAGE),  # --perf missing
+    (("replay", "cmrade"), DONE),  # no --perf: the perf with the most of his games
     (("calc", "1700:1", "--rating", "1500", "--k", "20"), DONE),
     (("calc", "1700", "--rating", "1500", "--k", "20"), USAGE),
     (("calc", "1700:1", "--rating", "1500"), DONE),  # K: an established adult's (issue 20)

@@ -384,3 +384,25 @@ def test_did_you_mean_on_sqlite_and_postgresql(any_store: Any) -> None:
     assert close_player(any_store, "magnuscarlsen") is None
     with pytest.raises(api.TrackerError, match="did you mean Indexinator\\?"):
         queries.resolve_player(any_store, "indexinater")
+
+
+def test_replay_without_perf_takes_the_players_main_perf(indexinator_db: Path,
+                                                        tmp_path: Path) -> None:
+    """A new user's ``tracker replay indexinator``: the perf with the most of his games (2,891
+    blitz of 2,907), as ``strength`` picks one; the API twin the same. Variants only: one line."""
+    db = str(indexinator_db)
+    done = run("--db", db, "replay", "indexinator")
+    assert done.returncode == DONE, done.stderr
+    assert done.stdout.startswith("indexinator — blitz: FIDE-style replay")
+    assert api.main_perf("indexinator", db=db) == "blitz"
+    assert api.replay("indexinator", db=db).perf == "blitz"
+    from tests.conftest import INDEXINATOR
+
+    variant = tmp_path / "variant.ndjson"
+    game = json.loads(INDEXINATOR.read_text(encoding="utf-8").splitlines()[0])
+    game.update(id="varnt001", variant="chess960", perf="chess960", speed="blitz")
+    variant.write_text(json.dumps(game) + "\n", encoding="utf-8")
+    other = tmp_path / "variant.db"
+    api.import_file(variant, db=other, user="indexinator")
+    with pytest.raises(api.PerfError, match="has games in variants only"):
+        api.main_perf("indexinator", db=other)

@@ -108,6 +108,7 @@ from tracker.api.player_settings import settings
 from tracker.api.replays import (
     drop_passes,
     game_moves,
+    main_perf,
     player_dict,
     players,
     replay,
@@ -416,6 +417,7 @@ __all__ = [
     "import_uploads",
     "import_user",
     "k_text",
+    "main_perf",
     "open_store",
     "parse_fide_pairs",
     "perf_key",

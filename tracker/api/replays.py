@@ -53,9 +53,27 @@ def players(*, db: Db = None) -> list[PlayerSummary]:
     return queries.list_players(open_store(db))
 
 
+def main_perf(username: str, *, db: Db = None) -> str:
+    """The perf ``tracker replay USER`` takes without ``--perf``: of the perfs a replay
+    accepts (the speeds, not the variants), the one with the most of the player's games.
+    Raises UnknownPlayerError for a player with no games, PerfError when they have games in
+    variants only."""
+    from tracker.core.perfs import PerfError
+    from tracker.core.records import SPEEDS
+    from tracker.store import queries
+
+    store = open_store(db)
+    uid = queries.resolve_player(store, username)
+    found = next((p.perf for p in queries.player_perfs(store, uid) if p.perf in SPEEDS), None)
+    if found is None:
+        raise PerfError(f"{username} has games in variants only: FIDE rates standard chess "
+                        "only, so there is nothing to replay")
+    return found
+
+
 def replay(
     username: str,
-    perf: str,
+    perf: str | None = None,
     *,
     db: Db = None,
     start_rating: int | None = None,
@@ -69,7 +87,8 @@ def replay(
     real: RealLine | None = None,
     fide_list: str = "standard",
 ) -> ReplayReport:
-    """``tracker replay``: the player's games of ``perf`` as monthly FIDE rating periods.
+    """``tracker replay``: the player's games of ``perf`` as monthly FIDE rating periods
+    (``None``: :func:`main_perf`, the perf with the most of the player's games).
 
     Settings not given here come from the player's saved settings, then the defaults (start
     unrated, rules ``fide-2025-10``, expected ``table``, provisional opponents not counted,
@@ -94,6 +113,8 @@ def replay(
     from tracker.report.replay import ReplayOptions, build_report
 
     store = open_store(db)
+    if perf is None:
+        perf = main_perf(username, db=store)
     real_list = None
     if real is None and fide_list != "none":
         real, real_list = real_fide.ratings_in_force(store, username, fide_list), fide_list

@@ -471,9 +471,10 @@ def _print_now(report: api.ReplayReport) -> None:
                  "tracker replay me --perf blitz --period 2025-10 --csv > 2025-10.csv"))
 def replay_cmd(
     username: Username,
-    perf: Annotated[str, typer.Option("--perf", help="Perf to replay: bullet, blitz, rapid, "
-                                      "classical, correspondence…", show_default=False,
-                                      metavar="PERF")],
+    perf: Annotated[str | None, typer.Option(
+        "--perf", help="Perf to replay: bullet, blitz, rapid, classical, correspondence… "
+        "Default: the one with the most of the player's games.", show_default=False,
+        metavar="PERF")] = None,
     start_rating: Annotated[int | None, typer.Option(
         help="Start from this FIDE rating (your real one). Default: start unrated.",
         metavar="RATING")] = None,
