@@ -337,8 +337,16 @@ def test_a_months_games_as_csv_and_json(indexinator_db: Path) -> None:
     assert missing.returncode == USAGE
     assert missing.stderr == ("error: no blitz games of indexinator in '2019-10': months with "
                               "games 2023-04 to 2025-10\n")
+    # --period alone: the month's games as a table in the terminal, the figures of the CSV
     alone = run("--db", db, "replay", "indexinator", "--perf", "blitz", "--period", "2025-10")
-    assert alone.returncode == USAGE and "--csv or --json" in alone.stderr
+    assert alone.returncode == DONE, alone.stderr
+    lines = alone.stdout.splitlines()
+    assert lines[0] == ("indexinator — blitz, 2025-10: 14 games; expected (PD) and ΔR on the "
+                        "lebowitz scale (the first model's; the month's rating change, without "
+                        "--period, is the models' median)")
+    first = next(line.split() for line in lines if line.lstrip().startswith("10-02"))
+    assert first == ["10-02", "white", "samthegambler", "1483", "1563", "0", "0.41", "-0.41",
+                     "yes"]
     both = run("--db", db, "replay", "indexinator", "--perf", "blitz", "--csv", "--json")
     assert both.returncode == USAGE
 

@@ -416,31 +416,58 @@ _MONTH = re.compile(r"\d{4}-(0[1-9]|1[0-2])")
 
 
 def _check_export(as_json: bool, as_csv: bool, period: str | None) -> None:
-    """Raise ArgumentError (exit 2) for ``--json`` with ``--csv``, ``--period`` alone, or a
-    ``--period`` that is no YYYY-MM month."""
+    """Raise ArgumentError (exit 2) for ``--json`` with ``--csv``, or a ``--period`` that is
+    no YYYY-MM month."""
     if as_json and as_csv:
         raise ArgumentError("--json and --csv: give one")
-    if period is not None and not (as_json or as_csv):
-        raise ArgumentError("--period prints one month's games: give --csv or --json too")
     if period is not None and not _MONTH.fullmatch(period):
         raise ArgumentError(f"not a month: {period!r} (YYYY-MM)")
 
 
-def _print_export(report: api.ReplayReport, period: str | None, as_csv: bool) -> None:
-    """``replay --json`` / ``--csv``, or with ``period`` that month's games as JSON or CSV
-    (ArgumentError for a month without games)."""
+def _print_export(report: api.ReplayReport, period: str | None, as_csv: bool,
+                  as_json: bool = True) -> None:
+    """``replay --json`` / ``--csv``, or with ``period`` that month's games as JSON, CSV or
+    (neither asked) a table (ArgumentError for a month without games)."""
     if period is not None:
         months = [p.period for p in report.periods]
         if period not in months:
             raise ArgumentError(f"no {report.perf} games of {report.player} in {period!r}: "
                                 f"months with games {months[0]} to {months[-1]}")
         details = report.period_games(period)
+        if not (as_csv or as_json):
+            _print_month(report, period, details)
+            return
         print(api.games_csv(details) if as_csv else api.dumps(api.games_json(details)),
               end="" if as_csv else "\n")
     elif as_csv:
         print(api.periods_csv(report), end="")
     else:
         print(api.dumps(report.to_json()))
+
+
+def _print_month(report: api.ReplayReport, period: str, details: list[Any]) -> None:
+    """``replay --period M`` in a terminal: the month's games, one row each (the figures of
+    ``--csv``: PD and ΔR of the counted ones, on the scale the last column names)."""
+    from rich import box
+    from rich.table import Table
+
+    rows = api.games_json(details)
+    scale = rows[0]["scale"] if rows else "lichess"
+    say(out, f"{report.player} — {report.perf}, {period}: {api.plural(len(rows), 'game')}; "
+             f"expected (PD) and ΔR on the {scale} scale" + (
+                 " (the first model's; the month's rating change, without --period, is the "
+                 "models' median)" if report.banded else ""))
+    table = Table("date", "colour", box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False)
+    table.add_column("opponent", overflow="fold", min_width=10)
+    for name in ("rating", "on scale", "result", "PD", "ΔR"):
+        table.add_column(name, no_wrap=True)
+    table.add_column("counted", overflow="fold")
+    for r in rows:
+        table.add_row(r["date"][5:10], r["colour"], cell(r["opponent"]),
+                      _fmt(r["opponent_rating"]), _fmt(r["opponent_on_scale"]),
+                      _fmt(r["result"]), _fmt(r["expected"]), _fmt(r["delta"]),
+                      "yes" if r["counted"] else cell(str(r["reason"] or "no")))
+    out.print(table)
 
 
 def _print_now(report: api.ReplayReport) -> None:
@@ -497,8 +524,9 @@ def replay_cmd(
         "--csv", help="Print CSV for a spreadsheet: one row per period (the keys of --json), "
         "or with --period one row per game.")] = False,
     period: Annotated[str | None, typer.Option(
-        "--period", help="One month's games (YYYY-MM) instead of the periods, with --csv or "
-        "--json: date, colour, opponent, result, counted or why not, expected, ΔR.",
+        "--period", help="One month's games (YYYY-MM) instead of the periods, as a table or "
+        "with --csv or --json: date, colour, opponent, result, counted or why not, expected, "
+        "ΔR.",
         metavar="YYYY-MM")] = None,
 ) -> api.ReplayReport:
     """Replay a player's games of one perf as monthly FIDE rating periods.
@@ -515,7 +543,7 @@ def replay_cmd(
         start_scale=start_scale, chapter=chapter, fide_list=fide_list,
     )
     if period is not None or as_json or as_csv:
-        _print_export(report, period, as_csv)
+        _print_export(report, period, as_csv, as_json)
         return report
     s = report.settings
     chapter_name = "rapid & blitz" if s.chapter == "rapid-blitz" else "standard"
