@@ -37,7 +37,7 @@ from tracker.core import config
 from tracker.core.errors import TrackerError
 from tracker.core.evals import PlyEval
 from tracker.core.records import Analysis
-from tracker.sources.game_text import bad_move
+from tracker.sources.game_text import legal_moves
 from tracker.sources.ndjson import MAX_EVAL
 
 #: Where Debian's package ``stockfish`` installs the engine (not on a user's PATH).
@@ -220,7 +220,7 @@ class LocalEngine:
         illegal there``; the moves before it are not returned: a game is analysed whole or not
         at all), EngineFailedError when the engine dies."""
         board = chess.Board(initial_fen) if initial_fen else chess.Board()
-        moves = _legal_moves(board.copy(), sans)
+        moves = legal_moves(board.copy(), sans)
         spent = EngineTime()
         evals: list[PlyEval] = []
         (_, mate), pv = self._search(board, game_id, spent)
@@ -313,16 +313,3 @@ def _mate_after(mate: int | None, white_moved: bool) -> int | None:
         return None
     nearer = mate - (1 if mate > 0 else -1) if (mate > 0) == white_moved else mate
     return nearer or None
-
-
-def _legal_moves(board: chess.Board, sans: Sequence[str]) -> list[chess.Move]:
-    """``sans`` as moves from ``board`` (played on it). Raises ValueError for an illegal one,
-    saying which (:func:`~tracker.sources.game_text.bad_move`: ``move 14.Qh6 is illegal
-    there``)."""
-    moves: list[chess.Move] = []
-    for san in sans:
-        try:
-            moves.append(board.push_san(san))
-        except ValueError as exc:
-            raise ValueError(bad_move(board, san, exc)) from None
-    return moves

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import chess.pgn
@@ -82,12 +83,23 @@ def unreadable_moves(raw: str, source: str, initial_fen: str | None = None) -> s
         board = chess.Board(initial_fen) if initial_fen else chess.Board()
     except ValueError:
         return "its set-up position cannot be read"
-    for san in text.sans:
-        try:
-            board.push_san(san)
-        except ValueError as exc:
-            return bad_move(board, san, exc)
+    try:
+        legal_moves(board, text.sans)
+    except ValueError as exc:  # bad_move's words
+        return str(exc)
     return ""
+
+
+def legal_moves(board: chess.Board, sans: Sequence[str]) -> list[chess.Move]:
+    """``sans`` as moves from ``board`` (played on it). Raises ValueError for an illegal one,
+    saying which (:func:`bad_move`: ``move 14.Qh6 is illegal there``)."""
+    moves: list[chess.Move] = []
+    for san in sans:
+        try:
+            moves.append(board.push_san(san))
+        except ValueError as exc:
+            raise ValueError(bad_move(board, san, exc)) from None
+    return moves
 
 
 class QuietBuilder(chess.pgn.GameBuilder[chess.pgn.Game]):

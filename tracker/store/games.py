@@ -590,12 +590,6 @@ def count_games(db: Database) -> int:
         return s.execute(select(func.count()).select_from(Game)).scalar_one()
 
 
-def has_game(db: Database, game_id: str) -> bool:
-    """Whether a game of that id is stored (its text is not read: a damaged one counts)."""
-    with db.engine.connect() as conn:
-        return conn.execute(select(Game.pk).where(Game.id == game_id)).first() is not None
-
-
 def game_source(db: Database, game_id: str) -> tuple[str, str | None, str, str] | None:
     """One game's source text, for showing its moves: ``(raw, initial_fen, variant, source)``,
     or ``None`` when no game has that id."""
