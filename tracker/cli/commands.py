@@ -447,7 +447,7 @@ def _print_export(report: api.ReplayReport, period: str | None, as_csv: bool,
 
 def _print_month(report: api.ReplayReport, period: str, details: list[Any]) -> None:
     """``replay --period M`` in a terminal: the month's games, one row each (the figures of
-    ``--csv``: PD and ΔR of the counted ones, on the scale the last column names)."""
+    ``--csv``: PD and ΔR of the counted ones, on the scale the line above the table names)."""
     from rich import box
     from rich.table import Table
 

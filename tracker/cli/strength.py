@@ -5,7 +5,7 @@ this module's sub-app :data:`app` (merged into the ``tracker`` app by
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -94,13 +94,11 @@ def _print_player(report: PlayerStrength, shown: int) -> None:
     together = min(games, api.RECENT_GAMES)
     say(out, ("last game: " if together == 1 else f"last {together} games together: ")
              + _level(recent) + (f" ({extra})" if extra else ""))
-    singles = [lv.estimate for g, c in report.games[:api.RECENT_GAMES]
-               if (lv := g.side(c).level) is not None]
-    if recent is not None and len(singles) > 1 and \
-            abs(recent.estimate - sum(singles) / len(singles)) > 50:
+    apart = report.recent_apart()
+    if apart is not None:
         say(out, f"(games read together, by a fit of their own: not the mean of the single "
-                 f"games' levels ({round(sum(singles) / len(singles))}), each of which leans "
-                 "toward the typical player, one game saying little)")
+                 f"games' levels ({apart}), each of which leans toward the typical player, "
+                 "one game saying little)")
     table = Table("date", "colour", "rating", "accuracy", "ACPL", "?!/?/??", "level shown",
                   "turning point", box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False)
     for g, color in report.games[:shown]:
@@ -124,6 +122,12 @@ def _print_player(report: PlayerStrength, shown: int) -> None:
         say(out, f"{shown} newest of {games} games shown (--games N for more)"
                  + ("; the rating is the player's Lichess rating, for comparison: the level "
                     "never reads it" if shown else ""))
+
+
+def _say_unreadable(lines: Sequence[str]) -> None:
+    """One line on stderr a game whose moves cannot be read."""
+    for line in lines:
+        say(err, f"{line}: not analysed")
 
 
 def _fide(m: SetLevel) -> str:
@@ -232,14 +236,12 @@ def analyse_cmd(
         kept = exc.summary if isinstance(exc, InterruptedRun) else None
         stopped = isinstance(exc, Terminated)
         if kept is not None:
-            for line in getattr(kept, "unreadable", ()):  # an AnalyseSummary's
-                say(err, f"{line}: not analysed")
+            _say_unreadable(getattr(kept, "unreadable", ()))  # an AnalyseSummary's
             say(err, kept.line())
         say(err, f"{'terminated' if stopped else 'interrupted'}: every finished game "
                      "is kept; run the same command again to go on")
         raise typer.Exit(EXIT_TERMINATED if stopped else EXIT_INTERRUPTED) from None
-    for line in summary.unreadable:  # one line a game whose moves cannot be read
-        say(err, f"{line}: not analysed")
+    _say_unreadable(summary.unreadable)
     if as_json:
         out.print_json(json.dumps(_summary_dict(summary)))
     else:

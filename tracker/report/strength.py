@@ -60,6 +60,9 @@ from tracker.store.engine import Database
 from tracker.store.games import game_source
 from tracker.store.snapshots import STRENGTH, Key, save_only, saved_any
 
+#: Points between the recent games' level together and the mean of their single levels
+#: beyond which the report says why they differ (:meth:`PlayerStrength.recent_apart`).
+APART: Final = 50
 #: The set of "recent" games: the last this many analysed games.
 RECENT_GAMES: Final = 20
 #: The keys of one game's side in the ``--json`` objects, in order.
@@ -440,6 +443,19 @@ class PlayerStrength:
     model: str | None
     note: str | None
     partial: int = 0
+
+    def recent_apart(self) -> int | None:
+        """The mean of the recent games' single levels (their estimates, rounded) where the
+        games read together differ from it by more than :data:`APART` points, else ``None``:
+        a set has a fit of its own, and each single game's estimate leans toward the typical
+        player, so the reader is told why the two differ."""
+        singles = [lv.estimate for g, c in self.games[:RECENT_GAMES]
+                   if (lv := g.side(c).level) is not None]
+        level = self.recent.level
+        if level is None or len(singles) < 2:
+            return None
+        mean = sum(singles) / len(singles)
+        return round(mean) if abs(level.estimate - mean) > APART else None
 
     def to_json(self) -> dict[str, Any]:
         """The ``tracker strength USER --perf P --json`` object (docs/analysis.md)."""
