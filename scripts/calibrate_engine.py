@@ -42,7 +42,7 @@ import re
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final, NamedTuple
@@ -61,6 +61,7 @@ from tracker.analysis.engine_calibration import (
 from tracker.analysis.formulas import acpl, game_accuracy
 from tracker.analysis.level import (
     MODELS_DIR,
+    GameFeatures,
     LevelModel,
     game_level,
     level_features,
@@ -611,20 +612,40 @@ def fit(shared: Path, cache: Path, out: Path | None,
     return data
 
 
+class Side(NamedTuple):
+    """One side of a game read both ways: from Lichess's evals and from the calibrated local
+    ones (their features and levels)."""
+
+    game: Game
+    index: int  # 0 White, 1 Black
+    lichess: GameFeatures
+    local: GameFeatures
+    lichess_level: int
+    local_level: int
+
+
+def sides_read(games: list[Game], cal: EvalCalibration,
+               lichess: Callable[[Game], list[PlyEval]]) -> list[Side]:
+    """Every side of ``games`` whose moves both readings score: Lichess's evals as
+    ``lichess(game)`` gives them, the local evals through ``cal``."""
+    out: list[Side] = []
+    for g in games:
+        theirs, local = lichess(g), g.local_evals(cal)
+        for i, color in enumerate(COLORS):
+            a, b = level_features(theirs, color), level_features(local, color)
+            if a.moves and b.moves:
+                out.append(Side(g, i, a, b, game_level(g.model, a).estimate,
+                                game_level(g.model, b).estimate))
+    return out
+
+
 def era_differences(games: list[Game], cal: EvalCalibration, factor: float
                     ) -> list[tuple[Game, int, float]]:
     """Per side of ``games`` (the game, 0 White / 1 Black): the level from the calibrated local
     evals minus the level from Lichess's evals × ``factor`` (where both have moves)."""
     era = LichessEra(ERA_FROM_MS, factor)
-    out: list[tuple[Game, int, float]] = []
-    for g in games:
-        theirs, local = era.apply(g.lichess, g.played_at_ms), g.local_evals(cal)
-        for i, color in enumerate(COLORS):
-            a, b = level_features(theirs, color), level_features(local, color)
-            if a.moves and b.moves:
-                out.append((g, i, float(game_level(g.model, b).estimate
-                                           - game_level(g.model, a).estimate)))
-    return out
+    return [(s.game, s.index, float(s.local_level - s.lichess_level))
+            for s in sides_read(games, cal, lambda g: era.apply(g.lichess, g.played_at_ms))]
 
 
 def era_factor(games: list[Game], cal: EvalCalibration) -> float:
@@ -729,20 +750,15 @@ def bundled_player(games: list[Game], entry: dict[str, Any] | None,
     cal = calibration_from_entry(entry)
     rows, his, both = [], [], []
     sets: dict[str, list[Any]] = {"lichess": [], "local": []}
-    for g in mine:
-        local = g.local_evals(cal)
-        for i, color in enumerate(COLORS):
-            theirs = level_features(g.lichess_for_level, color)
-            ours = level_features(local, color)
-            if not (theirs.moves and ours.moves):
-                continue
-            a, b = game_level(g.model, theirs).estimate, game_level(g.model, ours).estimate
-            both.append(b - a)
-            if g.players[i] == player:
-                his.append(b - a)
-                sets["lichess"].append(theirs)
-                sets["local"].append(ours)
-                rows.append({"id": g.id, "color": color, "lichess": a, "local": b})
+    for side in sides_read(mine, cal, lambda g: g.lichess_for_level):
+        a, b = side.lichess_level, side.local_level
+        both.append(b - a)
+        if side.game.players[side.index] == player:
+            his.append(b - a)
+            sets["lichess"].append(side.lichess)
+            sets["local"].append(side.local)
+            rows.append({"id": side.game.id, "color": COLORS[side.index], "lichess": a,
+                         "local": b})
     model = mine[0].model
     levels = {k: set_level(model, v) for k, v in sets.items()}
     out = {"player": player, "nodes": entry["nodes"], "calibration": cal.id,
