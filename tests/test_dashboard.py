@@ -382,6 +382,18 @@ def test_games_of_a_period_with_pd_delta_and_reasons(
     assert len(at.dataframe[0].value) == 6
 
 
+def test_a_link_to_a_game_not_here_says_so(
+        shared_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A ?game= that names no game of this player and perf was ignored without a word.
+    at = open_app(shared_db, monkeypatch, "views/games.py",
+                  query={**LICHESS_SCALE, "game": "zzzzzzzz"})
+    assert_clean(at)
+    assert [w.value for w in at.warning] == [
+        "No game zzzzzzzz among indexinator's blitz games: the link names another player's "
+        "game, another perf's, or one not imported here."]
+    assert at.selectbox(key="games_period").value == "2025-10"  # the newest month, as without
+
+
 # --- Calculator -----------------------------------------------------------------------------
 
 def calculator(monkeypatch: pytest.MonkeyPatch, db: Path | str) -> AppTest:

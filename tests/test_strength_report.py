@@ -274,6 +274,7 @@ def test_the_per_game_table_fits_an_80_column_terminal(tmp_path: Path,
     assert "estimate, FIDE scale" in words and "(lebowitz, mathtuition), lowest–highest: the " \
         "models' spread, not a range" in words
     assert "last 9 games together: 1526 (1168–1884)" in words
+    assert "evals: Lichess's server analysis, every game above" in words
     assert "not the mean of the single games' levels (1589)" in words
 
 
@@ -301,3 +302,44 @@ def test_one_analysed_game_is_the_last_game_not_last_1_games(
     text = terminal.export_text()
     assert "last 1 games" not in text
     assert any(line.startswith("last game: ") for line in text.splitlines()), text
+
+
+def test_the_per_game_table_says_whose_evals_each_game_has(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lichess's evals and a local engine's read differently (issue 29): the per-game table
+    marks the locally analysed games, where ``--game`` alone said it before."""
+    import dataclasses
+
+    from rich.console import Console
+
+    from tests.test_strength_saved import _engine_evals, _games_without_evals
+    from tracker.cli import strength as cli_strength
+    from tracker.core.records import Analysis
+    from tracker.store.analysis import write_engine_analysis
+
+    path = tmp_path / "mixed.db"
+    with Store(str(path)) as store:
+        import_file(api.demo_file(api.DEMO_ANALYSED_FILE), store=store, user="indexinator")
+        ((pk, game_id, raw_moves),) = _games_without_evals(store)
+        analysis = Analysis(_engine_evals(len(raw_moves.split()), 30), "engine", "Stockfish",
+                            "15.1", 10_000, calibration="stockfish-15.1-10000n-1")
+        assert write_engine_analysis(store, pk, dataclasses.replace(analysis))
+    report = api.strength("indexinator", db=path, perf="blitz")
+    local = [g for g, _ in report.games if g.source == "engine"]
+    assert [g.id for g in local] == [game_id]
+
+    def printed(shown: int) -> str:
+        terminal = Console(width=120, record=True, highlight=False, soft_wrap=True)
+        monkeypatch.setattr(cli_strength, "out", terminal)
+        cli_strength._print_player(report, shown)
+        return terminal.export_text()
+
+    text = printed(20)
+    day = local[0].played_at.strftime("%Y-%m-%d")
+    assert text.count("°") == 2 and f"{day}°" in text
+    assert ("° evals from Stockfish 15.1, 10,000 nodes, calibrated (stockfish-15.1-10000n-1); "
+            "the others' from Lichess's server analysis") in text
+    assert report.games[0][0].id == game_id  # the newest: alone, it needs no mark
+    only = printed(1)
+    assert "°" not in only and ("evals: Stockfish 15.1, 10,000 nodes, calibrated "
+                                "(stockfish-15.1-10000n-1), every game above") in only

@@ -37,6 +37,9 @@ if linked_period is not None and st.session_state.get("_linked_game") != linked:
 if st.session_state.get("games_period") not in by_period:
     st.session_state["games_period"] = periods[0]
 st.header(f"Games — {ui.md(report.player)}, {perf}", anchor=False)
+if linked and linked_period is None:
+    st.warning(f"No game {ui.md(linked)} among {ui.md(report.player)}'s {perf} games: the "
+               "link names another player's game, another perf's, or one not imported here.")
 ui.scale_caption(report)
 pick, show_col = st.columns([2, 3], vertical_alignment="bottom")
 period = pick.selectbox("Rating period (UTC month)", periods, key="games_period",

@@ -101,9 +101,14 @@ def _print_player(report: PlayerStrength, shown: int) -> None:
                  "one game saying little)")
     table = Table("date", "colour", "rating", "accuracy", "ACPL", "?!/?/??", "level shown",
                   "turning point", box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False)
+    listed = [g for g, _ in report.games[:shown]]
+    engines = sorted({g.engine or "local engine" for g in listed if g.source == "engine"})
+    mixed = bool(engines) and any(g.source != "engine" for g in listed)
     for g, color in report.games[:shown]:
         s = g.side(color)
-        table.add_row(g.played_at.strftime("%Y-%m-%d"), color, str(s.rating or "-"),
+        local = g.source == "engine" and mixed
+        table.add_row(g.played_at.strftime("%Y-%m-%d") + ("°" if local else ""), color,
+                      str(s.rating or "-"),
                       (f"- ({g.coverage_text})" if not g.covered else
                        "-" if s.accuracy is None else f"{s.accuracy}%"),
                       "-" if s.acpl is None else str(s.acpl),
@@ -112,6 +117,7 @@ def _print_player(report: PlayerStrength, shown: int) -> None:
                       _point(s.turning_point))
     if shown:  # --games 0: no per-game table (not an empty header)
         out.print(table)
+        say(out, _evals_line(engines, mixed))
     if any(g.side(c).counts_computed for g, c in report.games[:shown]):
         say(out, f"* ?!/?/??{COMPUTED}")
     if report.partial:
@@ -122,6 +128,15 @@ def _print_player(report: PlayerStrength, shown: int) -> None:
         say(out, f"{shown} newest of {games} games shown (--games N for more)"
                  + ("; the rating is the player's Lichess rating, for comparison: the level "
                     "never reads it" if shown else ""))
+
+
+def _evals_line(engines: Sequence[str], mixed: bool) -> str:
+    """Whose evals the games of the table carry (a game's own line: ``strength --game``)."""
+    if not engines:
+        return "evals: Lichess's server analysis, every game above"
+    if mixed:
+        return f"° evals from {'; '.join(engines)}; the others' from Lichess's server analysis"
+    return f"evals: {'; '.join(engines)}, every game above"
 
 
 def _say_unreadable(lines: Sequence[str]) -> None:
