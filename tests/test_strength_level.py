@@ -28,6 +28,7 @@ from tracker.analysis.level import (
     level_of_scores,
     load_level_model,
     score,
+    scores,
     set_basis,
     set_level,
     set_score,
@@ -208,6 +209,11 @@ def test_a_set_fit_with_knots_reads_each_game_through_its_hinges() -> None:
     kept = level_of_scores(model, [score(model, g) for g in games], level.moves, False,
                            [set_score(model, g) for g in games])
     assert kept == level
+    # both at once (the report's way: the summary computed once) are the two one by one
+    assert [scores(model, g) for g in games] == [
+        (score(model, g), set_score(model, g)) for g in games]
+    assert scores(level_model_from_json(TOY), games[1]) == (
+        score(level_model_from_json(TOY), games[1]), None)  # no set fit: no set score
     # without knots, the same weight on the raw rate: the model 3 reading, 2000 − 1000 × 0.2
     assert set_level(level_model_from_json({**TOY, "set": TOY_SET}), games).estimate == (
         pytest.approx(1800, abs=1))

@@ -391,8 +391,12 @@ def _tables(model: LevelModel) -> _Tables:
 def score(model: LevelModel, game: GameFeatures) -> float:
     """The model's score of one game: its linear fit on :func:`summary` (rating points on the
     fitted perf's scale, before the likelihood). Raises ValueError without a scored move."""
+    return _score_of(model, summary(game))
+
+
+def _score_of(model: LevelModel, summarised: Sequence[float]) -> float:
     t = _tables(model)
-    return t.offset + float(np.dot(t.coef, summary(game)))
+    return t.offset + float(np.dot(t.coef, summarised))
 
 
 def set_basis(model: LevelModel, summaries: FloatArray) -> FloatArray:
@@ -411,10 +415,21 @@ def set_score(model: LevelModel, game: GameFeatures) -> float | None:
     """The model's set score of one game (its set fit's linear score of the game's
     :func:`set_basis`; a set's is the mean of its games'), ``None`` for a model without a set
     fit. Raises ValueError without a scored move."""
+    return _set_score_of(model, summary(game))
+
+
+def _set_score_of(model: LevelModel, summarised: Sequence[float]) -> float | None:
     fit = _tables(model).set
     if fit is None:
         return None
-    return fit.offset + float(set_basis(model, np.asarray(summary(game)))[0] @ fit.coef)
+    return fit.offset + float(set_basis(model, np.asarray(summarised))[0] @ fit.coef)
+
+
+def scores(model: LevelModel, game: GameFeatures) -> tuple[float, float | None]:
+    """:func:`score` and :func:`set_score` of one game, its :func:`summary` computed once.
+    Raises ValueError without a scored move."""
+    summarised = summary(game)
+    return _score_of(model, summarised), _set_score_of(model, summarised)
 
 
 def quantiles(grid: FloatArray, log_post: FloatArray, qs: Sequence[float]) -> list[FloatArray]:
@@ -529,9 +544,9 @@ def _note(model: LevelModel, games: int, local: bool, estimate: int, moves: int
 
 
 def _level(model: LevelModel, games: Sequence[GameFeatures]) -> Level:
-    return level_of_scores(model, [score(model, g) for g in games],
-                           sum(len(g.moves) for g in games), any(g.local for g in games),
-                           [set_score(model, g) for g in games])
+    both = [scores(model, g) for g in games]
+    return level_of_scores(model, [s for s, _ in both], sum(len(g.moves) for g in games),
+                           any(g.local for g in games), [s for _, s in both])
 
 
 def level_of_scores(model: LevelModel, scores: Sequence[float], moves: int, local: bool,

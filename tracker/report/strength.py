@@ -38,8 +38,7 @@ from tracker.analysis.level import (
     levels_of_scores,
     load_level_model,
     on_training_scale,
-    score,
-    set_score,
+    scores,
 )
 from tracker.analysis.turning import GameTurn, TurningPoint, turning_points, win_curve
 from tracker.core.codec import RawTextError
@@ -390,9 +389,9 @@ def unlevelled(game: AnalysedGame, model: LevelModel | None) -> GameStrength:
                                   local=local)
         plies_of.features[color] = features
         # A partial analysis shows no accuracy, ACPL or level: 2 moves are not a game's.
-        scored = (score(model, features) if covered and model is not None and features.moves
-                  else None)
-        set_scored = set_score(model, features) if scored is not None and model else None
+        scored, set_scored = (scores(model, features)
+                              if covered and model is not None and features.moves
+                              else (None, None))
         sides[color] = SideStrength(
             color, who[0], who[1], who[2], player.accuracy if covered else None,
             player.acpl if covered else None, player.inaccuracy,
