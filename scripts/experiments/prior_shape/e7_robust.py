@@ -22,11 +22,14 @@ HALF = np.asarray([hashlib.sha256(p.encode()).digest()[2] % 2 for p in VPL])
 RESULTS = []
 
 
+LIMIT = float(os.environ.get("PRIOR_EXP_SHAPE_LIMIT", F.SET_FIT_MAX_BIAS))
+
+
 def objective(e, rr, a):
     mae = float(np.abs(e - rr).mean())
     wb = worst_bias(e, rr)
     rough = float(np.sum(np.diff(a, 2) ** 2)) if len(a) > 2 else 0.0
-    return mae + 10 * max(0.0, wb - F.SET_FIT_MAX_BIAS) + SMOOTH * rough, mae, wb
+    return mae + 10 * max(0.0, wb - LIMIT) + SMOOTH * rough, mae, wb
 
 
 def descend(llv, lov, hiv, rr, logp, w, a):
@@ -107,7 +110,7 @@ def study(t, name):
 
 study(from_file(), "model 4's score")
 if os.environ.get("PRIOR_EXP_ONLY_MODEL4"):
-    json.dump(RESULTS, open(CACHE / f"e7_{SPACING:.0f}_{SMOOTH}_seed{VAL_SEED}.json", "w"))
+    json.dump(RESULTS, open(CACHE / f"e7_{SPACING:.0f}_{SMOOTH}_seed{VAL_SEED}_limit{LIMIT:.0f}.json", "w"))
     sys.exit(0)
 PO = np.load(CACHE / "pooled.npz")
 POOL = {"train": PO["train"], "validation": PO["validation"], "held-out": PO["held_out"]}
