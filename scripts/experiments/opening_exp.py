@@ -54,6 +54,9 @@ CACHE_DIR = Path("/tmp/s3-opening")
 MAX_PLIES = 30
 PRUNE = 5
 SEEN = 20
+#: the share of the training players whose moves build the table (``--table-share``, default all)
+TABLE_SHARE = (float(sys.argv[sys.argv.index("--table-share") + 1])
+               if "--table-share" in sys.argv else 1.0)
 
 
 def opening_of(sans: list[str], plies: int = MAX_PLIES) -> list[tuple[int, str]]:
@@ -118,12 +121,19 @@ def own_moves(opening: list[tuple[int, str]], color: str, plies: int) -> list[tu
     return opening[first:plies:2]
 
 
+def in_table(player: str) -> bool:
+    """Whether the player's own moves build the table (training players, ``TABLE_SHARE``)."""
+    return F.split_of(player) == "train" and (
+        TABLE_SHARE >= 1
+        or hashlib.sha256(f"table:{player}".encode()).digest()[0] < 256 * TABLE_SHARE)
+
+
 def build_table(pgs, meta, openings, plies: int) -> dict[int, Counter]:
     """Counts of the moves training players chose, per position (rapid NDJSON only)."""
     table: dict[int, Counter] = defaultdict(Counter)
     seen_games = set()
     for pg, (gi, color) in zip(pgs, meta):
-        if F.split_of(pg.player) != "train" or (gi, color) in seen_games:
+        if not in_table(pg.player) or (gi, color) in seen_games:
             continue
         seen_games.add((gi, color))
         for key, uci in own_moves(openings[gi], color, plies):
@@ -157,9 +167,27 @@ def features_of(table, own: list[tuple[int, str]], loo: bool) -> list[float]:
             float(np.mean(mainstream)) if mainstream else math.nan]
 
 
-NAMES = ("book5", "book20", "logshare", "top", "mainstream")
+#: the opening identity: the N_IDENT commonest (``--n-ident``) of the first IDENT_MOVES of his
+#: own moves (``--ident-moves``) with the opponent's moves before them
+N_IDENT = int(sys.argv[sys.argv.index("--n-ident") + 1]) if "--n-ident" in sys.argv else 12
+OWN_ONLY = "--own-only" in sys.argv
+IDENT_MOVES = (int(sys.argv[sys.argv.index("--ident-moves") + 1])
+               if "--ident-moves" in sys.argv else 1)
+NAMES = ("book5", "book20", "logshare", "top", "mainstream",
+         *(f"id{j}" for j in range(N_IDENT)))
+IDS = list(range(5, 5 + N_IDENT))
 VARIANTS = {"none": [], "book": [0, 1], "share": [2, 3], "all": [0, 1, 2, 3],
-            "ident": [0, 1, 2, 3, 4], "book5": [0], "logshare": [2]}
+            "ident": [0, 1, 2, 3, 4], "book5": [0], "logshare": [2],
+            "id": IDS, "all+id": [0, 1, 2, 3, *IDS]}
+
+
+def identity(opening: list[tuple[int, str]], color: str) -> tuple[str, ...]:
+    """His opening's identity: the plies up to his IDENT_MOVES-th move (uci; as white his first
+    move, as black white's first move and his reply, by default)."""
+    plies = 2 * IDENT_MOVES - 1 if color == "white" else 2 * IDENT_MOVES
+    if OWN_ONLY:  # his moves only, not the opponent's
+        return (color[0], *(u for _, u in own_moves(opening, color, plies)))
+    return (color[0], *(u for _, u in opening[:plies]))
 
 
 def main() -> None:
@@ -177,9 +205,17 @@ def main() -> None:
     feats = []
     for pg, (gi, color) in zip(pgs, meta):
         feats.append(features_of(table, own_moves(openings[gi], color, plies),
-                                 F.split_of(pg.player) == "train"))
+                                 in_table(pg.player)))
     speed_feats = [features_of(table, own_moves(openings[gi], color, plies), False)
                    for gi, color in speed_meta]
+    # the opening identity: one-hot of the N_IDENT commonest identities among training games
+    ident_counts = Counter(identity(openings[gi], color) for pg, (gi, color) in zip(pgs, meta)
+                           if F.split_of(pg.player) == "train")
+    top_ids = [k for k, _ in ident_counts.most_common(N_IDENT)]
+    print("identities:", ["/".join(k) for k in top_ids], flush=True)
+    for f, (gi, color) in zip([*feats, *speed_feats], [*meta, *speed_meta]):
+        own_id = identity(openings[gi], color)
+        f.extend(float(own_id == k) for k in top_ids)
     arr = np.asarray(feats)
     train_mask = np.asarray([F.split_of(pg.player) == "train" for pg in pgs])
     fill = np.nanmean(arr[train_mask], axis=0)
@@ -226,7 +262,10 @@ def main() -> None:
     set_est, _, _ = L.set_estimates(lm, st.mean_x, st.size)
     game_score = np.asarray([lm.tables.offset + float(lm.tables.coef @ x) for x in test.x])
     game_est, _, _ = L.estimates(lm, game_score, np.ones(len(game_score)))
-    np.savez(CACHE_DIR / f"est_{which}_{plies}.npz", set_est=set_est, set_real=st.real,
+    tag = f"{which}_{plies}" + (f"_t{TABLE_SHARE}" if TABLE_SHARE < 1 else "") + (
+        f"_n{N_IDENT}m{IDENT_MOVES}" if (N_IDENT, IDENT_MOVES) != (12, 1) else "") + (
+        "_own" if OWN_ONLY else "")
+    np.savez(CACHE_DIR / f"est_{tag}.npz", set_est=set_est, set_real=st.real,
              set_players=np.asarray(st.players), set_size=st.size, game_est=game_est,
              game_real=test.ratings, game_players=np.asarray(test.players))
     print("check: held-out set MAE", round(float(np.abs(set_est - st.real).mean()), 1),
@@ -239,7 +278,10 @@ def main() -> None:
             out["speeds"][s] = sm["held_out"]
         out["rapid_2020"] = F.rapid_check(model, speed_pgs)
         print("rapid 2020 sample:", out["rapid_2020"])
-    with (CACHE_DIR / f"held_{which}_{plies}.json").open("w") as f:
+    tag = f"{which}_{plies}" + (f"_t{TABLE_SHARE}" if TABLE_SHARE < 1 else "") + (
+        f"_n{N_IDENT}m{IDENT_MOVES}" if (N_IDENT, IDENT_MOVES) != (12, 1) else "") + (
+        "_own" if OWN_ONLY else "")
+    with (CACHE_DIR / f"held_{tag}.json").open("w") as f:
         json.dump(out, f, default=float)
     print("time", round(time.time() - t0), flush=True)
 
