@@ -6,6 +6,7 @@ share of the set's games whose first 4 own moves, same colour, repeat another ga
 
 python scripts/experiments/opening_diag.py [--plies 30]
 """
+# ruff: noqa: B905  (parallel lists of one length, built together)
 
 from __future__ import annotations
 
@@ -15,9 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import numpy as np  # noqa: E402
-
-import opening_exp as X  # noqa: E402
+import numpy as np
+import opening_exp as X
 
 F, L = X.F, X.L
 

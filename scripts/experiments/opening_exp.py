@@ -23,11 +23,11 @@ python scripts/experiments/opening_exp.py VARIANT [--plies 30]
 
 Caches the loaded player-games in /tmp/s3-opening (pickle: a throwaway cache, never shipped).
 """
+# ruff: noqa: B905  (parallel lists of one length, built together)
 
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import math
 import pickle
@@ -43,9 +43,9 @@ sys.path.insert(0, str(ROOT))
 import chess  # noqa: E402
 import chess.pgn  # noqa: E402
 import chess.polyglot  # noqa: E402
+import fit_level_model as F  # noqa: E402
 import numpy as np  # noqa: E402
 
-import fit_level_model as F  # noqa: E402
 import tracker.analysis.level as L  # noqa: E402
 
 DATA = Path("/work/shared/data/analysed/lichess-rapid-analysed-41k.ndjson.zst")

@@ -20,9 +20,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import zstandard  # noqa: E402
-
-import opening_exp as X  # noqa: E402
+import opening_exp as X
+import zstandard
 
 
 def main() -> None:
