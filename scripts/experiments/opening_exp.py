@@ -1,6 +1,15 @@
 """Experiment (issue 33 point 4): do the player's OWN opening choices add to the level model?
 
-python scripts/experiments/opening_exp.py VARIANT [--plies 30]
+python scripts/experiments/opening_exp.py VARIANT [--plies 30] [--speeds] [--table-share F]
+    [--n-ident 12] [--ident-moves 1] [--own-only]
+
+VARIANT: none (model 4), book, share, all (book5, book20, logshare, top), ident (all +
+mainstream), book5, logshare, id (the identity one-hots alone), all+id. ``--speeds``: also the
+blitz/bullet/classical models and the 2020 rapid sample (PGN); ``--table-share``: build the table
+from that share of the training players; ``--n-ident``/``--ident-moves``/``--own-only``: the
+identity (the N commonest of his first k moves, with the opponent's moves between or not).
+Writes /tmp/s3-opening/held_<tag>.json (figures) and est_<tag>.npz (held-out estimates, for
+opening_paired.py / opening_table.py).
 
 1. A move-popularity table from the TRAINING players' own moves only (``split_of(player) ==
    "train"`` of scripts/fit_level_model.py) in the rapid NDJSON: for every position of the
