@@ -202,3 +202,43 @@ def held(name, e, lo, hi, ref=None, val_mae=None, label=None, verbose=True):
     if verbose:
         print(json.dumps({k: v for k, v in out.items() if k != "bands"}), flush=True)
     return out
+
+
+def combined_columns():
+    """Per split, the combined set basis: model 4's set basis, the per-game pooled statistics
+    (cache's pooled.npz) and the hinges of the single-game score (knots 10/50/90 %)."""
+    po = np.load(CACHE / "pooled.npz")
+    pool = {"train": po["train"], "validation": po["validation"], "held-out": po["held_out"]}
+    reg = BASE["regression"]
+    gcoef = np.asarray(reg["coef"]) / np.asarray(reg["scale"])
+    goff = float(reg["intercept"]) - float(gcoef @ np.asarray(reg["centre"]))
+    splits = (("train", TRAIN), ("validation", VAL), ("held-out", TEST))
+    gs = {n: goff + d.x @ gcoef for n, d in splits}
+    gk = np.percentile(gs["train"], [10, 50, 90])
+
+    def hc(s):
+        return np.stack([s, *(np.maximum(s - k, 0) for k in gk)], axis=1)
+
+    return {n: np.hstack([d.sx, pool[n], hc(gs[n])]) for n, d in splits}
+
+
+def coordinate_descent(J, w, a):
+    """Coordinate descent of J(w, a) -> (objective, mae, worst bias) over the prior weight w
+    (in [0, 1]) and the tilt a, steps 1 ... 0.05: (w, a, J's value there)."""
+    cur = J(w, a)
+    for step in (1.0, 0.5, 0.25, 0.1, 0.05):
+        improved = True
+        while improved:
+            improved = False
+            for j in range(-1, len(a)):
+                for sgn in (1, -1):
+                    if j < 0:
+                        w2, a2 = min(1.0, max(0.0, w + sgn * step / 4)), a
+                    else:
+                        w2, a2 = w, a.copy()
+                        a2[j] += sgn * step
+                    new = J(w2, a2)
+                    if new[0] < cur[0] - 1e-6:
+                        w, a, cur = w2, a2, new
+                        improved = True
+    return w, a, cur

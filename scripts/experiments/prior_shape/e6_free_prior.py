@@ -34,22 +34,7 @@ def search(t, name, start_w):
         return mae + 10 * max(0.0, wb - F.SET_FIT_MAX_BIAS) + SMOOTH * rough, mae, wb
 
     w, a = start_w, np.zeros(len(KN))
-    cur = J(w, a)
-    for step in (1.0, 0.5, 0.25, 0.1, 0.05):
-        improved = True
-        while improved:
-            improved = False
-            for j in range(-1, len(KN)):
-                for sgn in (1, -1):
-                    if j < 0:
-                        w2, a2 = min(1.0, max(0.0, w + sgn * step / 4)), a
-                    else:
-                        w2, a2 = w, a.copy()
-                        a2[j] += sgn * step
-                    new = J(w2, a2)
-                    if new[0] < cur[0] - 1e-6:
-                        w, a, cur = w2, a2, new
-                        improved = True
+    w, a, cur = coordinate_descent(J, w, a)
     e = np.clip(median(llt, lq(w, a)), lot, hit)
     out = held(f"{name}: free prior shape (knots every {SPACING:.0f}, smooth {SMOOTH}, start w {start_w}), J {cur[0]:.1f}", e, lot, hit, ref=e4,
                val_mae=round(cur[1], 1), label=[round(w, 3), [round(x, 2) for x in a]])
@@ -70,16 +55,7 @@ def best_of(t, name):
 best_of(T, "model 4's score")
 
 # the combined score (pooled + hinges), refitted
-PO = np.load(CACHE / "pooled.npz")
-POOL = {"train": PO["train"], "validation": PO["validation"], "held-out": PO["held_out"]}
-reg = BASE["regression"]
-gcoef = np.asarray(reg["coef"]) / np.asarray(reg["scale"])
-goff = float(reg["intercept"]) - float(gcoef @ np.asarray(reg["centre"]))
-GS = {n: goff + d.x @ gcoef for n, d in (("train", TRAIN), ("validation", VAL), ("held-out", TEST))}
-GK = np.percentile(GS["train"], [10, 50, 90])
-hc = lambda s: np.stack([s, *(np.maximum(s - k, 0) for k in GK)], axis=1)
-cols = {n: np.hstack([d.sx, POOL[n], hc(GS[n])])
-        for n, d in (("train", TRAIN), ("validation", VAL), ("held-out", TEST))}
+cols = combined_columns()
 TC = refit(cols["train"], cols["validation"], cols["held-out"])
 llt = TC.ll(TC.s_test, N_TEST)
 lot, hit = flat_range(llt)

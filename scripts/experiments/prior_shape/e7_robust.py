@@ -35,22 +35,7 @@ def objective(e, rr, a):
 def descend(llv, lov, hiv, rr, logp, w, a):
     def J(w, a):
         return objective(np.clip(median(llv, w * logp + a @ HATS), lov, hiv), rr, a)
-    cur = J(w, a)
-    for step in (1.0, 0.5, 0.25, 0.1, 0.05):
-        improved = True
-        while improved:
-            improved = False
-            for j in range(-1, len(KN)):
-                for sgn in (1, -1):
-                    if j < 0:
-                        w2, a2 = min(1.0, max(0.0, w + sgn * step / 4)), a
-                    else:
-                        w2, a2 = w, a.copy()
-                        a2[j] += sgn * step
-                    new = J(w2, a2)
-                    if new[0] < cur[0] - 1e-6:
-                        w, a, cur = w2, a2, new
-                        improved = True
+    w, a, cur = coordinate_descent(J, w, a)
     return w, a, cur
 
 
@@ -112,16 +97,7 @@ study(from_file(), "model 4's score")
 if os.environ.get("PRIOR_EXP_ONLY_MODEL4"):
     json.dump(RESULTS, open(CACHE / f"e7_{SPACING:.0f}_{SMOOTH}_seed{VAL_SEED}_limit{LIMIT:.0f}.json", "w"))
     sys.exit(0)
-PO = np.load(CACHE / "pooled.npz")
-POOL = {"train": PO["train"], "validation": PO["validation"], "held-out": PO["held_out"]}
-reg = BASE["regression"]
-gcoef = np.asarray(reg["coef"]) / np.asarray(reg["scale"])
-goff = float(reg["intercept"]) - float(gcoef @ np.asarray(reg["centre"]))
-GS = {n: goff + d.x @ gcoef for n, d in (("train", TRAIN), ("validation", VAL), ("held-out", TEST))}
-GK = np.percentile(GS["train"], [10, 50, 90])
-hc = lambda s: np.stack([s, *(np.maximum(s - k, 0) for k in GK)], axis=1)
-cols = {n: np.hstack([d.sx, POOL[n], hc(GS[n])])
-        for n, d in (("train", TRAIN), ("validation", VAL), ("held-out", TEST))}
+cols = combined_columns()
 study(refit(cols["train"], cols["validation"], cols["held-out"]),
       "combined score (+ pooled + hinges)")
 json.dump(RESULTS, open(CACHE / f"e7_{SPACING:.0f}_{SMOOTH}.json", "w"))

@@ -5,16 +5,7 @@ import json
 import numpy as np
 from common import *
 
-PO = np.load(CACHE / "pooled.npz")
-POOL = {"train": PO["train"], "validation": PO["validation"], "held-out": PO["held_out"]}
-reg = BASE["regression"]
-gcoef = np.asarray(reg["coef"]) / np.asarray(reg["scale"])
-goff = float(reg["intercept"]) - float(gcoef @ np.asarray(reg["centre"]))
-GS = {n: goff + d.x @ gcoef for n, d in (("train", TRAIN), ("validation", VAL), ("held-out", TEST))}
-GK = np.percentile(GS["train"], [10, 50, 90])
-hc = lambda s: np.stack([s, *(np.maximum(s - k, 0) for k in GK)], axis=1)
-cols = {n: np.hstack([d.sx, POOL[n], hc(GS[n])])
-        for n, d in (("train", TRAIN), ("validation", VAL), ("held-out", TEST))}
+cols = combined_columns()
 out = {}
 for name, t in (("model 4's score", from_file()),
                 ("combined score", refit(cols["train"], cols["validation"], cols["held-out"]))):
