@@ -295,6 +295,7 @@ def sync(
     check_writable(db, "syncing players")
     key = resolve_token(token, token_file)
     store = open_store(db, create=True)
+    check_writable(store, "syncing players")  # a role that may not write: before any request
     if group is not None:
         name = groups.check_name(group)
         targets = [SyncTarget(m.username, m.fide_id) for m in groups.members(store, name)]
