@@ -379,3 +379,50 @@ def test_the_level_column_is_the_level_the_last_analysed_games_show(tmp_path: Pa
     assert recent is not None and recent.low < recent.estimate < recent.high
     assert rows["reda46"].level == f"{recent.estimate} ({recent.low}–{recent.high})"
     assert rows["cmrade"].level is None  # no move analysis stored
+
+
+def test_an_empty_club_cell_says_why_and_the_table_fits_80_columns(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """indexinator is rated by the published models (1499) but unrated on the club's line (his
+    pool gives 1279): the club cell was "—" with no note. And at 80 columns the table was
+    squeezed: the gap and club columns drawn empty, "member…", Lichess "24…"."""
+    from types import SimpleNamespace
+
+    from rich.console import Console
+
+    from tests.conftest import INDEXINATOR
+    from tracker.cli import group_show
+
+    db = _calibrated_club(tmp_path)
+    assert api.import_file(INDEXINATOR, db=db, user="indexinator").new == 2907
+    api.group_add("club", ["indexinator"], db=db)
+    table = api.group_table("club", db=db)
+    rows = {r.username: r for r in table.rows}
+    index = rows["indexinator"]
+    assert (index.fide, index.club) == (1499, None)
+    replay = api.replay("indexinator", "blitz", db=db, scale="club:club")
+    assert replay.current_rating is None
+    assert index.note == ("club model: unrated: pool of 14 games gives 1279, below 1400: "
+                          "not published")
+    assert all(r.note is None for r in table.rows if r.club is not None and r.real_fide)
+    assert api.group_table("club", db=db).rows == table.rows  # read back saved: the same note
+
+    terminal = Console(width=80, record=True, highlight=False, soft_wrap=True)
+    monkeypatch.setattr(group_show, "out", terminal)
+    ctx = SimpleNamespace(find_root=lambda: SimpleNamespace(params={"db": str(db)}))
+    group_show.group_show_cmd(ctx, "club", perf="blitz", sort="fide", reverse=False,  # type: ignore[arg-type]  # a stand-in for typer's context
+                              as_json=False, as_csv=False)
+    lines = terminal.export_text().splitlines()
+    table_lines = lines[1:lines.index(next(x for x in lines if x.startswith("FIDE-style:")))]
+    assert "…" not in "\n".join(table_lines)
+    assert max(len(line.rstrip()) for line in table_lines) <= 80
+    assert table_lines[0].split() == ["player", "FIDE-style", "club", "real", "FIDE", "gap",
+                                      "Lichess", "30", "days", "3", "months"]
+    for r in table.rows:  # every figure whole, in its column
+        line = next(x for x in table_lines if x.split()[:1] == [r.username]).split()
+        assert line[1:6] == [api.rating_text(x, "—") for x in (r.fide, r.club, r.real_fide)
+                             ] + [api.rating_text(r.gap, "—", signed=True), str(r.lichess)]
+    assert ("indexinator: club model: unrated: pool of 14 games gives 1279, below 1400: not "
+            "published") in lines
+    assert lines[-1] == ("(the band and the level shown: widen the terminal, or use --json "
+                         "/ --csv)")

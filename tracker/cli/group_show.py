@@ -54,26 +54,43 @@ def group_show_cmd(
     if as_csv:
         print(api.group_table_csv(table, sort, descending=descending), end="")
         return
+    from rich import box
     from rich.table import Table
 
     models = ", ".join(table.models) or "no model"
     club = f"; club: {table.club}" if table.club else ""
+    # A narrow terminal (80 columns) gets every figure whole, without the band and the level
+    # (--json, --csv, a wider terminal) and with the notes under the table: squeezed, the gap
+    # and club columns were drawn empty and the Lichess ratings cut to "24…".
+    wide = out.width >= 150
     grid = Table(title=f"{table.group} — {table.perf}, as of {table.as_of} (FIDE-style: the "
-                       f"median and band of {models}{club})")
-    columns = ["player", "FIDE-style", "band", *(["club"] if table.club else []), "real FIDE",
-               "gap", "Lichess", "30 days", "3 months", f"level (Lichess {table.perf})", "note"]
+                       f"median and band of {models}{club})",
+                 box=box.HEAVY_HEAD if wide else box.SIMPLE_HEAD, show_edge=wide,
+                 padding=(0, 1) if wide else (0, 0, 0, 1), pad_edge=wide)
+    level = f"level (Lichess {table.perf})"
+    columns = ["player", "FIDE-style", *(["band"] if wide else []),
+               *(["club"] if table.club else []), "real FIDE", "gap", "Lichess", "30 days",
+               "3 months", *([level, "note"] if wide else [])]
     for col in columns:
-        grid.add_column(col, justify="left" if col.startswith(("player", "level", "note"))
-                        else "right",
-                        overflow="fold" if col == "note" else "ellipsis",
-                        no_wrap=col != "note")
-    for r in api.sort_rows(table.rows, sort, descending=descending):
+        folds = col in ("player", "note")
+        grid.add_column(col, justify="left" if col in ("player", level, "note") else "right",
+                        overflow="fold" if folds else "ellipsis", no_wrap=not folds,
+                        min_width=None if folds else len(col))
+    rows = api.sort_rows(table.rows, sort, descending=descending)
+    for r in rows:
         band = f"{r.fide_low}–{r.fide_high}" if r.fide_low is not None else "—"
         grid.add_row(*map(cell, (
-            r.username, _n(r.fide), band, *([_n(r.club)] if table.club else []),
+            r.username, _n(r.fide), *([band] if wide else []),
+            *([_n(r.club)] if table.club else []),
             _n(r.real_fide), _n(r.gap, True), _n(r.lichess), str(r.recent_games),
             "no games" if r.games_3m == 0 else _n(r.change, True),
-            r.level or api.NOT_ANALYSED, r.note or "")))
+            *([r.level or api.NOT_ANALYSED, r.note or ""] if wide else []))))
     out.print(grid)
     say(out, "FIDE-style: what FIDE's rules make of the games on the FIDE scale (estimates); "
              "real FIDE: the standard list; gap = FIDE-style − real. " + api.HALF_NOTE)
+    if not wide:
+        for r in rows:
+            if r.note:
+                say(out, f"{r.username}: {r.note}")
+        out.print("(the band and the level shown: widen the terminal, or use --json / --csv)",
+                  markup=False)
