@@ -180,7 +180,7 @@ def test_a_line_that_cannot_be_fitted_is_refused_not_a_traceback(
 
     api.group_create("flat", db=store)  # type: ignore[arg-type]
     api.group_add("flat", [f"m{i}x" for i in range(8)], db=store)  # type: ignore[arg-type]
-    monkeypatch.setattr(calibration, "_member_months", lambda _s, uid, _p: (
+    monkeypatch.setattr(calibration, "_member_months", lambda _s, uid, _p, _fide=None: (
         [MemberMonth(uid, "2024-05", 1500, 1400 + len(uid))], ""))  # all at Lichess 1500
     c = api.group_calibrate("flat", "blitz", db=store)  # type: ignore[arg-type]
     assert c.club is None and c.used == 8

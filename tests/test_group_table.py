@@ -426,3 +426,22 @@ def test_an_empty_club_cell_says_why_and_the_table_fits_80_columns(
             "published") in lines
     assert lines[-1] == ("(the band and the level shown: widen the terminal, or use --json "
                          "/ --csv)")
+
+
+def test_a_group_id_that_is_not_the_linked_one_reads_no_real_rating(tmp_path: Path) -> None:
+    """member01's group id changed to member02's (90000002) while 90000001 stays linked
+    (until the next sync): the table showed 90000001's rating and gap under the id 90000002,
+    and the calibration fitted the club's line on it."""
+    db = _calibrated_club(tmp_path)
+    before = {r.user_id: r for r in api.group_table("club", db=db).rows}["member01"]
+    assert before.real_fide is not None and before.fide_id == 90000001
+    assert api.group_add("club", fide={"member01": 90000002}, db=db).bad == []
+    row = {r.user_id: r for r in api.group_table("club", db=db).rows}["member01"]
+    assert (row.fide_id, row.real_fide, row.gap) == (90000002, None, None)
+    assert row.note == "FIDE 90000002: not the linked id (90000001): tracker sync links it"
+    assert row.fide == before.fide  # the FIDE-style figures are the games': unchanged
+    calibration = api.group_calibrate("club", "blitz", db=db, save=False)
+    assert calibration.used == 9
+    assert ("member01: FIDE id 90000002 given, 90000001 linked: tracker sync links the "
+            "group's") in calibration.left_out
+    assert all(m.user != "member01" for m in calibration.data)

@@ -124,6 +124,27 @@ def conflicts(entries: Sequence[tuple[str, Member]]) -> tuple[list[Member], list
     return ([m for _, m in entries if m.user_id not in clashing], list(clashing.values()))
 
 
+def _other_groups_agree(store: Any, name: str, todo: Sequence[Member]
+                        ) -> tuple[list[Member], list[str]]:
+    """``todo`` without the members given a FIDE id that another group gives them
+    differently, and one line for each: a player has one FIDE link, so two groups with two
+    ids would make each sync link its own and each group's table and calibration read the
+    other's ratings."""
+    from tracker.store import groups
+
+    given = [m.user_id for m in todo if m.fide_id is not None]
+    other = groups.fide_ids_elsewhere(store, name, given) if given else {}
+    bad: dict[str, str] = {}
+    for m in todo:
+        clash = [(g, f) for g, f in other.get(m.user_id, []) if f != m.fide_id]
+        if m.fide_id is not None and clash:
+            there = _and([f"{f} in group {g}" for g, f in clash])
+            bad[m.user_id] = (f"{m.username!r}: FIDE id {m.fide_id} here, but {there}: not "
+                              "added (a player has one FIDE id: give the same one, or change "
+                              "it in the other group first)")
+    return [m for m in todo if m.user_id not in bad], list(bad.values())
+
+
 def _and(words: Sequence[str]) -> str:
     return ", ".join(words[:-1]) + " and " + words[-1] if len(words) > 1 else "".join(words)
 
@@ -190,8 +211,9 @@ def group_add(name: str, users: Sequence[str] = (), *, fide: Mapping[str, int] |
         except ValueError as exc:
             bad.append(f"{user!r}: {exc}")
     todo, clashes = conflicts(given)
+    todo, elsewhere = _other_groups_agree(store, gname, todo)
     changes = groups.add_members(store, gname, todo)
-    bad += clashes
+    bad += clashes + elsewhere
     return GroupAddResult(gname, changes.added, changes.already, bad)
 
 

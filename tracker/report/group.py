@@ -370,14 +370,19 @@ NOT_IMPORTED: Final = "no games imported yet (tracker sync --group imports them)
 
 
 def member_row(username: str, uid: str, fide_id: int | None, s: Summary | None,
-               real_list: Sequence[ListEntry] | None, level: str | None, now_ms: int
-               ) -> GroupRow:
+               real_list: Sequence[ListEntry] | None, level: str | None, now_ms: int,
+               linked: int | None = None) -> GroupRow:
     """The table's row for one member (see :class:`GroupRow`) from their summary (``None``:
-    no games stored) and real FIDE list; a member without figures is a row with its
-    ``note``, never an error."""
+    no games stored) and real FIDE list (of the ``linked`` FIDE id); a member without
+    figures is a row with its ``note``, never an error. The group's ``fide_id`` and the
+    linked one differing (linked by hand, or before the group's id was changed), the linked
+    id's list is another person's as far as the group knows: no real figure, and the note
+    says so."""
     month = month_of(utc_from_ms(now_ms))
-    real, real_month = _in_force(real_list, month)
-    real_note = (f"FIDE {fide_id}: no standard rating stored yet"
+    other = fide_id is not None and linked is not None and linked != fide_id
+    real, real_month = _in_force(None if other else real_list, month)
+    real_note = (f"FIDE {fide_id}: not the linked id ({linked}): tracker sync links it"
+                 if other else f"FIDE {fide_id}: no standard rating stored yet"
                  if fide_id is not None and real is None else None)
     if s is None or s.error is not None:
         note = NOT_IMPORTED if s is None else s.error
@@ -432,6 +437,7 @@ def table_rows(store: Store, members: Sequence[tuple[str, int | None]], perf: st
     seq, payloads = group_reads.current_payloads(store, have, key, snapshots.GROUP,
                                                  GROUP_VERSION)
     lists = group_reads.fide_lists(store, have, "standard")
+    linked = group_reads.linked_ids(store, have)
     analysed = analysed_players(store, have, key)  # the few with move analysis, one query
     rows = []
     for (name, fide_id), uid in zip(members, ids, strict=True):
@@ -444,5 +450,5 @@ def table_rows(store: Store, members: Sequence[tuple[str, int | None]], perf: st
                 found = _computed(store, uid, key, options, seq, club)
         rows.append(member_row(name, uid, fide_id, found, lists.get(uid),
                                analysed_level(store, uid, key) if uid in analysed else None,
-                               now_ms))
+                               now_ms, linked.get(uid)))
     return rows
