@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import sqlite3
 import subprocess
 import sys
@@ -445,3 +446,29 @@ def test_a_group_id_that_is_not_the_linked_one_reads_no_real_rating(tmp_path: Pa
     assert ("member01: FIDE id 90000002 given, 90000001 linked: tracker sync links the "
             "group's") in calibration.left_out
     assert all(m.user != "member01" for m in calibration.data)
+
+
+def test_one_model_is_no_median_and_no_band(club_db: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bullet has one model (lebowitz): the table said "the median and band of lebowitz"
+    and showed a band "1489–1489" of one value, on the terminal and the Group page."""
+    table = api.group_table("club", "bullet", db=club_db)
+    assert table.models == ("lebowitz",) and not table.banded
+    assert table.scale_words == "lebowitz, the one model covering bullet"
+    done = subprocess.run([sys.executable, "-m", "tracker.cli.commands", "--db", str(club_db),
+                           "group", "show", "club", "--perf", "bullet"],
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "COLUMNS": "200"})
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].endswith("(FIDE-style: lebowitz, the one model covering bullet)")
+    header = next(line for line in lines if "FIDE-style" in line and "player" in line)
+    assert "band" not in header and "real FIDE" in header
+    indexinator = next(r for r in table.rows if r.user_id == "indexinator")
+    assert indexinator.fide is not None and indexinator.fide_low == indexinator.fide_high
+    at = _group_page(club_db, monkeypatch, perf="bullet")
+    assert "band" not in at.dataframe[0].value.columns
+    assert "lebowitz, the one model covering bullet" in at.caption[0].value
+    assert "median" not in at.caption[0].value
+    blitz = api.group_table("club", "blitz", db=club_db)
+    assert blitz.banded and blitz.scale_words == "the median and band of lebowitz, mathtuition"

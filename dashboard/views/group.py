@@ -134,11 +134,10 @@ with st.spinner(f"Reading the table of {group}…"):
     table = api.group_table(group, perf, db=ui.store())
 
 st.header(f"{ui.md(table.group)} — {perf}")
-models = ", ".join(table.models) if table.models else "no model covers this perf"
 st.caption(f"As of {table.as_of} (UTC). FIDE-style: what FIDE's rules make of each member's "
-           f"games with the opponents mapped to FIDE's scale by the models ({models}): their "
-           "median, and their band. Real FIDE: the standard list. Click a header to sort. "
-           + api.HALF_NOTE)
+           "games with the opponents mapped to FIDE's scale: "
+           f"{table.scale_words}. Real FIDE: the standard list. Click a header to sort. "
+           + (api.HALF_NOTE if table.banded else ""))
 config: dict[str, Any] = {
     key: st.column_config.Column(label, help=help_) for key, (label, help_) in COLUMNS.items()}
 for key in ("fide", "gap", "change_3m"):
@@ -148,6 +147,9 @@ frame = table_frame(table.rows)
 if table.club is None:  # the group has no club model for this perf: no empty column
     frame = frame.drop(columns=["club"])
     config.pop("club")
+if not table.banded:  # one model covers the perf: its rating, no band of one value
+    frame = frame.drop(columns=["band"])
+    config.pop("band")
 else:
     st.caption(f"Club model: {ui.md(table.club)}.")
 # A missing figure reads "—", as in `tracker group show` (never "None").

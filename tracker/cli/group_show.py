@@ -57,18 +57,18 @@ def group_show_cmd(
     from rich import box
     from rich.table import Table
 
-    models = ", ".join(table.models) or "no model"
     club = f"; club: {table.club}" if table.club else ""
     # A narrow terminal (80 columns) gets every figure whole, without the band and the level
     # (--json, --csv, a wider terminal) and with the notes under the table: squeezed, the gap
     # and club columns were drawn empty and the Lichess ratings cut to "24…".
     wide = out.width >= 150
-    grid = Table(title=f"{table.group} — {table.perf}, as of {table.as_of} (FIDE-style: the "
-                       f"median and band of {models}{club})",
+    grid = Table(title=f"{table.group} — {table.perf}, as of {table.as_of} (FIDE-style: "
+                       f"{table.scale_words}{club})",
                  box=box.HEAVY_HEAD if wide else box.SIMPLE_HEAD, show_edge=wide,
                  padding=(0, 1) if wide else (0, 0, 0, 1), pad_edge=wide)
     level = f"level (Lichess {table.perf})"
-    columns = ["player", "FIDE-style", *(["band"] if wide else []),
+    band_shown = wide and table.banded  # one model: its rating, no band of one value
+    columns = ["player", "FIDE-style", *(["band"] if band_shown else []),
                *(["club"] if table.club else []), "real FIDE", "gap", "Lichess", "30 days",
                "3 months", *([level, "note"] if wide else [])]
     for col in columns:
@@ -80,7 +80,7 @@ def group_show_cmd(
     for r in rows:
         band = f"{r.fide_low}–{r.fide_high}" if r.fide_low is not None else "—"
         grid.add_row(*map(cell, (
-            r.username, _n(r.fide), *([band] if wide else []),
+            r.username, _n(r.fide), *([band] if band_shown else []),
             *([_n(r.club)] if table.club else []),
             _n(r.real_fide), _n(r.gap, True), _n(r.lichess), str(r.recent_games),
             "no games" if r.games_3m == 0 else _n(r.change, True),
@@ -92,5 +92,5 @@ def group_show_cmd(
         for r in rows:
             if r.note:
                 say(out, f"{r.username}: {r.note}")
-        out.print("(the band and the level shown: widen the terminal, or use --json / --csv)",
-                  markup=False)
+        hidden = "the band and the level shown" if table.banded else "the level shown"
+        out.print(f"({hidden}: widen the terminal, or use --json / --csv)", markup=False)
