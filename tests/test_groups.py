@@ -235,3 +235,16 @@ def test_two_groups_cannot_give_one_player_two_fide_ids(any_store: Store) -> Non
     assert api.group_add("club", fide={"alice": 67890}, db=any_store).bad == []
     assert api.group_add("juniors", fide={"alice": 67890}, db=any_store).bad == []
     assert dict(api.group_members("juniors", db=any_store))["alice"] == 67890
+
+
+@pytest.mark.parametrize("sep", [";", "\t"])
+def test_a_roster_saved_with_semicolons_or_tabs_is_read(store: Store, tmp_path: Path,
+                                                         sep: str) -> None:
+    """A spreadsheet where the decimal mark is a comma saves "CSV" with semicolons: every row
+    was refused ("'alice;12345' is not a Lichess username"), nothing added."""
+    text = f"username{sep}fide_id\r\nalice{sep}12345\r\nbob{sep}\r\ncarol\r\nbad!{sep}5\r\n"
+    api.group_create("club", db=store)
+    r = api.group_add("club", from_csv=_roster(tmp_path, text), db=store)
+    assert (r.added, r.bad) == (["alice", "bob", "carol"], [f"row 5: 'bad!' {NOT_A_USERNAME}"])
+    assert dict(api.group_members("club", db=store)) == {"alice": 12345, "bob": None,
+                                                        "carol": None}

@@ -90,8 +90,10 @@ def read_roster(path: str | os.PathLike[str]) -> tuple[list[Member], list[str]]:
     """A roster CSV → ``(members, bad rows)``.
 
     Columns ``username`` and optional ``fide_id``; a first row whose first cell is
-    ``username`` is a header. Blank lines are skipped. A bad row (a third column, no username,
-    a name that cannot be a Lichess username, a FIDE id that is not one) is one line
+    ``username`` is a header. Blank lines are skipped. The columns are separated by commas,
+    or by semicolons or tabs when the first line has those and no comma (a spreadsheet
+    saving "CSV" where the decimal mark is a comma writes ``;``). A bad row (a third column,
+    no username, a name that cannot be a Lichess username, a FIDE id that is not one) is one line
     ``"row N: reason"`` (N: the file's line number); a user on several rows with different
     FIDE ids is one line naming them (see :func:`conflicts`) and is not read at all. Raises
     ArgumentError (exit 2) when the file cannot be read as UTF-8 text.
@@ -159,7 +161,9 @@ def _roster_rows(path: str | os.PathLike[str]) -> tuple[list[tuple[str, Member]]
         raise ArgumentError(f"the roster {p} is not UTF-8 text") from None
     found: list[tuple[str, Member]] = []
     bad: list[str] = []
-    reader = csv.reader(text.splitlines())
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    sep = next((c for c in (",", ";", "\t") if c in first), ",")
+    reader = csv.reader(text.splitlines(), delimiter=sep)
     for i, row in enumerate(reader):
         line = reader.line_num
         cells = [c.strip() for c in row]
