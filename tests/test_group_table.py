@@ -470,5 +470,11 @@ def test_one_model_is_no_median_and_no_band(club_db: Path,
     assert "band" not in at.dataframe[0].value.columns
     assert "lebowitz, the one model covering bullet" in at.caption[0].value
     assert "median" not in at.caption[0].value
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert spec["layout"]["yaxis"]["title"]["text"] == "FIDE-style rating"
+    assert all("band" not in h for t in spec["data"] for h in t["hovertext"])
+    assert at.caption[-1].value == ("Each line is a member's FIDE-style rating in force each "
+                                    "month: lebowitz, the one model covering bullet. A gap: "
+                                    "unrated then.")
     blitz = api.group_table("club", "blitz", db=club_db)
     assert blitz.banded and blitz.scale_words == "the median and band of lebowitz, mathtuition"
