@@ -39,9 +39,11 @@ def group_show_cmd(
     as_csv: Annotated[bool, typer.Option("--csv", help="Print CSV (a header row).")] = False,
 ) -> None:
     """The group's table: per member the hypothetical FIDE rating now (the scale models'
-    median and band), the real FIDE rating (standard list) and the gap, the Lichess rating,
-    rated games in the last 30 days, the change over the last 3 months and the level shown in
-    analysed games. A member without figures says why."""
+    median and band), the rating through the group's club model when it has one (group
+    calibrate), the real FIDE rating (standard list) and the gap, the Lichess rating, rated
+    games in the last 30 days, the change over the last 3 months and the level shown in
+    analysed games. A member without figures says why. On a narrow terminal the band and the
+    level are left out (--json and --csv have every column)."""
     if as_json and as_csv:
         raise ArgumentError("--json and --csv: give one")
     if sort not in api.SORT_KEYS:
