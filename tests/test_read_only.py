@@ -445,8 +445,23 @@ def test_a_postgres_role_that_may_only_read_is_refused_in_one_line_before_any_en
             assert conn.execute(text("SELECT count(*) FROM groups")).scalar() == 0
         with Store(pg_url) as owner:
             assert not owner.read_only  # the owner still writes
+        # A role that may write tracker's tables, beside another application's table it may
+        # only read, writes: only tracker's own tables are looked at.
+        with writable.engine.begin() as conn:
+            conn.execute(text("CREATE TABLE other_app (x int)"))
+            conn.execute(text("DROP ROLE IF EXISTS club_writer"))
+            conn.execute(text("CREATE ROLE club_writer LOGIN"))
+            conn.execute(text("GRANT USAGE ON SCHEMA public TO club_writer"))
+            conn.execute(text("GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA "
+                              "public TO club_writer"))
+            conn.execute(text("GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO club_writer"))
+            conn.execute(text("REVOKE INSERT, UPDATE, DELETE ON other_app FROM club_writer"))
+        with Store(pg_url.replace("//tracker@", "//club_writer@")) as writer:
+            assert not writer.read_only and writer.read_only_reason is None
+            api.group_create("club", db=writer)
     finally:
         with writable.engine.begin() as conn:
             conn.execute(text("DROP SCHEMA public CASCADE; CREATE SCHEMA public"))
             conn.execute(text("DROP ROLE IF EXISTS club_reader"))
+            conn.execute(text("DROP ROLE IF EXISTS club_writer"))
         writable.close()

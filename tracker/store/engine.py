@@ -166,21 +166,25 @@ class _RefuseWrites:
 #: Whether the PostgreSQL session may write tracker's tables: the role (``current_user``),
 #: whether its transactions are read-only (a hot standby, a role or database set to
 #: ``default_transaction_read_only``), and whether it holds INSERT, UPDATE and DELETE on every
-#: table of the schema (``has_table_privilege`` with several privileges means *any*).
+#: one of tracker's tables in the schema (``has_table_privilege`` with several privileges
+#: means *any*; other applications' tables beside them are not looked at).
 _PG_WRITABLE: Final = text(
     "SELECT current_user, current_setting('transaction_read_only'), "
     "coalesce(bool_and(has_table_privilege(c.oid, 'INSERT') "
     "AND has_table_privilege(c.oid, 'UPDATE') AND has_table_privilege(c.oid, 'DELETE')), "
     "true) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
-    "WHERE c.relkind = 'r' AND n.nspname = current_schema()")
+    "WHERE c.relkind = 'r' AND n.nspname = current_schema() AND c.relname = ANY(:names)")
 
 
 def pg_write_refusal(engine: Engine) -> str | None:
     """Why a PostgreSQL database refuses this session's writes (one clause naming the role
     and what to do), or ``None`` when it takes them: a role granted only SELECT (how a club
     shares its database to be looked at), or a read-only server or role."""
+    from tracker.store.models import Base
+
+    names = sorted(Base.metadata.tables)
     with engine.connect() as conn:
-        row = conn.execute(_PG_WRITABLE).one()
+        row = conn.execute(_PG_WRITABLE, {"names": names}).one()
     role, read_only, may_write = str(row[0]), row[1] == "on", bool(row[2])
     if read_only:
         return (f"the PostgreSQL server takes no writes from role {role} (a read-only server "
