@@ -88,8 +88,9 @@ def linked_ids(db: Database, user_ids: Collection[str]) -> dict[str, int]:
     out: dict[str, int] = {}
     with db.engine.connect() as conn:
         for chunk in _chunks(user_ids):
-            out.update(conn.execute(select(FideLinkRow.player_id, FideLinkRow.fide_id)
-                                    .where(FideLinkRow.player_id.in_(chunk))).tuples().all())
+            for uid, fide_id in conn.execute(select(FideLinkRow.player_id, FideLinkRow.fide_id)
+                                             .where(FideLinkRow.player_id.in_(chunk))):
+                out[uid] = fide_id
     return out
 
 
