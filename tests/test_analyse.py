@@ -279,3 +279,18 @@ def test_an_engine_name_longer_than_its_column_is_cut_to_fit() -> None:
     name, version = split_engine_name("E" * 100 + " 1." + "2" * 50)
     assert (len(name), len(version)) == (ENGINE_NAME_MAX, ENGINE_VERSION_MAX)
     assert split_engine_name("x" * 100) == ("x" * ENGINE_NAME_MAX, "")
+
+
+def test_nothing_to_analyse_does_not_say_complete(tmp_path: Path) -> None:
+    """A --since after the last game: exit code 1 under a line ending "— complete", which
+    reads as done. No engine is needed to find nothing."""
+    db = tmp_path / "t.db"
+    assert api.import_file(INDEXINATOR_LATER, db=db, user="indexinator").new > 0
+    done = subprocess.run([sys.executable, "-m", "tracker.cli.commands", "--db", str(db),
+                           "analyse", "indexinator", "--since", "2030-01-01", "--engine",
+                           str(tmp_path / "no-engine")],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, done.stderr
+    assert done.stdout == ("indexinator: 0 games, 0 already analysed, 0 with Lichess evals "
+                           "found, 0 analysed — nothing to analyse: no game in the set asked "
+                           "for (see --perf, --since)\n")

@@ -383,8 +383,16 @@ def test_a_worker_finds_lichess_evals_in_the_text_and_a_stopped_one_gives_its_ga
     assert _claims(store) == {}  # the games in flight given back at once, not at lease end
     rest = api.analyse("reda46", db=store, worker=True, nodes=NODES, jobs=2)
     assert rest.status == "complete" and partial.analysed + rest.analysed == 41
-    assert rest.asked == 41 - partial.analysed
+    # Every game of the set, those analysed already too, as a run alone counts them.
+    assert (rest.asked, rest.had_evals) == (41, partial.analysed)
     assert stored.count_analysed(store, "reda46") == {"engine": 41}
+    # A worker that comes when the work is done: the set's games, all analysed, exit 0; it
+    # said "0 games, 0 already analysed" (and exited 1, as for a set with no game at all).
+    late = api.analyse("reda46", db=store, worker=True, nodes=NODES)
+    assert (late.status, late.asked, late.had_evals, late.analysed) == ("complete", 41, 41, 0)
+    assert late.line().startswith("reda46: 41 games, 41 already analysed, 0 with Lichess evals "
+                                  "found, 0 analysed in ")
+    assert late.line().endswith("s — complete")
     store.close()
 
 

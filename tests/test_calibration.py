@@ -134,6 +134,10 @@ def test_cli_calibrate_and_replay(club: str) -> None:
     assert "club model: FIDE = " in done.stdout and "(n=10 members, 120 member-months" in \
         done.stdout
     assert "lebowitz" in done.stdout and "mathtuition" in done.stdout
+    # The last column counts member-months, not members: its header said "unrated".
+    header = next(line for line in done.stdout.splitlines() if "signed gap" in line)
+    assert header.split("   ")[-1].strip() == "months left out"
+    assert ("months left out: member-months the model cannot place" in done.stdout)
     replay = _tracker(club, "replay", "member03", "--perf", "blitz", "--scale", "club:club")
     assert replay.returncode == 0, replay.stderr
     assert "club model of club (n=10 members)" in replay.stdout
@@ -180,7 +184,7 @@ def test_a_line_that_cannot_be_fitted_is_refused_not_a_traceback(
 
     api.group_create("flat", db=store)  # type: ignore[arg-type]
     api.group_add("flat", [f"m{i}x" for i in range(8)], db=store)  # type: ignore[arg-type]
-    monkeypatch.setattr(calibration, "_member_months", lambda _s, uid, _p: (
+    monkeypatch.setattr(calibration, "_member_months", lambda _s, uid, _p, _fide=None: (
         [MemberMonth(uid, "2024-05", 1500, 1400 + len(uid))], ""))  # all at Lichess 1500
     c = api.group_calibrate("flat", "blitz", db=store)  # type: ignore[arg-type]
     assert c.club is None and c.used == 8

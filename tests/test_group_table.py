@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import sqlite3
 import subprocess
 import sys
@@ -379,3 +380,101 @@ def test_the_level_column_is_the_level_the_last_analysed_games_show(tmp_path: Pa
     assert recent is not None and recent.low < recent.estimate < recent.high
     assert rows["reda46"].level == f"{recent.estimate} ({recent.low}–{recent.high})"
     assert rows["cmrade"].level is None  # no move analysis stored
+
+
+def test_an_empty_club_cell_says_why_and_the_table_fits_80_columns(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """indexinator is rated by the published models (1499) but unrated on the club's line (his
+    pool gives 1279): the club cell was "—" with no note. And at 80 columns the table was
+    squeezed: the gap and club columns drawn empty, "member…", Lichess "24…"."""
+    from types import SimpleNamespace
+
+    from rich.console import Console
+
+    from tests.conftest import INDEXINATOR
+    from tracker.cli import group_show
+
+    db = _calibrated_club(tmp_path)
+    assert api.import_file(INDEXINATOR, db=db, user="indexinator").new == 2907
+    api.group_add("club", ["indexinator"], db=db)
+    table = api.group_table("club", db=db)
+    rows = {r.username: r for r in table.rows}
+    index = rows["indexinator"]
+    assert (index.fide, index.club) == (1499, None)
+    replay = api.replay("indexinator", "blitz", db=db, scale="club:club")
+    assert replay.current_rating is None
+    assert index.note == ("club model: unrated: pool of 14 games gives 1279, below 1400: "
+                          "not published")
+    assert all(r.note is None for r in table.rows if r.club is not None and r.real_fide)
+    assert api.group_table("club", db=db).rows == table.rows  # read back saved: the same note
+
+    terminal = Console(width=80, record=True, highlight=False, soft_wrap=True)
+    monkeypatch.setattr(group_show, "out", terminal)
+    ctx = SimpleNamespace(find_root=lambda: SimpleNamespace(params={"db": str(db)}))
+    group_show.group_show_cmd(ctx, "club", perf="blitz", sort="fide", reverse=False,  # type: ignore[arg-type]  # a stand-in for typer's context
+                              as_json=False, as_csv=False)
+    lines = terminal.export_text().splitlines()
+    table_lines = lines[1:lines.index(next(x for x in lines if x.startswith("FIDE-style:")))]
+    assert "…" not in "\n".join(table_lines)
+    assert max(len(line.rstrip()) for line in table_lines) <= 80
+    assert table_lines[0].split() == ["player", "FIDE-style", "club", "real", "FIDE", "gap",
+                                      "Lichess", "30", "days", "3", "months"]
+    for r in table.rows:  # every figure whole, in its column
+        line = next(x for x in table_lines if x.split()[:1] == [r.username]).split()
+        assert line[1:6] == [api.rating_text(x, "—") for x in (r.fide, r.club, r.real_fide)
+                             ] + [api.rating_text(r.gap, "—", signed=True), str(r.lichess)]
+    assert ("indexinator: club model: unrated: pool of 14 games gives 1279, below 1400: not "
+            "published") in lines
+    assert lines[-1] == ("(the band and the level shown: widen the terminal, or use --json "
+                         "/ --csv)")
+
+
+def test_a_group_id_that_is_not_the_linked_one_reads_no_real_rating(tmp_path: Path) -> None:
+    """member01's group id changed to member02's (90000002) while 90000001 stays linked
+    (until the next sync): the table showed 90000001's rating and gap under the id 90000002,
+    and the calibration fitted the club's line on it."""
+    db = _calibrated_club(tmp_path)
+    before = {r.user_id: r for r in api.group_table("club", db=db).rows}["member01"]
+    assert before.real_fide is not None and before.fide_id == 90000001
+    assert api.group_add("club", fide={"member01": 90000002}, db=db).bad == []
+    row = {r.user_id: r for r in api.group_table("club", db=db).rows}["member01"]
+    assert (row.fide_id, row.real_fide, row.gap) == (90000002, None, None)
+    assert row.note == "FIDE 90000002: not the linked id (90000001): tracker sync links it"
+    assert row.fide == before.fide  # the FIDE-style figures are the games': unchanged
+    calibration = api.group_calibrate("club", "blitz", db=db, save=False)
+    assert calibration.used == 9
+    assert ("member01: FIDE id 90000002 given, 90000001 linked: tracker sync links the "
+            "group's") in calibration.left_out
+    assert all(m.user != "member01" for m in calibration.data)
+
+
+def test_one_model_is_no_median_and_no_band(club_db: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bullet has one model (lebowitz): the table said "the median and band of lebowitz"
+    and showed a band "1489–1489" of one value, on the terminal and the Group page."""
+    table = api.group_table("club", "bullet", db=club_db)
+    assert table.models == ("lebowitz",) and not table.banded
+    assert table.scale_words == "lebowitz, the one model covering bullet"
+    done = subprocess.run([sys.executable, "-m", "tracker.cli.commands", "--db", str(club_db),
+                           "group", "show", "club", "--perf", "bullet"],
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "COLUMNS": "200"})
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].endswith("(FIDE-style: lebowitz, the one model covering bullet)")
+    header = next(line for line in lines if "FIDE-style" in line and "player" in line)
+    assert "band" not in header and "real FIDE" in header
+    indexinator = next(r for r in table.rows if r.user_id == "indexinator")
+    assert indexinator.fide is not None and indexinator.fide_low == indexinator.fide_high
+    at = _group_page(club_db, monkeypatch, perf="bullet")
+    assert "band" not in at.dataframe[0].value.columns
+    assert "lebowitz, the one model covering bullet" in at.caption[0].value
+    assert "median" not in at.caption[0].value
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert spec["layout"]["yaxis"]["title"]["text"] == "FIDE-style rating"
+    assert all("band" not in h for t in spec["data"] for h in t["hovertext"])
+    assert at.caption[-1].value == ("Each line is a member's FIDE-style rating in force each "
+                                    "month: lebowitz, the one model covering bullet. A gap: "
+                                    "unrated then.")
+    blitz = api.group_table("club", "blitz", db=club_db)
+    assert blitz.banded and blitz.scale_words == "the median and band of lebowitz, mathtuition"

@@ -215,3 +215,36 @@ def test_the_cli_names_the_conflicting_rows(tmp_path: Path) -> None:
     assert added.stderr == ("skipped rows 1 and 2: 'alice' is given with different FIDE ids "
                             "(12345, 67890): not added\n")
     assert added.stdout == "group club: 0 added, 0 already there, 1 bad\n"
+
+
+def test_two_groups_cannot_give_one_player_two_fide_ids(any_store: Store) -> None:
+    """A player has one FIDE link. Two groups with two ids for them made each group's sync
+    link its own (each sync flipping it back), and each group's table and calibration read
+    whichever was linked last: the other person's ratings under this group's id."""
+    api.group_create("club", db=any_store)
+    api.group_create("juniors", db=any_store)
+    assert api.group_add("club", fide={"alice": 12345, "bob": 777}, db=any_store).bad == []
+    r = api.group_add("juniors", ["carol"], fide={"Alice": 67890, "bob": 777}, db=any_store)
+    assert r.added == ["carol", "bob"]  # the same id, or a new player: added
+    assert r.bad == ["'Alice': FIDE id 67890 here, but 12345 in group club: not added (a "
+                     "player has one FIDE id: give the same one, or change it in the other "
+                     "group first)"]
+    assert dict(api.group_members("juniors", db=any_store)) == {"bob": 777, "carol": None}
+    assert api.group_add("juniors", ["alice"], db=any_store).added == ["alice"]  # no id: fine
+    # Changed in the other group first, it is accepted here.
+    assert api.group_add("club", fide={"alice": 67890}, db=any_store).bad == []
+    assert api.group_add("juniors", fide={"alice": 67890}, db=any_store).bad == []
+    assert dict(api.group_members("juniors", db=any_store))["alice"] == 67890
+
+
+@pytest.mark.parametrize("sep", [";", "\t"])
+def test_a_roster_saved_with_semicolons_or_tabs_is_read(store: Store, tmp_path: Path,
+                                                         sep: str) -> None:
+    """A spreadsheet where the decimal mark is a comma saves "CSV" with semicolons: every row
+    was refused ("'alice;12345' is not a Lichess username"), nothing added."""
+    text = f"username{sep}fide_id\r\nalice{sep}12345\r\nbob{sep}\r\ncarol\r\nbad!{sep}5\r\n"
+    api.group_create("club", db=store)
+    r = api.group_add("club", from_csv=_roster(tmp_path, text), db=store)
+    assert (r.added, r.bad) == (["alice", "bob", "carol"], [f"row 5: 'bad!' {NOT_A_USERNAME}"])
+    assert dict(api.group_members("club", db=store)) == {"alice": 12345, "bob": None,
+                                                        "carol": None}

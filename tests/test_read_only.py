@@ -388,3 +388,80 @@ def test_only_config_reads_the_environment() -> None:
     assert env["TRACKER_DB"] == "sqlite:///x.db" and env["PYTHONSAFEPATH"] == "1"
     assert "TRACKER_READ_ONLY" not in env
     assert config.child_environment("x", read_only=True)["TRACKER_READ_ONLY"] == "1"
+
+
+# --- a PostgreSQL role that may only read (how a club shares its database) -------------------
+
+def test_a_postgres_role_that_may_only_read_is_refused_in_one_line_before_any_engine(
+        pg_url: str, recording_engine: tuple[Path, Path],
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A club grants its dashboard's role SELECT only. Every write used to reach the server
+    and come back as a ``psycopg.errors.InsufficientPrivilege`` traceback, ``analyse`` after
+    Stockfish had searched a game, and ``sync`` failed every member one by one."""
+    engine, marker = recording_engine
+    writable = Store(pg_url)
+    reader_url = pg_url.replace("//tracker@", "//club_reader@")
+    try:
+        assert api.import_file(CMRADE, db=writable, user="cmrade").new == 474
+        with writable.engine.begin() as conn:
+            conn.execute(text("DROP ROLE IF EXISTS club_reader"))
+            conn.execute(text("CREATE ROLE club_reader LOGIN"))
+            conn.execute(text("GRANT USAGE ON SCHEMA public TO club_reader"))
+            conn.execute(text("GRANT SELECT ON ALL TABLES IN SCHEMA public TO club_reader"))
+        reason = ("the PostgreSQL role club_reader may only read this database: run it with a "
+                  "role that may write (GRANT INSERT, UPDATE, DELETE)")
+        store = api.open_store(reader_url)  # not asked to be read-only: the role says it
+        assert store.read_only and store.read_only_reason == reason
+        for action, writes in _refused_writes(store, "cmrade", engine).items():
+            for write in writes if isinstance(writes, list) else [writes]:
+                with pytest.raises(ReadOnlyError) as info:
+                    write()
+                assert str(info.value) in (f"{action} is not allowed: {reason}",
+                                           f"writing to the database is not allowed: {reason}")
+        with pytest.raises(ReadOnlyError, match=r"^analysing games is not allowed: the "):
+            api.analyse("cmrade", db=store, engine=str(engine), last=1, nodes=1000)
+        with pytest.raises(ReadOnlyError, match=r"^syncing players is not allowed: the "):
+            api.sync(db=store, base_url="http://127.0.0.1:9")
+        assert api.replay("cmrade", "blitz", db=store).periods  # reading works
+        store.close()
+        assert not marker.exists()  # no engine started
+        done = subprocess.run([sys.executable, "-m", "tracker.cli.commands", "--db", reader_url,
+                               "settings", "cmrade", "--start-rating", "1800"],
+                              capture_output=True, text=True, timeout=60,
+                              env={"PATH": "/usr/bin:/bin", "TRACKER_READ_ONLY": ""})
+        assert (done.returncode, done.stderr) == (
+            1, f"error: writing to the database is not allowed: {reason}\n")
+        # The dashboard on that role is served read-only (no Import page, no engine panel).
+        started: list[dict[str, str]] = []
+        monkeypatch.setattr(subprocess, "call", lambda cmd, env, **kw: started.append(env) or 0)
+        monkeypatch.setenv("TRACKER_READ_ONLY", "")
+        port = free_port()
+        assert launcher.dashboard(db=reader_url, port=port) == 0
+        assert started[-1]["TRACKER_READ_ONLY"] == "1"
+        assert capsys.readouterr().err == (f"tracker dashboard: http://127.0.0.1:{port}  "
+                                           "read-only  (Ctrl+C to stop)\n")
+        with writable.engine.connect() as conn:
+            assert conn.execute(text("SELECT count(*) FROM games")).scalar() == 474
+            assert conn.execute(text("SELECT count(*) FROM groups")).scalar() == 0
+        with Store(pg_url) as owner:
+            assert not owner.read_only  # the owner still writes
+        # A role that may write tracker's tables, beside another application's table it may
+        # only read, writes: only tracker's own tables are looked at.
+        with writable.engine.begin() as conn:
+            conn.execute(text("CREATE TABLE other_app (x int)"))
+            conn.execute(text("DROP ROLE IF EXISTS club_writer"))
+            conn.execute(text("CREATE ROLE club_writer LOGIN"))
+            conn.execute(text("GRANT USAGE ON SCHEMA public TO club_writer"))
+            conn.execute(text("GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA "
+                              "public TO club_writer"))
+            conn.execute(text("GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO club_writer"))
+            conn.execute(text("REVOKE INSERT, UPDATE, DELETE ON other_app FROM club_writer"))
+        with Store(pg_url.replace("//tracker@", "//club_writer@")) as writer:
+            assert not writer.read_only and writer.read_only_reason is None
+            api.group_create("club", db=writer)
+    finally:
+        with writable.engine.begin() as conn:
+            conn.execute(text("DROP SCHEMA public CASCADE; CREATE SCHEMA public"))
+            conn.execute(text("DROP ROLE IF EXISTS club_reader"))
+            conn.execute(text("DROP ROLE IF EXISTS club_writer"))
+        writable.close()

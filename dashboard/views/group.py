@@ -68,10 +68,10 @@ def table_frame(rows: Sequence[GroupRow]) -> pd.DataFrame:
     } for r in rows], columns=list(COLUMNS))
 
 
-def group_figure(rows: Sequence[GroupRow]) -> go.Figure:
+def group_figure(rows: Sequence[GroupRow], banded: bool = True) -> go.Figure:
     """The FIDE-style lines of ``rows`` on one time axis: each month's models' median in
     force from the month after its period (a step line, broken while unrated), the band on
-    hover."""
+    hover; not ``banded`` (one model covers the perf), that model's rating, no band."""
     fig = go.Figure()
     values: list[float] = []
     for i, r in enumerate(rows):
@@ -82,7 +82,8 @@ def group_figure(rows: Sequence[GroupRow]) -> go.Figure:
             xs.append(charts.month_start(charts.next_period(period)))
             ys.append(_float(median))
             values += [] if median is None else [float(median)]
-            hover.append(f"{period}: {_float(median)} (band {low}–{high})" if median is not None
+            band = f" (band {low}–{high})" if banded else ""
+            hover.append(f"{period}: {_float(median)}{band}" if median is not None
                          else f"{period}: unrated")
         fig.add_trace(go.Scatter(
             x=xs, y=ys, name=r.username, mode="lines", line_shape="hv",
@@ -92,7 +93,8 @@ def group_figure(rows: Sequence[GroupRow]) -> go.Figure:
     y_range = charts.padded_range(values)
     fig.update_layout(
         height=460, margin={"l": 10, "r": 10, "t": charts.TOOLBAR_ROOM, "b": 10},
-        hovermode="closest", yaxis_title="FIDE-style rating (models' median)",
+        hovermode="closest",
+        yaxis_title="FIDE-style rating" + (" (models' median)" if banded else ""),
         legend={"orientation": "h"},
         **({"yaxis_range": list(y_range)} if y_range is not None else {}))
     return fig
@@ -134,11 +136,10 @@ with st.spinner(f"Reading the table of {group}…"):
     table = api.group_table(group, perf, db=ui.store())
 
 st.header(f"{ui.md(table.group)} — {perf}")
-models = ", ".join(table.models) if table.models else "no model covers this perf"
 st.caption(f"As of {table.as_of} (UTC). FIDE-style: what FIDE's rules make of each member's "
-           f"games with the opponents mapped to FIDE's scale by the models ({models}): their "
-           "median, and their band. Real FIDE: the standard list. Click a header to sort. "
-           + api.HALF_NOTE)
+           "games with the opponents mapped to FIDE's scale: "
+           f"{table.scale_words}. Real FIDE: the standard list. Click a header to sort. "
+           + (api.HALF_NOTE if table.banded else ""))
 config: dict[str, Any] = {
     key: st.column_config.Column(label, help=help_) for key, (label, help_) in COLUMNS.items()}
 for key in ("fide", "gap", "change_3m"):
@@ -148,6 +149,9 @@ frame = table_frame(table.rows)
 if table.club is None:  # the group has no club model for this perf: no empty column
     frame = frame.drop(columns=["club"])
     config.pop("club")
+if not table.banded:  # one model covers the perf: its rating, no band of one value
+    frame = frame.drop(columns=["band"])
+    config.pop("band")
 else:
     st.caption(f"Club model: {ui.md(table.club)}.")
 # A missing figure reads "—", as in `tracker group show` (never "None").
@@ -164,7 +168,8 @@ by_name = {r.username: r for r in rated}
 default = [r.username for r in api.sort_rows(rated, "fide") if r.fide is not None]
 picked = st.multiselect("Players on the chart", list(by_name),
                         default=default[:DEFAULT_PICKED], key=f"group_pick_{group}_{perf}")
-st.plotly_chart(group_figure([by_name[n] for n in picked]), key="group_chart",
+st.plotly_chart(group_figure([by_name[n] for n in picked], table.banded), key="group_chart",
                 config={"displaylogo": False})
-st.caption("Each line is a member's FIDE-style rating in force each month: the median of the "
-           "models (hover for their band). A gap: unrated then.")
+st.caption("Each line is a member's FIDE-style rating in force each month: "
+           + ("the median of the models (hover for their band)." if table.banded
+              else f"{table.scale_words}.") + " A gap: unrated then.")

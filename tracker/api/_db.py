@@ -80,10 +80,18 @@ READ_ONLY_ENV_HINT: Final = ("$TRACKER_READ_ONLY is set, which makes every datab
 
 def check_writable(db: Db, action: str) -> None:
     """Raise ReadOnlyError (one line, exit code 1) before ``action`` (``"importing games"``)
-    when ``db`` is read-only (see :func:`read_only_mode`): nothing is opened or written."""
-    if read_only_mode(db):
-        raise ReadOnlyError(f"{action} is not allowed: {READ_ONLY_HINT}; run it with the "
-                            "tracker command where the database is kept")
+    when ``db`` is read-only (see :func:`read_only_mode`): nothing is opened or written. An
+    open store that the database itself refuses to let write (a PostgreSQL role granted only
+    SELECT) says so, naming the role."""
+    if not read_only_mode(db):
+        return
+    from tracker.store.db import Store
+    from tracker.store.engine import SERVED_READ_ONLY
+
+    if isinstance(db, Store) and db.read_only_reason not in (None, SERVED_READ_ONLY):
+        raise ReadOnlyError(f"{action} is not allowed: {db.read_only_reason}")
+    raise ReadOnlyError(f"{action} is not allowed: {READ_ONLY_HINT}; run it with the "
+                        "tracker command where the database is kept")
 
 
 def check_database(db: Db = None, *, create: bool = False) -> None:

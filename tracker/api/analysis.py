@@ -101,6 +101,7 @@ def analyse(
     check_writable(db, "analysing games")
     budget = DEFAULT_NODES if nodes is None else nodes
     store = _store(db)
+    check_writable(store, "analysing games")  # a role that may not write: before any engine
     if group is not None:
         from tracker.store import groups
 

@@ -60,6 +60,22 @@ class GroupTable:
     def as_of(self) -> date:
         return datetime.fromtimestamp(self.now_ms / 1000, tz=UTC).date()
 
+    @property
+    def banded(self) -> bool:
+        """Whether the FIDE-style figures have a band: two models or more cover the perf."""
+        return len(self.models) > 1
+
+    @property
+    def scale_words(self) -> str:
+        """What the FIDE-style column is, in words: "the median and band of lebowitz,
+        mathtuition"; with one model covering the perf, that model's alone ("lebowitz, the one
+        model covering rapid": no median, no band); "no model covers rapid"."""
+        if not self.models:
+            return f"no model covers {self.perf}"
+        if not self.banded:
+            return f"{self.models[0]}, the one model covering {self.perf}"
+        return f"the median and band of {', '.join(self.models)}"
+
 
 def _now_ms(now: datetime | date | int | None) -> int:
     if now is None:

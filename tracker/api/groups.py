@@ -90,8 +90,10 @@ def read_roster(path: str | os.PathLike[str]) -> tuple[list[Member], list[str]]:
     """A roster CSV → ``(members, bad rows)``.
 
     Columns ``username`` and optional ``fide_id``; a first row whose first cell is
-    ``username`` is a header. Blank lines are skipped. A bad row (a third column, no username,
-    a name that cannot be a Lichess username, a FIDE id that is not one) is one line
+    ``username`` is a header. Blank lines are skipped. The columns are separated by commas,
+    or by semicolons or tabs when the first line has those and no comma (a spreadsheet
+    saving "CSV" where the decimal mark is a comma writes ``;``). A bad row (a third column,
+    no username, a name that cannot be a Lichess username, a FIDE id that is not one) is one line
     ``"row N: reason"`` (N: the file's line number); a user on several rows with different
     FIDE ids is one line naming them (see :func:`conflicts`) and is not read at all. Raises
     ArgumentError (exit 2) when the file cannot be read as UTF-8 text.
@@ -124,6 +126,27 @@ def conflicts(entries: Sequence[tuple[str, Member]]) -> tuple[list[Member], list
     return ([m for _, m in entries if m.user_id not in clashing], list(clashing.values()))
 
 
+def _other_groups_agree(store: Any, name: str, todo: Sequence[Member]
+                        ) -> tuple[list[Member], list[str]]:
+    """``todo`` without the members given a FIDE id that another group gives them
+    differently, and one line for each: a player has one FIDE link, so two groups with two
+    ids would make each sync link its own and each group's table and calibration read the
+    other's ratings."""
+    from tracker.store import groups
+
+    given = [m.user_id for m in todo if m.fide_id is not None]
+    other = groups.fide_ids_elsewhere(store, name, given) if given else {}
+    bad: dict[str, str] = {}
+    for m in todo:
+        clash = [(g, f) for g, f in other.get(m.user_id, []) if f != m.fide_id]
+        if m.fide_id is not None and clash:
+            there = _and([f"{f} in group {g}" for g, f in clash])
+            bad[m.user_id] = (f"{m.username!r}: FIDE id {m.fide_id} here, but {there}: not "
+                              "added (a player has one FIDE id: give the same one, or change "
+                              "it in the other group first)")
+    return [m for m in todo if m.user_id not in bad], list(bad.values())
+
+
 def _and(words: Sequence[str]) -> str:
     return ", ".join(words[:-1]) + " and " + words[-1] if len(words) > 1 else "".join(words)
 
@@ -138,7 +161,9 @@ def _roster_rows(path: str | os.PathLike[str]) -> tuple[list[tuple[str, Member]]
         raise ArgumentError(f"the roster {p} is not UTF-8 text") from None
     found: list[tuple[str, Member]] = []
     bad: list[str] = []
-    reader = csv.reader(text.splitlines())
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    sep = next((c for c in (",", ";", "\t") if c in first), ",")
+    reader = csv.reader(text.splitlines(), delimiter=sep)
     for i, row in enumerate(reader):
         line = reader.line_num
         cells = [c.strip() for c in row]
@@ -190,8 +215,9 @@ def group_add(name: str, users: Sequence[str] = (), *, fide: Mapping[str, int] |
         except ValueError as exc:
             bad.append(f"{user!r}: {exc}")
     todo, clashes = conflicts(given)
+    todo, elsewhere = _other_groups_agree(store, gname, todo)
     changes = groups.add_members(store, gname, todo)
-    bad += clashes
+    bad += clashes + elsewhere
     return GroupAddResult(gname, changes.added, changes.already, bad)
 
 
@@ -295,6 +321,7 @@ def sync(
     check_writable(db, "syncing players")
     key = resolve_token(token, token_file)
     store = open_store(db, create=True)
+    check_writable(store, "syncing players")  # a role that may not write: before any request
     if group is not None:
         name = groups.check_name(group)
         targets = [SyncTarget(m.username, m.fide_id) for m in groups.members(store, name)]

@@ -133,6 +133,9 @@ def dashboard(*, db: Db = None, port: int = 8501, host: str = "127.0.0.1",
     warning = check_exposure(host, read_only=read_only, allow_writes=allow_writes)
     # one line here if the database cannot be opened (read-only: missing, or an old schema)
     store = open_store(db, create=not read_only, read_only=read_only)
+    # A database that refuses this role's writes (a PostgreSQL role granted only SELECT) is
+    # served read-only: no Import page, no engine panel, rather than forms that fail.
+    read_only = read_only or store.read_only
     url = store.url
     check_port(host, port)
     cmd = [

@@ -39,9 +39,11 @@ def group_show_cmd(
     as_csv: Annotated[bool, typer.Option("--csv", help="Print CSV (a header row).")] = False,
 ) -> None:
     """The group's table: per member the hypothetical FIDE rating now (the scale models'
-    median and band), the real FIDE rating (standard list) and the gap, the Lichess rating,
-    rated games in the last 30 days, the change over the last 3 months and the level shown in
-    analysed games. A member without figures says why."""
+    median and band), the rating through the group's club model when it has one (group
+    calibrate), the real FIDE rating (standard list) and the gap, the Lichess rating, rated
+    games in the last 30 days, the change over the last 3 months and the level shown in
+    analysed games. A member without figures says why. On a narrow terminal the band and the
+    level are left out (--json and --csv have every column)."""
     if as_json and as_csv:
         raise ArgumentError("--json and --csv: give one")
     if sort not in api.SORT_KEYS:
@@ -54,26 +56,43 @@ def group_show_cmd(
     if as_csv:
         print(api.group_table_csv(table, sort, descending=descending), end="")
         return
+    from rich import box
     from rich.table import Table
 
-    models = ", ".join(table.models) or "no model"
     club = f"; club: {table.club}" if table.club else ""
-    grid = Table(title=f"{table.group} — {table.perf}, as of {table.as_of} (FIDE-style: the "
-                       f"median and band of {models}{club})")
-    columns = ["player", "FIDE-style", "band", *(["club"] if table.club else []), "real FIDE",
-               "gap", "Lichess", "30 days", "3 months", f"level (Lichess {table.perf})", "note"]
+    # A narrow terminal (80 columns) gets every figure whole, without the band and the level
+    # (--json, --csv, a wider terminal) and with the notes under the table: squeezed, the gap
+    # and club columns were drawn empty and the Lichess ratings cut to "24…".
+    wide = out.width >= 150
+    grid = Table(title=f"{table.group} — {table.perf}, as of {table.as_of} (FIDE-style: "
+                       f"{table.scale_words}{club})",
+                 box=box.HEAVY_HEAD if wide else box.SIMPLE_HEAD, show_edge=wide,
+                 padding=(0, 1) if wide else (0, 0, 0, 1), pad_edge=wide)
+    level = f"level (Lichess {table.perf})"
+    band_shown = wide and table.banded  # one model: its rating, no band of one value
+    columns = ["player", "FIDE-style", *(["band"] if band_shown else []),
+               *(["club"] if table.club else []), "real FIDE", "gap", "Lichess", "30 days",
+               "3 months", *([level, "note"] if wide else [])]
     for col in columns:
-        grid.add_column(col, justify="left" if col.startswith(("player", "level", "note"))
-                        else "right",
-                        overflow="fold" if col == "note" else "ellipsis",
-                        no_wrap=col != "note")
-    for r in api.sort_rows(table.rows, sort, descending=descending):
+        folds = col in ("player", "note")
+        grid.add_column(col, justify="left" if col in ("player", level, "note") else "right",
+                        overflow="fold" if folds else "ellipsis", no_wrap=not folds,
+                        min_width=None if folds else len(col))
+    rows = api.sort_rows(table.rows, sort, descending=descending)
+    for r in rows:
         band = f"{r.fide_low}–{r.fide_high}" if r.fide_low is not None else "—"
         grid.add_row(*map(cell, (
-            r.username, _n(r.fide), band, *([_n(r.club)] if table.club else []),
+            r.username, _n(r.fide), *([band] if band_shown else []),
+            *([_n(r.club)] if table.club else []),
             _n(r.real_fide), _n(r.gap, True), _n(r.lichess), str(r.recent_games),
             "no games" if r.games_3m == 0 else _n(r.change, True),
-            r.level or api.NOT_ANALYSED, r.note or "")))
+            *([r.level or api.NOT_ANALYSED, r.note or ""] if wide else []))))
     out.print(grid)
     say(out, "FIDE-style: what FIDE's rules make of the games on the FIDE scale (estimates); "
              "real FIDE: the standard list; gap = FIDE-style − real. " + api.HALF_NOTE)
+    if not wide:
+        for r in rows:
+            if r.note:
+                say(out, f"{r.username}: {r.note}")
+        hidden = "the band and the level shown" if table.banded else "the level shown"
+        out.print(f"({hidden}: widen the terminal, or use --json / --csv)", markup=False)

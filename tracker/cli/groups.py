@@ -148,8 +148,11 @@ def _print_calibration(c: api.Calibration) -> None:
              f"linked, {c.used} with ratings in the same months ({len(c.data)} member-months)")
     for line in c.left_out:
         say(out, f"  left out: {line}")
-    table = Table("model", "signed gap", "mean |gap|", "members", "unrated", box=box.SIMPLE_HEAD,
-                  title="model − real FIDE standard, rating points (mean over members)")
+    # "unrated" alone read as a count of members beside "members": it counts member-months.
+    table = Table("model", "signed gap", "mean |gap|", "members", "months left out",
+                  box=box.SIMPLE_HEAD,
+                  title="model − real FIDE standard, rating points (mean over members); "
+                        "months left out: member-months the model cannot place")
     rows = [*c.gaps, *([c.club_gap] if c.club_gap else [])]
     for g in rows:
         table.add_row(cell(g.key), _gap(g.signed), "-" if g.mean_abs is None else

@@ -123,6 +123,10 @@ class AnalyseSummary:
                      "games/s)")
         if self.skipped:
             text += ", skipped " + ", ".join(f"{n} {r}" for r, n in sorted(self.skipped.items()))
+        if self.asked == 0 and self.status == "complete" and not self.message:
+            # Nothing was there to analyse (exit code 1): not "complete", which reads as done.
+            return text + (" — nothing to analyse: no game in the set asked for (see --perf, "
+                           "--since)")
         text += f" in {self.seconds:.1f}s — {self.status}"
         return text + (f": {self.message}" if self.message else "")
 

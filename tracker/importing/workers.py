@@ -57,6 +57,7 @@ from tracker.store.claims import (
     release_claims,
     renew_claims,
     require_shared,
+    scope_analysed,
     scope_state,
     skip_game,
 )
@@ -141,7 +142,10 @@ def run_worker(store: Store, label: str, members: Sequence[str], *, perf: str | 
     summary = AnalyseSummary(label, perf, nodes, jobs)
     scope = ClaimScope(tuple(m.lower() for m in members), perf, since_ms)
     first = scope_state(store, scope)
-    summary.asked = first.to_do
+    # Every game of the set, as a run alone counts them: those with evals already too (a
+    # worker that comes when the club's work is done says so, not "0 games").
+    summary.had_evals = scope_analysed(store, scope)
+    summary.asked = summary.had_evals + first.to_do
     with summary_run(summary, started):
         if first.to_do:
             shared = _Shared(store, worker_id(), scope, int(lease * 1000), nodes,

@@ -141,11 +141,16 @@ class Calibration:
     left_out: list[str] = field(default_factory=list)
 
 
-def _member_months(store: Store, user_id: str, perf: str) -> tuple[list[MemberMonth], str]:
-    """A member's months (see the module docstring), or ``[]`` and why."""
+def _member_months(store: Store, user_id: str, perf: str, fide_id: int | None = None
+                   ) -> tuple[list[MemberMonth], str]:
+    """A member's months (see the module docstring), or ``[]`` and why. ``fide_id``: the
+    group's FIDE id for the member; a link to another id is not the group's member's."""
     link = load_fide_link(store, user_id)
     if link is None:
         return [], "no FIDE id linked"
+    if fide_id is not None and link.profile.fide_id != fide_id:
+        return [], (f"FIDE id {fide_id} given, {link.profile.fide_id} linked: tracker sync "
+                    "links the group's")
     if not link.lists["standard"]:
         return [], "no FIDE standard rating"
     if not queries.is_tracked(store, user_id):
@@ -233,7 +238,7 @@ def calibrate(store: Store, group: str, perf: str, *, save: bool = True,
     left_out: list[str] = []
     linked = 0
     for m in members:
-        months, why = _member_months(store, m.user_id, perf)
+        months, why = _member_months(store, m.user_id, perf, m.fide_id)
         linked += why != "no FIDE id linked"
         data += months
         if not months:

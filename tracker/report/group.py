@@ -49,7 +49,7 @@ NOT_ANALYSED: Final = "not analysed"
 
 #: The version of a member's saved summary: bump it whenever what a summary holds changes
 #: (this module's figures, the replay report it reads, the engine, the scale models).
-GROUP_VERSION: Final = 1
+GROUP_VERSION: Final = 2  # 2: the club model's unrated reason
 
 #: What a saved summary's options hold of the code beside :data:`GROUP_VERSION`: the pass's
 #: version (a new pass version never reads an old summary).
@@ -73,6 +73,7 @@ class _Saved(msgspec.Struct, array_like=True):
     error: str | None = None
     club: list[int | None] = []
     club_label: str | None = None
+    club_unrated: str | None = None
 
 
 _DECODER: Final = msgspec.msgpack.Decoder(_Saved)
@@ -90,7 +91,9 @@ class Summary:
     game's end (ms since the epoch, UTC) and the rating after it. ``games``: the games of the
     perf; ``counted``: those FIDE's method counts. ``error``: why there is no replay (no
     games in the perf, no model covering it), saved too. ``club``: the rating after each
-    period under the group's club model (``club_label`` names it), empty without one.
+    period under the group's club model (``club_label`` names it), empty without one;
+    ``club_unrated``: why the club model leaves the player unrated after the last period
+    (``None``: rated, or no club model).
     """
 
     name: str
@@ -107,6 +110,7 @@ class Summary:
     error: str | None = None
     club: tuple[int | None, ...] = ()
     club_label: str | None = None
+    club_unrated: str | None = None
 
     def at(self, month: str) -> tuple[Fraction | None, int | None, int | None] | None:
         """``(median, low, high)`` in force after the last period up to ``month``
@@ -136,7 +140,7 @@ def _encode(s: Summary) -> bytes:
         s.name, s.games, s.counted, list(s.models), list(s.periods),
         [None if m is None else int(m * 2) for m in s.median], list(s.low), list(s.high),
         s.unrated, array_bytes(s.ends), array_bytes(s.ratings), s.error, list(s.club),
-        s.club_label))
+        s.club_label, s.club_unrated))
 
 
 def _decode(payload: bytes) -> Summary | None:
@@ -153,7 +157,7 @@ def _decode(payload: bytes) -> Summary | None:
                    tuple(saved.periods),
                    tuple(None if m is None else Fraction(m, 2) for m in saved.median2),
                    tuple(saved.low), tuple(saved.high), saved.unrated, ends, ratings,
-                   saved.error, tuple(saved.club), saved.club_label)
+                   saved.error, tuple(saved.club), saved.club_label, saved.club_unrated)
 
 
 def _summarise(r: report.ReplayReport) -> Summary:
@@ -169,11 +173,7 @@ def _summarise(r: report.ReplayReport) -> Summary:
         median.append(band.median)
         low.append(band.min)
         high.append(band.max)
-    unrated = None
-    if not median or median[-1] is None:
-        reason = r.unrated_reason() or "unrated"
-        reason = reason.removesuffix(": unrated from next period")
-        unrated = reason if reason.startswith("unrated") else f"unrated: {reason}"
+    unrated = _unrated(r) if not median or median[-1] is None else None
     ends: array[int] = array("q")
     ratings: array[int] = array("i")
     for p in r.lichess:
@@ -182,6 +182,13 @@ def _summarise(r: report.ReplayReport) -> Summary:
     return Summary(r.player, len(r.games), r.counted, tuple(m.key for m in r.models),
                    tuple(row.period for row in r.periods), tuple(median), tuple(low),
                    tuple(high), unrated, ends, ratings)
+
+
+def _unrated(r: report.ReplayReport) -> str:
+    """Why ``r`` leaves the player unrated after its last period ("unrated: …")."""
+    reason = r.unrated_reason() or "unrated"
+    reason = reason.removesuffix(": unrated from next period")
+    return reason if reason.startswith("unrated") else f"unrated: {reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,7 +254,8 @@ def _with_club(store: Store, uid: str, perf: str, built: Summary, club: ClubScal
     after = tuple(row.result.rating_after for row in r.periods)
     if len(after) != len(built.periods):
         return built
-    return replace(built, club=after, club_label=club.label)
+    unrated = _unrated(r) if after and after[-1] is None else None
+    return replace(built, club=after, club_label=club.label, club_unrated=unrated)
 
 
 def _computed(store: Store, uid: str, perf: str, options: snapshots.Key, seq: int,
@@ -362,14 +370,19 @@ NOT_IMPORTED: Final = "no games imported yet (tracker sync --group imports them)
 
 
 def member_row(username: str, uid: str, fide_id: int | None, s: Summary | None,
-               real_list: Sequence[ListEntry] | None, level: str | None, now_ms: int
-               ) -> GroupRow:
+               real_list: Sequence[ListEntry] | None, level: str | None, now_ms: int,
+               linked: int | None = None) -> GroupRow:
     """The table's row for one member (see :class:`GroupRow`) from their summary (``None``:
-    no games stored) and real FIDE list; a member without figures is a row with its
-    ``note``, never an error."""
+    no games stored) and real FIDE list (of the ``linked`` FIDE id); a member without
+    figures is a row with its ``note``, never an error. The group's ``fide_id`` and the
+    linked one differing (linked by hand, or before the group's id was changed), the linked
+    id's list is another person's as far as the group knows: no real figure, and the note
+    says so."""
     month = month_of(utc_from_ms(now_ms))
-    real, real_month = _in_force(real_list, month)
-    real_note = (f"FIDE {fide_id}: no standard rating stored yet"
+    other = fide_id is not None and linked is not None and linked != fide_id
+    real, real_month = _in_force(None if other else real_list, month)
+    real_note = (f"FIDE {fide_id}: not the linked id ({linked}): tracker sync links it"
+                 if other else f"FIDE {fide_id}: no standard rating stored yet"
                  if fide_id is not None and real is None else None)
     if s is None or s.error is not None:
         note = NOT_IMPORTED if s is None else s.error
@@ -381,6 +394,11 @@ def member_row(username: str, uid: str, fide_id: int | None, s: Summary | None,
     change = (median - before[0] if median is not None and before is not None
               and before[0] is not None else None)
     note = None if median is not None else (s.unrated or "unrated")
+    club_now = s.club_at(month)
+    if s.club and club_now is None and median is not None:
+        # The club model leaves the player unrated while the published ones rate them:
+        # say why the club column is empty (a pool below 1400 on the club's lower line).
+        note = f"club model: {s.club_unrated or 'unrated'}"
     if real_note is not None:
         note = f"{note}; {real_note}" if note else real_note
     return GroupRow(
@@ -391,7 +409,7 @@ def member_row(username: str, uid: str, fide_id: int | None, s: Summary | None,
             now_ms - RECENT_DAYS * DAY_MS, now_ms),
         change=change, level=level, games=s.games, counted=s.counted, note=note,
         line=tuple(zip(s.periods, s.median, s.low, s.high, strict=True)),
-        club=s.club_at(month),
+        club=club_now,
         games_3m=s.games_between(_month_start_ms(months_before(month, CHANGE_MONTHS)) - 1,
                                  now_ms),
     )
@@ -419,6 +437,7 @@ def table_rows(store: Store, members: Sequence[tuple[str, int | None]], perf: st
     seq, payloads = group_reads.current_payloads(store, have, key, snapshots.GROUP,
                                                  GROUP_VERSION)
     lists = group_reads.fide_lists(store, have, "standard")
+    linked = group_reads.linked_ids(store, have)
     analysed = analysed_players(store, have, key)  # the few with move analysis, one query
     rows = []
     for (name, fide_id), uid in zip(members, ids, strict=True):
@@ -431,5 +450,5 @@ def table_rows(store: Store, members: Sequence[tuple[str, int | None]], perf: st
                 found = _computed(store, uid, key, options, seq, club)
         rows.append(member_row(name, uid, fide_id, found, lists.get(uid),
                                analysed_level(store, uid, key) if uid in analysed else None,
-                               now_ms))
+                               now_ms, linked.get(uid)))
     return rows

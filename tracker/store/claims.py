@@ -213,6 +213,17 @@ class ScopeState:
     claimed: int
 
 
+def scope_analysed(db: Database, scope: ClaimScope) -> int:
+    """The scope's games that have evals already (one query): with :func:`scope_state`'s
+    ``to_do``, every game of the scope."""
+    g = Game.__table__.c
+    a = GameAnalysis.__table__.c
+    games = players_games(scope.user_ids, scope.perf, since_ms=scope.since_ms).where(
+        exists().where(a.game_pk == g.pk)).subquery()
+    with db.engine.connect() as conn:
+        return int(conn.execute(select(func.count()).select_from(games)).scalar_one())
+
+
 def scope_state(db: Database, scope: ClaimScope) -> ScopeState:
     """The scope's games left to analyse and those claimed now (one query)."""
     c = _claims().c

@@ -141,25 +141,67 @@ _WRITES: Final = ("INSERT", "UPDATE", "DELETE", "UPSERT", "REPLACE", "CREATE", "
                   "ALTER", "TRUNCATE", "COPY", "GRANT", "REVOKE", "VACUUM", "REINDEX")
 
 
-def _refuse_writes(_conn: Any, _cursor: Any, statement: str, _params: Any, context: Any,
-                   _many: bool) -> None:
+#: Why a database opened read-only by tracker refuses writes (the end of the one line).
+SERVED_READ_ONLY: Final = ("the database is served read-only (tracker dashboard --read-only, "
+                           "or $TRACKER_READ_ONLY)")
+
+
+class _RefuseWrites:
     """``before_cursor_execute`` of a read-only engine: a write is refused with one line
-    (ReadOnlyError) before the database sees it, whichever module asked for it."""
-    compiled_write = context is not None and (context.isinsert or context.isupdate
-                                              or context.isdelete)
-    words = statement.split(None, 1)
-    if compiled_write or (words and words[0].upper() in _WRITES):
-        raise ReadOnlyError("writing to the database is not allowed: the database is served "
-                            "read-only (tracker dashboard --read-only, or "
-                            "$TRACKER_READ_ONLY)")
+    (ReadOnlyError, ending with ``reason``) before the database sees it, whichever module
+    asked for it."""
+
+    def __init__(self, reason: str = SERVED_READ_ONLY) -> None:
+        self.reason = reason
+
+    def __call__(self, _conn: Any, _cursor: Any, statement: str, _params: Any, context: Any,
+                 _many: bool) -> None:
+        compiled_write = context is not None and (context.isinsert or context.isupdate
+                                                  or context.isdelete)
+        words = statement.split(None, 1)
+        if compiled_write or (words and words[0].upper() in _WRITES):
+            raise ReadOnlyError(f"writing to the database is not allowed: {self.reason}")
 
 
-def create_db_engine(url: str, *, read_only: bool = False) -> Engine:
+#: Whether the PostgreSQL session may write tracker's tables: the role (``current_user``),
+#: whether its transactions are read-only (a hot standby, a role or database set to
+#: ``default_transaction_read_only``), and whether it holds INSERT, UPDATE and DELETE on every
+#: one of tracker's tables in the schema (``has_table_privilege`` with several privileges
+#: means *any*; other applications' tables beside them are not looked at).
+_PG_WRITABLE: Final = text(
+    "SELECT current_user, current_setting('transaction_read_only'), "
+    "coalesce(bool_and(has_table_privilege(c.oid, 'INSERT') "
+    "AND has_table_privilege(c.oid, 'UPDATE') AND has_table_privilege(c.oid, 'DELETE')), "
+    "true) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+    "WHERE c.relkind = 'r' AND n.nspname = current_schema() AND c.relname = ANY(:names)")
+
+
+def pg_write_refusal(engine: Engine) -> str | None:
+    """Why a PostgreSQL database refuses this session's writes (one clause naming the role
+    and what to do), or ``None`` when it takes them: a role granted only SELECT (how a club
+    shares its database to be looked at), or a read-only server or role."""
+    from tracker.store.models import Base
+
+    names = sorted(Base.metadata.tables)
+    with engine.connect() as conn:
+        row = conn.execute(_PG_WRITABLE, {"names": names}).one()
+    role, read_only, may_write = str(row[0]), row[1] == "on", bool(row[2])
+    if read_only:
+        return (f"the PostgreSQL server takes no writes from role {role} (a read-only server "
+                "or default_transaction_read_only): run it with a role that may write")
+    if not may_write:
+        return (f"the PostgreSQL role {role} may only read this database: run it with a role "
+                "that may write (GRANT INSERT, UPDATE, DELETE)")
+    return None
+
+
+def create_db_engine(url: str, *, read_only: bool = False,
+                     reason: str = SERVED_READ_ONLY) -> Engine:
     """A SQLAlchemy engine for ``url`` with tracker's connection settings.
 
-    ``read_only``: every write is refused with ReadOnlyError before it is sent, and every
-    connection refuses writes by the database itself too (SQLite's ``query_only``,
-    PostgreSQL's ``default_transaction_read_only``)."""
+    ``read_only``: every write is refused with ReadOnlyError (its message ending with
+    ``reason``) before it is sent, and every connection refuses writes by the database itself
+    too (SQLite's ``query_only``, PostgreSQL's ``default_transaction_read_only``)."""
     if url.startswith("sqlite"):
         if url in ("sqlite://", "sqlite:///:memory:"):
             engine = create_engine(
@@ -170,11 +212,11 @@ def create_db_engine(url: str, *, read_only: bool = False) -> Engine:
         event.listen(engine, "connect", _sqlite_on_connect)
         if read_only:
             event.listen(engine, "connect", _sqlite_query_only)
-            event.listen(engine, "before_cursor_execute", _refuse_writes)
+            event.listen(engine, "before_cursor_execute", _RefuseWrites(reason))
         return engine
     if read_only and url.startswith("postgresql"):
         engine = create_engine(url, pool_pre_ping=True, connect_args={"options": _PG_READ_ONLY})
-        event.listen(engine, "before_cursor_execute", _refuse_writes)
+        event.listen(engine, "before_cursor_execute", _RefuseWrites(reason))
         return engine
     return create_engine(url, pool_pre_ping=True)
 
@@ -396,6 +438,8 @@ class Database:
         #: Opened read-only: the database refuses every write, and none is attempted (no
         #: migration, no saved pass); the API refuses its writes with ReadOnlyError.
         self.read_only = read_only
+        #: Why writes are refused, the end of the one-line ReadOnlyError (``None``: writable).
+        self.read_only_reason: str | None = SERVED_READ_ONLY if read_only else None
         if engine is None:
             problem = url_problem(self.url)
             if problem is not None:
@@ -408,12 +452,26 @@ class Database:
                 _check_schema(self.engine, self.display_url)
             else:
                 migrate(self.engine)
+                if engine is None and self.engine.dialect.name == "postgresql":
+                    self._read_only_if_refused()
         except DatabaseError:
             raise
         except Exception as exc:  # driver errors: unreadable file, not a database, no server
             reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             raise DatabaseError(f"cannot open database {self.display_url}: {reason}") from exc
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
+
+    def _read_only_if_refused(self) -> None:
+        """A PostgreSQL role that may not write (a club's read-only role, a standby server)
+        opens the database read-only, as ``read_only=True`` does: every write is then refused
+        with one line naming the role, before anything (an engine, an import) starts, instead
+        of the server's "permission denied" traceback half-way."""
+        reason = pg_write_refusal(self.engine)
+        if reason is None:
+            return
+        self.engine.dispose()
+        self.engine = create_db_engine(self.url, read_only=True, reason=reason)
+        self.read_only, self.read_only_reason = True, reason
 
     @property
     def display_url(self) -> str:

@@ -83,6 +83,17 @@ def current_payloads(db: Database, user_ids: Collection[str], perf: str, kind: s
     return seq, out
 
 
+def linked_ids(db: Database, user_ids: Collection[str]) -> dict[str, int]:
+    """The FIDE id linked to each of these players, by lowercase id (no link: absent)."""
+    out: dict[str, int] = {}
+    with db.engine.connect() as conn:
+        for chunk in _chunks(user_ids):
+            for uid, fide_id in conn.execute(select(FideLinkRow.player_id, FideLinkRow.fide_id)
+                                             .where(FideLinkRow.player_id.in_(chunk))):
+                out[uid] = fide_id
+    return out
+
+
 def fide_lists(db: Database, user_ids: Collection[str], kind: str
                ) -> dict[str, list[ListEntry]]:
     """The ``kind`` list (``standard``, ``rapid``, ``blitz``) of each of these players' linked

@@ -206,6 +206,25 @@ def load_club_models(db: Database, name: str) -> list[StoredClubModel]:
     return [StoredClubModel(name, p, t, dict(d)) for p, t, d in rows]
 
 
+def fide_ids_elsewhere(db: Database, name: str, user_ids: Sequence[str]
+                       ) -> dict[str, list[tuple[str, int]]]:
+    """The FIDE ids other groups than ``name`` give these players (lowercase ids):
+    ``{user id: [(group, FIDE id), …]}``, groups by name; players without one: absent."""
+    gid = _group_id(db, name)
+    out: dict[str, list[tuple[str, int]]] = {}
+    with db.session() as s:
+        rows = s.execute(
+            select(GroupMemberRow.user_id, GroupRow.name, GroupMemberRow.fide_id)
+            .join(GroupRow, GroupRow.id == GroupMemberRow.group_id)
+            .where(GroupMemberRow.group_id != gid, GroupMemberRow.fide_id.is_not(None),
+                   GroupMemberRow.user_id.in_(list(user_ids)))
+            .order_by(GroupMemberRow.user_id, GroupRow.name)).all()
+    for uid, group, fide_id in rows:
+        if fide_id is not None:  # always, by the query: for the type checker
+            out.setdefault(uid, []).append((group, fide_id))
+    return out
+
+
 def all_members(db: Database) -> list[Member]:
     """The members of every group, each player once (by lowercase id; a FIDE id given in any
     of its groups)."""
