@@ -91,6 +91,12 @@ def test_analyse_stores_each_game_and_never_analyses_one_twice(store: Store) -> 
     assert first.asked == 10 and first.had_evals == lichess
     assert first.analysed == 10 - lichess > 0
     assert seen[0] == (0, first.analysed) and seen[-1] == (first.analysed, first.analysed)
+    # 2,000 nodes: no calibration covers the budget, and the line says what that means
+    assert first.uncalibrated == first.analysed == 1
+    assert first.line().endswith(
+        f"— complete; note: no engine calibration covers {first.engine} at 2,000 nodes: levels "
+        "from these evals (1 game) read higher than Lichess's evals would (calibrated: "
+        "Stockfish 15.1 at 10,000 or 20,000 nodes)")
     rows = _engine_rows(store)
     assert len(rows) == first.analysed and {(e, n) for _, e, n in rows} == {("Stockfish", NODES)}
     assert stored.count_analysed(store, "indexinator") == {"lichess": lichess,
@@ -179,6 +185,7 @@ def test_sigterm_exits_143_and_keeps_every_finished_game(tmp_path: Path) -> None
     summary = json.loads(done.stdout)
     assert summary["analysed"] == 5 - summary["had_evals"] and summary["status"] == "complete"
     assert summary["had_evals"] == kept
+    assert summary["uncalibrated"] == 0  # 10,000 nodes: the default budget, calibrated
 
 
 @needs_engine

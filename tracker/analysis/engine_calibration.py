@@ -105,6 +105,16 @@ def calibrations(path: Path = CALIBRATION_FILE) -> Mapping[str, EvalCalibration]
     return {e.id: e for e in entries}
 
 
+def calibrated_budgets(path: Path = CALIBRATION_FILE) -> str:
+    """The engines and node budgets the current calibration file covers, in words:
+    ``"Stockfish 15.1 at 10,000 or 20,000 nodes"`` (``"none"`` without a file)."""
+    by_engine: dict[str, list[int]] = {}
+    for c in calibrations(path).values():
+        by_engine.setdefault(f"{c.engine} {c.engine_version}", []).append(c.nodes)
+    return "; ".join(f"{name} at {' or '.join(f'{n:,}' for n in sorted(nodes))} nodes"
+                     for name, nodes in sorted(by_engine.items())) or "none"
+
+
 class LichessEra(NamedTuple):
     """Lichess's server evals of games played from ``from_ms`` on (ms since the epoch, UTC) are
     read by the level × ``factor``: from Stockfish 15.1 on, Lichess's analysis reports

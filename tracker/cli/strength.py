@@ -174,7 +174,8 @@ def _summary_dict(s: AnalyseSummary) -> dict[str, Any]:
     return {"player": s.player, "perf": s.perf, "status": s.status, "games": s.asked,
             "had_evals": s.had_evals, "found": s.found, "analysed": s.analysed,
             "skipped": s.skipped, "engine": s.engine, "nodes": s.nodes, "jobs": s.jobs,
-            "seconds": round(s.seconds, 2), "message": s.message}
+            "seconds": round(s.seconds, 2), "message": s.message,
+            "uncalibrated": s.uncalibrated}
 
 
 #: ``tracker analyse`` and ``tracker strength``, merged into the ``tracker`` app.

@@ -30,6 +30,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Final
 
+from tracker.analysis.engine_calibration import calibrated_budgets
 from tracker.core.errors import ArgumentError, InterruptedRun
 from tracker.core.exact import plural
 from tracker.core.records import Analysis
@@ -80,7 +81,9 @@ class AnalyseSummary:
     :data:`SKIP_MOVES`, which says where (``game abcdEFGH: move 14.Qh6 is illegal there``),
     in the order met; ``status``: ``complete`` or ``partial``
     (stopped, or an engine failed: run it again to go on); ``seconds``: wall time;
-    ``spent``: what the engines reported (their search time in seconds, summed over jobs).
+    ``spent``: what the engines reported (their search time in seconds, summed over jobs);
+    ``uncalibrated``: games analysed at an engine, version and budget no engine calibration
+    covers (their levels are read from the raw evals: higher than Lichess's would give).
     """
 
     player: str
@@ -98,6 +101,7 @@ class AnalyseSummary:
     message: str | None = None
     seconds: float = 0.0
     spent: EngineTime = field(default_factory=EngineTime)
+    uncalibrated: int = 0
 
     @property
     def games_per_second(self) -> float:
@@ -128,7 +132,13 @@ class AnalyseSummary:
             return text + (" — nothing to analyse: no game in the set asked for (see --perf, "
                            "--since)")
         text += f" in {self.seconds:.1f}s — {self.status}"
-        return text + (f": {self.message}" if self.message else "")
+        text += f": {self.message}" if self.message else ""
+        if self.uncalibrated:
+            text += (f"; note: no engine calibration covers {self.engine} at "
+                     f"{self.nodes:,} nodes: levels from these evals "
+                     f"({plural(self.uncalibrated, 'game')}) read higher than Lichess's evals "
+                     f"would (calibrated: {calibrated_budgets()})")
+        return text
 
 
 def default_jobs() -> int:
@@ -339,6 +349,7 @@ class _Run:
             with interrupts_deferred():  # Ctrl+C lands after the game's transaction
                 write_engine_analysis(self.store, task.game.pk, got)
             summary.analysed += 1
+            summary.uncalibrated += got.calibration is None
             summary.engine = f"{got.engine} {got.engine_version}".strip()
             self._finished()
         else:

@@ -248,6 +248,7 @@ def _store(shared: _Shared, done: _Done, summary: AnalyseSummary, skipped: Count
             what = "found"
         else:
             summary.analysed += 1
+            summary.uncalibrated += done.analysis.calibration is None
             summary.engine = f"{done.analysis.engine} {done.analysis.engine_version}".strip()
             what = "analysed"
     shared.hold(game.pk, False)
