@@ -382,6 +382,31 @@ def test_the_level_column_is_the_level_the_last_analysed_games_show(tmp_path: Pa
     assert rows["cmrade"].level is None  # no move analysis stored
 
 
+def test_a_level_from_uncalibrated_local_evals_says_so(tmp_path: Path) -> None:
+    """A member whose recent games include one analysed at a budget no engine calibration
+    covers (2,000 nodes: it reads 100-150 points high) had a level cell like any other."""
+    from tests.test_strength_saved import _engine_evals, _games_without_evals
+    from tracker.core.records import Analysis
+    from tracker.store.analysis import write_engine_analysis
+    from tracker.store.db import Store
+
+    path = tmp_path / "local.db"
+    api.import_file(api.demo_file(api.DEMO_ANALYSED_FILE), db=path, user="indexinator")
+    api.group_create("one", db=path)
+    api.group_add("one", ["indexinator"], db=path)
+    lichess_only = api.group_table("one", "blitz", db=path).rows[0].level
+    assert lichess_only == "1526 (1168–1884)"  # his 9 Lichess-analysed games
+    with Store(str(path)) as store:
+        ((pk, _, raw_moves),) = _games_without_evals(store)
+        assert write_engine_analysis(store, pk, Analysis(
+            _engine_evals(len(raw_moves.split()), 30), "engine", "Stockfish", "15.1", 2_000))
+    level = api.group_table("one", "blitz", db=path).rows[0].level
+    assert level is not None and level.endswith(", uncalibrated evals")
+    recent = api.strength("indexinator", db=path, perf="blitz").recent.level
+    assert recent is not None and recent.games == 10
+    assert level == f"{recent.estimate} ({recent.low}–{recent.high}), uncalibrated evals"
+
+
 def test_an_empty_club_cell_says_why_and_the_table_fits_80_columns(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """indexinator is rated by the published models (1499) but unrated on the club's line (his

@@ -301,15 +301,22 @@ def analysed_level(store: Store, username: str, perf: str) -> str | None:
     :data:`~tracker.report.strength.RECENT_GAMES`), on the perf's Lichess scale as text,
     ``"1650 (1540–1760)"`` (estimate and its 10–90 % range); ``None`` when no game is analysed
     or no level model serves the perf: the one place the move analysis is wired into the
-    table."""
+    table. Where some of those games carry local evals no engine calibration covers (they read
+    high), the text ends ``", uncalibrated evals"``."""
     from tracker.core.errors import NoAnalysisError
-    from tracker.report.strength import player_strength
+    from tracker.report.strength import RECENT_GAMES, UNCALIBRATED, player_strength
 
     try:
-        level = player_strength(store, username, perf).recent.level
+        report = player_strength(store, username, perf)
     except NoAnalysisError:
         return None
-    return None if level is None else f"{level.estimate} ({level.low}–{level.high})"
+    level = report.recent.level
+    if level is None:
+        return None
+    recent = [g for g, _ in report.games if g.covered][:RECENT_GAMES]  # the recent level's
+    raw = any(g.source == "engine" and (g.engine or "").endswith(UNCALIBRATED) for g in recent)
+    return f"{level.estimate} ({level.low}–{level.high})" + (", uncalibrated evals" if raw
+                                                              else "")
 
 
 @dataclass(frozen=True, slots=True)

@@ -64,6 +64,9 @@ from tracker.store.snapshots import STRENGTH, Key, save_only, saved_any
 APART: Final = 50
 #: The set of "recent" games: the last this many analysed games.
 RECENT_GAMES: Final = 20
+#: How a local analysis's engine label ends where no engine calibration covers its engine and
+#: budget (its levels read high).
+UNCALIBRATED: Final = ", not calibrated"
 #: The keys of one game's side in the ``--json`` objects, in order.
 GAME_KEYS: Final = ("id", "played_at", "color", "rating", "accuracy", "acpl", "inaccuracy",
                     "mistake", "blunder", "counts_computed", "level", "turning_point",
@@ -301,7 +304,7 @@ def _engine_label(a: Analysis) -> str | None:
     name = " ".join(x for x in (a.engine, a.engine_version) if x) or "engine"
     label = f"{name}, {a.nodes:,} nodes" if a.nodes else name
     calibration = calibration_id(a)
-    return label + (f", calibrated ({calibration})" if calibration else ", not calibrated")
+    return label + (f", calibrated ({calibration})" if calibration else UNCALIBRATED)
 
 
 def first_turn(initial_fen: str | None) -> tuple[bool, int]:
