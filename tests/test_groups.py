@@ -248,3 +248,21 @@ def test_a_roster_saved_with_semicolons_or_tabs_is_read(store: Store, tmp_path: 
     assert (r.added, r.bad) == (["alice", "bob", "carol"], [f"row 5: 'bad!' {NOT_A_USERNAME}"])
     assert dict(api.group_members("club", db=store)) == {"alice": 12345, "bob": None,
                                                         "carol": None}
+
+
+def test_a_member_is_a_tracked_player_even_before_a_sync(tmp_path: Path) -> None:
+    """A member whose games came from a file of other players' games (no network to sync) was
+    in the group's table but not in `tracker players` nor the dashboard's player picker."""
+    db = tmp_path / "club.db"
+    analysed = Path(__file__).parent / "fixtures" / "lichess" / "analysed-reda46-rapid.ndjson"
+    assert api.import_file(analysed, db=db).new == 41  # the file's player: reda46
+    assert [p.id for p in api.players(db=db)] == ["reda46"]
+    api.group_create("club", db=db)
+    api.group_add("club", ["TOP_LAD", "nobody_yet"], db=db)  # an opponent of his; no games
+    tracked = {p.id: p for p in api.players(db=db)}
+    assert set(tracked) == {"reda46", "top_lad", "nobody_yet"}
+    assert tracked["top_lad"].username == "TOP_LAD"  # the spelling given, until an import's
+    assert sum(p.games for p in tracked["top_lad"].perfs) == 1
+    assert tracked["nobody_yet"].perfs == ()  # tracked, no games until a sync
+    api.group_add("club", ["Top_Lad"], db=db)  # already a member: the spelling stays
+    assert {p.id: p.username for p in api.players(db=db)}["top_lad"] == "TOP_LAD"

@@ -195,7 +195,7 @@ def group_add(name: str, users: Sequence[str] = (), *, fide: Mapping[str, int] |
     added. Raises
     UnknownGroupError, ArgumentError (an unreadable roster; nothing added).
     """
-    from tracker.store import groups
+    from tracker.store import groups, players
 
     check_writable(db, "changing groups")
     store = open_store(db)
@@ -217,6 +217,10 @@ def group_add(name: str, users: Sequence[str] = (), *, fide: Mapping[str, int] |
     todo, clashes = conflicts(given)
     todo, elsewhere = _other_groups_agree(store, gname, todo)
     changes = groups.add_members(store, gname, todo)
+    added = set(changes.added)
+    for m in todo:  # a member is a tracked player: `players`, the dashboard's picker
+        if m.user_id in added and not players.is_tracked(store, m.user_id):
+            store.ensure_player(m.user_id, m.username)
     bad += clashes + elsewhere
     return GroupAddResult(gname, changes.added, changes.already, bad)
 

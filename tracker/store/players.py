@@ -1,6 +1,7 @@
 """Players in the store: the tracked players, their games per perf, and their replay settings.
 
-A player is tracked once an import was for them (:func:`ensure_player`); their replay settings
+A player is tracked once an import was for them, or once added to a group, a FIDE id linked
+or settings saved (:func:`ensure_player`); their replay settings
 are columns of the same row (``None``: the product default), read and written here as a plain
 :class:`SettingsRow` so that no other module touches the ORM.
 """
