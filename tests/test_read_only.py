@@ -410,6 +410,27 @@ def test_a_postgres_role_that_may_only_read_is_refused_in_one_line_before_any_en
             conn.execute(text("GRANT SELECT ON ALL TABLES IN SCHEMA public TO club_reader"))
         reason = ("the PostgreSQL role club_reader may only read this database: run it with a "
                   "role that may write (GRANT INSERT, UPDATE, DELETE)")
+        # A role granted nothing: one line that says which grant is missing (it was
+        # "(psycopg.errors.InsufficientPrivilege) permission denied for table …" alone).
+        with writable.engine.begin() as conn:
+            conn.execute(text("DROP ROLE IF EXISTS club_nobody"))
+            conn.execute(text("CREATE ROLE club_nobody LOGIN"))
+        nobody = pg_url.replace("//tracker@", "//club_nobody@")
+        with pytest.raises(DatabaseError) as refused:
+            Store(nobody)
+        assert str(refused.value).endswith(
+            ": permission denied for table alembic_version: the role may not read tracker's "
+            "tables (GRANT SELECT ON ALL TABLES IN SCHEMA public TO the role; INSERT, UPDATE "
+            "and DELETE too for a role that imports)")
+        with writable.engine.begin() as conn:  # nor the schema: the other grant
+            conn.execute(text("REVOKE ALL ON SCHEMA public FROM PUBLIC"))
+        with pytest.raises(DatabaseError) as refused:
+            Store(nobody)
+        assert str(refused.value).endswith(
+            ": the role may not use the database's schema (GRANT USAGE ON SCHEMA public TO "
+            "the role; the owner runs tracker once to create the tables)")
+        with writable.engine.begin() as conn:
+            conn.execute(text("GRANT USAGE ON SCHEMA public TO PUBLIC"))
         store = api.open_store(reader_url)  # not asked to be read-only: the role says it
         assert store.read_only and store.read_only_reason == reason
         for action, writes in _refused_writes(store, "cmrade", engine).items():
@@ -450,6 +471,7 @@ def test_a_postgres_role_that_may_only_read_is_refused_in_one_line_before_any_en
         with writable.engine.begin() as conn:
             conn.execute(text("CREATE TABLE other_app (x int)"))
             conn.execute(text("DROP ROLE IF EXISTS club_writer"))
+            conn.execute(text("DROP ROLE IF EXISTS club_nobody"))
             conn.execute(text("CREATE ROLE club_writer LOGIN"))
             conn.execute(text("GRANT USAGE ON SCHEMA public TO club_writer"))
             conn.execute(text("GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA "
@@ -464,4 +486,5 @@ def test_a_postgres_role_that_may_only_read_is_refused_in_one_line_before_any_en
             conn.execute(text("DROP SCHEMA public CASCADE; CREATE SCHEMA public"))
             conn.execute(text("DROP ROLE IF EXISTS club_reader"))
             conn.execute(text("DROP ROLE IF EXISTS club_writer"))
+            conn.execute(text("DROP ROLE IF EXISTS club_nobody"))
         writable.close()

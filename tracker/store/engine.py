@@ -10,6 +10,7 @@ players, sync) read and write it.
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -424,6 +425,27 @@ def _pg_copy_upsert(conn: Connection, table: str, columns: Sequence[str], keys: 
 _WRITE_LOCK_KEY: Final = 0x7472_6163_6B65_72  # "tracker"
 
 
+#: PostgreSQL's words for a role that may not use the schema tracker's tables are in, or may
+#: not read them, and the grant each needs.
+_PRIVILEGE_HINTS: Final = (
+    (("no schema has been selected to create in", "permission denied for schema"),
+     "the role may not use the database's schema (GRANT USAGE ON SCHEMA public TO the role; "
+     "the owner runs tracker once to create the tables)"),
+    (("permission denied for table",),
+     "the role may not read tracker's tables (GRANT SELECT ON ALL TABLES IN SCHEMA public TO "
+     "the role; INSERT, UPDATE and DELETE too for a role that imports)"),
+)
+
+
+def _privilege_hint(reason: str) -> str:
+    """``reason`` (a driver's first line) with the grant it lacks, where PostgreSQL refused
+    the role, without the driver's ``(psycopg.errors.X)`` prefix; else as it is."""
+    for words, hint in _PRIVILEGE_HINTS:
+        if any(w in reason for w in words):
+            return f"{re.sub(r'^[(][A-Za-z_.]+[)] ', '', reason)}: {hint}"
+    return reason
+
+
 class Database:
     """An open tracker database, migrated to the newest schema on open.
 
@@ -458,7 +480,8 @@ class Database:
             raise
         except Exception as exc:  # driver errors: unreadable file, not a database, no server
             reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            raise DatabaseError(f"cannot open database {self.display_url}: {reason}") from exc
+            raise DatabaseError(f"cannot open database {self.display_url}: "
+                                f"{_privilege_hint(reason)}") from exc
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
 
     def _read_only_if_refused(self) -> None:
