@@ -415,6 +415,7 @@ def test_a_postgres_role_that_may_only_read_is_refused_in_one_line_before_any_en
         with writable.engine.begin() as conn:
             conn.execute(text("DROP ROLE IF EXISTS club_nobody"))
             conn.execute(text("CREATE ROLE club_nobody LOGIN"))
+            conn.execute(text("GRANT USAGE ON SCHEMA public TO PUBLIC"))  # as a new database
         nobody = pg_url.replace("//tracker@", "//club_nobody@")
         with pytest.raises(DatabaseError) as refused:
             Store(nobody)
