@@ -103,6 +103,12 @@ class AnalyseSummary:
     spent: EngineTime = field(default_factory=EngineTime)
     uncalibrated: int = 0
 
+    def count_analysed(self, analysis: Analysis) -> None:
+        """Count one game the engine analysed and stored (``analysis``: its evals' record)."""
+        self.analysed += 1
+        self.uncalibrated += analysis.calibration is None
+        self.engine = f"{analysis.engine} {analysis.engine_version}".strip()
+
     @property
     def games_per_second(self) -> float:
         return self.analysed / self.seconds if self.seconds > 0 else 0.0
@@ -348,9 +354,7 @@ class _Run:
         if isinstance(got, Analysis):
             with interrupts_deferred():  # Ctrl+C lands after the game's transaction
                 write_engine_analysis(self.store, task.game.pk, got)
-            summary.analysed += 1
-            summary.uncalibrated += got.calibration is None
-            summary.engine = f"{got.engine} {got.engine_version}".strip()
+            summary.count_analysed(got)
             self._finished()
         else:
             reason, _, detail = str(why).partition(": ")

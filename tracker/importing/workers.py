@@ -247,9 +247,7 @@ def _store(shared: _Shared, done: _Done, summary: AnalyseSummary, skipped: Count
             summary.found += 1
             what = "found"
         else:
-            summary.analysed += 1
-            summary.uncalibrated += done.analysis.calibration is None
-            summary.engine = f"{done.analysis.engine} {done.analysis.engine_version}".strip()
+            summary.count_analysed(done.analysis)
             what = "analysed"
     shared.hold(game.pk, False)
     if on_game is not None:
