@@ -304,7 +304,7 @@ def analysed_level(store: Store, username: str, perf: str) -> str | None:
     table. Where some of those games carry local evals no engine calibration covers (they read
     high), the text ends ``", uncalibrated evals"``."""
     from tracker.core.errors import NoAnalysisError
-    from tracker.report.strength import RECENT_GAMES, UNCALIBRATED, player_strength
+    from tracker.report.strength import player_strength
 
     try:
         report = player_strength(store, username, perf)
@@ -313,8 +313,7 @@ def analysed_level(store: Store, username: str, perf: str) -> str | None:
     level = report.recent.level
     if level is None:
         return None
-    recent = [g for g, _ in report.games if g.covered][:RECENT_GAMES]  # the recent level's
-    raw = any(g.source == "engine" and (g.engine or "").endswith(UNCALIBRATED) for g in recent)
+    raw = any(g.uncalibrated for g, _ in report.recent_games())
     return f"{level.estimate} ({level.low}–{level.high})" + (", uncalibrated evals" if raw
                                                               else "")
 

@@ -195,6 +195,12 @@ class GameStrength:
         return self.plies == 0 or Fraction(self.evaluated, self.plies) >= FULL_COVERAGE
 
     @property
+    def uncalibrated(self) -> bool:
+        """Whether its evals are a local engine's that no engine calibration covers (its levels
+        read high): the engine label ends :data:`UNCALIBRATED`."""
+        return self.source == "engine" and (self.engine or "").endswith(UNCALIBRATED)
+
+    @property
     def coverage_text(self) -> str:
         """``"evals for 3 of 125 plies"``."""
         return f"evals for {self.evaluated} of {self.plies} pl{'y' if self.plies == 1 else 'ies'}"
@@ -445,6 +451,10 @@ class PlayerStrength:
     model: str | None
     note: str | None
     partial: int = 0
+
+    def recent_games(self) -> list[tuple[GameStrength, Color]]:
+        """The games :attr:`recent` reads: the newest :data:`RECENT_GAMES` covered ones."""
+        return [(g, c) for g, c in self.games if g.covered][:RECENT_GAMES]
 
     def recent_apart(self) -> int | None:
         """The mean of the recent games' single levels (their estimates, rounded) where the
