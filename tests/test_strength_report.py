@@ -212,6 +212,30 @@ def test_a_partial_analysis_shows_its_coverage_and_counts_in_no_level(
     assert one.coverage_text == f"evals for 3 of {plies} plies" and not one.covered
 
 
+def test_the_recent_level_and_its_singles_read_the_same_games_when_the_newest_is_partial(
+        tmp_path: Path) -> None:
+    """With the newest game's analysis cut to 3 evals, the last-20 level reads the newest 20
+    covered games, and the mean of single levels it is compared with reads the same 20 (it
+    read the newest 20 of any kind: 19 levels, mean 1566)."""
+    lines = [json.loads(line) for line in ANALYSED.read_text().splitlines()]
+    newest = max(lines, key=lambda g: g["createdAt"])
+    newest["analysis"] = newest["analysis"][:3]
+    path = tmp_path / "newest-partial.ndjson"
+    path.write_text("".join(json.dumps(g) + "\n" for g in lines))
+    with Store(str(tmp_path / "p.db")) as store:
+        import_file(path, store=store, user="reda46")
+        report = api.strength("reda46", db=store, perf="rapid")
+    assert report.partial == 1 and not report.games[0][0].covered
+    read = report.recent_games()
+    assert len(read) == report.recent.games == 20 and all(g.covered for g, _ in read)
+    assert [g.id for g, _ in read] == [g.id for g, _ in report.games[1:21]]
+    singles = [g.side(c).level for g, c in read]
+    assert all(lv is not None for lv in singles)
+    assert sum(lv.estimate for lv in singles if lv is not None) == 31249  # mean 1562.45
+    assert report.recent.level is not None and report.recent.level.estimate == 1658
+    assert report.recent_apart() == 1562
+
+
 def test_the_cli_says_what_a_partial_analysis_covers(tmp_path: Path) -> None:
     path, game_id, plies = _partial_export(tmp_path)
     db = tmp_path / "p.db"

@@ -91,7 +91,7 @@ def _print_player(report: PlayerStrength, shown: int) -> None:
     extra = recent.note if recent is not None and recent.note else None
     if extra and report.note and extra.startswith(report.note):
         extra = extra[len(report.note):].lstrip("; ") or None  # said once above
-    together = min(games, api.RECENT_GAMES)
+    together = report.recent.games or min(games, api.RECENT_GAMES)  # the games it reads
     say(out, ("last game: " if together == 1 else f"last {together} games together: ")
              + _level(recent) + (f" ({extra})" if extra else ""))
     apart = report.recent_apart()

@@ -457,11 +457,12 @@ class PlayerStrength:
         return [(g, c) for g, c in self.games if g.covered][:RECENT_GAMES]
 
     def recent_apart(self) -> int | None:
-        """The mean of the recent games' single levels (their estimates, rounded) where the
+        """The mean of the single levels (their estimates, rounded) of the games
+        :attr:`recent` reads (:meth:`recent_games`: partial games left out), where the
         games read together differ from it by more than :data:`APART` points, else ``None``:
         a set has a fit of its own, and each single game's estimate leans toward the typical
         player, so the reader is told why the two differ."""
-        singles = [lv.estimate for g, c in self.games[:RECENT_GAMES]
+        singles = [lv.estimate for g, c in self.recent_games()
                    if (lv := g.side(c).level) is not None]
         level = self.recent.level
         if level is None or len(singles) < 2:
