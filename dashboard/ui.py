@@ -436,6 +436,18 @@ def pick_player_perf() -> tuple[PlayerSummary, str]:
     return player, perf
 
 
+def picked_perf() -> str | None:
+    """The perf picked on any page of this session (``None`` before the first pick)."""
+    picked = st.session_state.get(_PICKED["perf"])
+    return str(picked) if picked is not None else None
+
+
+def share_perf(perf: str) -> None:
+    """Remember ``perf`` as this session's pick, as the sidebar's perf picker does: another
+    page (the Group page) passes its pick on to the player pages."""
+    st.session_state[_PICKED["perf"]] = perf
+
+
 def _perf_not_here(perf: str, key: str | None, username: str) -> str:
     """Why the URL's ``perf`` (the speed ``key``, ``None`` for none) is not picked, as
     Markdown: the player has no games of it; a variant (FIDE rates standard chess only); or

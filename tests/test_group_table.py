@@ -250,6 +250,31 @@ def test_the_group_page_shows_the_table_and_overlays_the_picked_players(
     assert [t["name"] for t in spec["data"]] == ["indexinator"]
 
 
+def test_the_group_page_opens_on_the_perf_picked_before_a_page_switch(
+        club_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A page switch in the browser clears the URL: the Group page then opens on the perf
+    the Overview showed (bullet), not blitz; and its pick goes back to the Overview."""
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setenv("TRACKER_DB", str(club_db))
+    at = AppTest.from_file(str(APP), default_timeout=90)
+    at.query_params.update({"player": "indexinator", "perf": "bullet"})
+    at.run()
+    assert at.header[0].value.endswith("bullet")
+    at.query_params.clear()  # what the browser's page switch does
+    at.switch_page("views/group.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.header[0].value == "club — bullet"
+    perf = next(s for s in at.sidebar.selectbox if s.label == "Perf")
+    assert perf.value == "bullet"
+    perf.set_value("blitz").run()
+    assert at.header[0].value == "club — blitz"
+    at.query_params.clear()
+    at.switch_page("views/overview.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.header[0].value.endswith("blitz")
+
+
 def test_the_group_page_without_groups_says_how_to_make_one(
         indexinator_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "copy.db"

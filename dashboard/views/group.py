@@ -18,6 +18,8 @@ from tracker import api
 from tracker.api import SPEEDS, GroupRow
 
 GROUP_PARAM: Final = "group"
+#: The group picked, kept outside the widget (a page switch clears the URL).
+_GROUP_PICKED: Final = "_picked_group"
 #: The note of a member without games in the last three months (no "Change, 3 months").
 NO_GAMES_3M: Final = "no games in the last 3 months"
 #: Players drawn when the page opens: the first ones with a rating, in the table's order.
@@ -110,7 +112,8 @@ def pick_group() -> str:
                 "with `tracker group add NAME USER…`.")
         st.stop()
     names = [g.name for g in groups]
-    wanted = st.query_params.get(GROUP_PARAM)
+    # A page switch clears the URL: then the group picked earlier in this session.
+    wanted = st.query_params.get(GROUP_PARAM) or st.session_state.get(_GROUP_PICKED)
     index = names.index(wanted) if wanted in names else 0
     picked = str(st.sidebar.selectbox(
         "Group", names, index=index,
@@ -118,16 +121,22 @@ def pick_group() -> str:
                               "members"))
     if st.query_params.get(GROUP_PARAM) != picked:
         st.query_params[GROUP_PARAM] = picked
+    st.session_state[_GROUP_PICKED] = picked
     return picked
 
 
 def pick_perf() -> str:
-    wanted = st.query_params.get(ui.PERF_PARAM)
+    """The perf picker (kept in the URL as ``?perf=…``): the URL's; else, after a page switch
+    (which clears the URL), the perf picked on any page of this session (the Overview's
+    too); else blitz. The pick is shared back, so the Overview opens on it where the player
+    has games of it."""
+    wanted = st.query_params.get(ui.PERF_PARAM) or ui.picked_perf()
     options = list(SPEEDS)
     perf = str(st.sidebar.selectbox("Perf", options, index=options.index(wanted)
                                     if wanted in options else options.index("blitz")))
     if st.query_params.get(ui.PERF_PARAM) != perf:
         st.query_params[ui.PERF_PARAM] = perf
+    ui.share_perf(perf)
     return perf
 
 
