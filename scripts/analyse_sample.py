@@ -133,7 +133,10 @@ def report(games: dict[str, dict[str, Any]], todo: list[tuple[str, str]], cache:
                         else "black")
         both = {"local": [PlyEval(cp, mate) for cp, mate in local[gid]["evals"]],
                 "server": [from_lichess_entry(e) for e in g["analysis"]]}
-        f = {k: level_features(v, color, local=k == "local") for k, v in both.items()}
+        clock = (g["clock"]["initial"], g["clock"]["increment"]) if g.get("clock") else None
+        f = {k: level_features(v, color, local=k == "local", clock=clock,
+                               sans=g["moves"].split())
+             for k, v in both.items()}
         if f["local"].acpl is None:
             continue
         for k in rows:

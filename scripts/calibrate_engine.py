@@ -126,9 +126,10 @@ def ndjson_lines(path: Path) -> Iterator[bytes]:
         yield from (line for line in stream if line.strip())
 
 
-def pgn_games(path: Path) -> Iterator[tuple[str, str, list[str], str, int | None]]:
-    """(id, speed, SANs, movetext, start in ms since the epoch) of every game in the PGN file
-    of the shared set."""
+def pgn_games(path: Path) -> Iterator[tuple[str, str, list[str], str, int | None,
+                                             tuple[int, int] | None]]:
+    """(id, speed, SANs, movetext, start in ms since the epoch, clock setting (initial s,
+    increment s) or ``None``) of every game in the PGN file of the shared set."""
     text = path.read_text(encoding="utf-8")
     for chunk in text.split("\n\n[Event ")[0:]:
         chunk = chunk if chunk.startswith("[Event ") else "[Event " + chunk
@@ -150,7 +151,10 @@ def pgn_games(path: Path) -> Iterator[tuple[str, str, list[str], str, int | None
                 tzinfo=UTC).timestamp() * 1000)
         except ValueError:
             started = None
-        yield gid, speed, sans, movetext, started
+        control = game.headers.get("TimeControl", "-")
+        clock = (int(control.split("+")[0]), int(control.split("+")[1])) if re.fullmatch(
+            r"\d+\+\d+", control) else None
+        yield gid, speed, sans, movetext, started, clock
 
 
 def sample(shared: Path) -> list[dict[str, Any]]:
@@ -160,7 +164,7 @@ def sample(shared: Path) -> list[dict[str, Any]]:
     first = [{"id": g["id"], "source": "bundled", "speed": g["speed"],
               "moves": g["moves"].split()} for g in bundled if g.get("analysis")]
     pgn = [{"id": gid, "source": "pgn", "speed": speed, "moves": sans}
-           for gid, speed, sans, _, _ in pgn_games(shared / PGN) if speed in SPEEDS and sans]
+           for gid, speed, sans, _, _, _ in pgn_games(shared / PGN) if speed in SPEEDS and sans]
     rng.shuffle(pgn)
     rapid: list[dict[str, Any]] = []
     for line in ndjson_lines(shared / RAPID):
@@ -317,12 +321,20 @@ _FIRST_ID: Final = re.compile(rb'"id"\s*:\s*"([^"]+)"')
 
 
 class LichessGame(NamedTuple):
-    """Lichess's own evals of a game, its start (ms since the epoch, ``None`` unknown) and its
-    players' ids (White's, Black's)."""
+    """Lichess's own evals of a game, its start (ms since the epoch, ``None`` unknown), its
+    players' ids (White's, Black's), its moves (SAN) and clock setting (initial s, increment s;
+    ``None`` unknown): what the level model reads beside the evals."""
 
     evals: list[PlyEval]
     played_at_ms: int | None
     players: tuple[str | None, str | None] = (None, None)
+    sans: tuple[str, ...] = ()
+    clock: tuple[int, int] | None = None
+
+
+def _clock(g: dict[str, Any]) -> tuple[int, int] | None:
+    clock = g.get("clock")
+    return (int(clock["initial"]), int(clock["increment"])) if clock else None
 
 
 def _player_ids(g: dict[str, Any]) -> tuple[str | None, str | None]:
@@ -337,18 +349,20 @@ def lichess_evals(shared: Path, ids: set[str]) -> dict[str, LichessGame]:
         g = json.loads(line)
         if g["id"] in ids and g.get("analysis"):
             out[g["id"]] = LichessGame([from_lichess_entry(e) for e in g["analysis"]],
-                                       g.get("createdAt"), _player_ids(g))
-    for gid, _, _, movetext, started in pgn_games(shared / PGN):
+                                       g.get("createdAt"), _player_ids(g),
+                                       tuple(g["moves"].split()), _clock(g))
+    for gid, _, sans, movetext, started, clock in pgn_games(shared / PGN):
         found = pgn_analysis(movetext) if gid in ids else None
         if found is not None:
-            out[gid] = LichessGame(list(found.evals), started)
+            out[gid] = LichessGame(list(found.evals), started, sans=tuple(sans), clock=clock)
     for line in ndjson_lines(shared / RAPID):
         found = _FIRST_ID.search(line)  # the game's id comes first: no JSON read for the rest
         gid = found.group(1).decode() if found else ""
         if gid in ids:
             g = json.loads(line)
             out[gid] = LichessGame([from_lichess_entry(e) for e in g["analysis"]],
-                                   g.get("createdAt"), _player_ids(g))
+                                   g.get("createdAt"), _player_ids(g),
+                                   tuple(g["moves"].split()), _clock(g))
     return out
 
 
@@ -366,6 +380,8 @@ class Game:
         self.lichess = lichess.evals
         self.played_at_ms = lichess.played_at_ms
         self.players = lichess.players
+        self.sans = lichess.sans or None
+        self.clock = lichess.clock
         self.local = [decode(v) for v in record["evals"]][: len(lichess.evals)]
         self.read_era(era)
 
@@ -384,7 +400,8 @@ class Game:
         accs = game_accuracy(evals)
         out: list[Metrics] = []
         for i, color in enumerate(COLORS):
-            features = level_features(evals if for_level is None else for_level, color)
+            features = level_features(evals if for_level is None else for_level, color,
+                                      clock=self.clock, sans=self.sans)
             level = game_level(self.model, features).estimate if features.moves else None
             out.append((None if acpls[i] is None else float(acpls[i] or 0), accs[i],
                         None if level is None else float(level)))
@@ -632,7 +649,8 @@ def sides_read(games: list[Game], cal: EvalCalibration,
     for g in games:
         theirs, local = lichess(g), g.local_evals(cal)
         for i, color in enumerate(COLORS):
-            a, b = level_features(theirs, color), level_features(local, color)
+            a = level_features(theirs, color, clock=g.clock, sans=g.sans)
+            b = level_features(local, color, clock=g.clock, sans=g.sans)
             if a.moves and b.moves:
                 out.append(Side(g, i, a, b, game_level(g.model, a).estimate,
                                 game_level(g.model, b).estimate))

@@ -4,7 +4,7 @@ python scripts/fit_level_model.py RAPID [--speeds PGN] [--out-dir tracker/analys
 RAPID: the shared analysed rapid games (``lichess-rapid-analysed-41k.ndjson.zst``: one game per
 line in the Lichess API export format, with ``analysis[]``); PGN: the shared analysed games of
 every speed (``lichess-2020-01-analysed-989.pgn``, ``[%eval]`` and ``[%clk]``). Writes
-``level-<speed>-4.json`` for rapid, blitz, bullet and classical. Reproducible: the splits are a
+``level-<speed>-5.json`` for rapid, blitz, bullet and classical. Reproducible: the splits are a
 fixed hash of the player's id, the bootstrap has a fixed seed. Prints the held-out figures beside
 the two baselines measured in the same run (the training median; a least-squares line on
 ln(1 + ACPL)) and writes them into each model file (``docs/strength.md``).
@@ -12,8 +12,10 @@ ln(1 + ACPL)) and writes them into each model file (``docs/strength.md``).
 The model (STRENGTH.md §3, §3a; no rating among the inputs):
 
 1. Each player-game → its summary (``tracker.analysis.level.SUMMARY``: ACPL, accuracy, error
-   rates, loss quantiles, by phase and position) → one score, a ridge fit of the rating on the
-   summary (training players, rapid).
+   rates, loss quantiles, by phase and position; then, model 5, ``FeatureSpec``'s columns: his
+   losses by what the board showed (``tracker.analysis.board``), his own first two moves among
+   the 40 commonest in training, the clock setting) → one score, a ridge fit of the rating on
+   the summary (training players, rapid).
 2. The likelihood: per rating of the grid, the mean and the spread of the score of a player of
    that rating (local-linear kernel fits on the training players: heteroscedastic).
 3. The range: the 10th–90th percentiles of the likelihood under a flat prior (a population prior
@@ -28,8 +30,10 @@ The model (STRENGTH.md §3, §3a; no rating among the inputs):
    games, and 6 random sets of 5–25 games per player); its score's mean and spread per rating
    (kernel fits on those sets), a set of n games' spread ∝ √(ρ + (1 − ρ)/n), ρ by maximum
    likelihood. On validation players: the spread's scale so that 80 % of the sets' ranges hold (flat
-   prior), and the set prior's weight in the estimate, the largest whose worst 200-point band bias
-   stays within 60. Sets of fewer than 5 games: the mean of the games' scores through the
+   prior), and the set estimate's prior: the set prior^w × a smooth tilt (model 5), w and the
+   tilt chosen by coordinate descent of the validation sets' MAE with a penalty on a worst
+   200-point band bias beyond 60 (the power prior alone, w the largest within 60, is recorded
+   beside it). Sets of fewer than 5 games: the mean of the games' scores through the
    single-game likelihood, its spread shrunk to ρ + (1 − ρ)/n (ρ set on validation players so that
    80 % of the sets' ranges hold), as in model 2.
 5. Every other speed: the rapid scores (per game and per set), on the speed's own scale:
@@ -58,13 +62,16 @@ import numpy as np
 import numpy.typing as npt
 import zstandard
 
+from tracker.analysis.board import CHANCE, TOOK_HANGING, board_flags
 from tracker.analysis.level import (
     SUMMARY,
+    FeatureSpec,
     GameFeatures,
     estimates,
     game_level,
     level_features,
     level_model_from_json,
+    quantiles,
     set_estimates,
     summary,
 )
@@ -74,7 +81,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "tracker" / "analysis" / "models"
 DEFAULT_SPEEDS = ROOT.parent / "shared" / "data" / "analysed" / "lichess-2020-01-analysed-989.pgn"
 
-VERSION = 4
+VERSION = 5
 GRID = {"low": 400, "high": 3000, "step": 10}
 RIDGE = 1.0
 MEAN_BANDWIDTH, SD_BANDWIDTH, MIN_WEIGHT = 80.0, 120.0, 50.0
@@ -97,6 +104,16 @@ SET_KNOTS = (0.1, 0.5, 0.9)
 #: summary alone (no knots: on a few hundred sets 124 weights fit the noise).
 SET_SETS_PER_WEIGHT = 20
 SET_MEAN_BANDWIDTH, SET_SD_BANDWIDTH, SET_MIN_WEIGHT, SET_PRIOR_BANDWIDTH = 150.0, 150.0, 10.0, 60.0
+#: The opening identities read (model 5): the commonest of the training player-games' own first
+#: two moves (chosen on validation players among 12-120 identities, docs/experiments-opening.md).
+OPENING_IDENTITIES = 40
+#: The set estimate's prior shape (model 5): the set prior^w × exp(Σ aⱼ·hatⱼ(r)), triangles of
+#: half-width TILT_WIDTH at TILT_KNOTS; w and a by coordinate descent, from TILT_STARTS starts
+#: (seeded), of the validation sets' MAE + TILT_PENALTY per point of worst band bias beyond
+#: SET_FIT_MAX_BIAS + TILT_ROUGHNESS · Σ(Δ²a)² (docs/experiments-prior.md, -stack.md).
+TILT_KNOTS = (600.0, 1000.0, 1400.0, 1800.0, 2200.0, 2600.0)
+TILT_WIDTH = 400.0
+TILT_STARTS, TILT_SEED, TILT_PENALTY, TILT_ROUGHNESS = 12, 7, 10.0, 1.0
 SET_FIT_MAX_BIAS = 60.0
 #: Fewer training sets than this and the model has no set fit (model 2's combination only).
 SET_FIT_LEAST = 20
@@ -138,6 +155,8 @@ def player_games(game: dict[str, Any]) -> Iterator[PlayerGame]:
     evals = [from_lichess_entry(e) for e in game.get("analysis", [])]
     clock = game.get("clock")
     setting = (clock["initial"], clock["increment"]) if clock else None
+    sans = str(game.get("moves", "")).split()
+    flags = board_flags(sans)
     for color in ("white", "black"):
         side = game["players"][color]
         user = side.get("user", {}).get("id")
@@ -146,7 +165,8 @@ def player_games(game: dict[str, Any]) -> Iterator[PlayerGame]:
         winner = game.get("winner")
         score = 0.5 if winner is None else 1.0 if winner == color else 0.0
         features = level_features(evals, color, clock=setting, result=score,
-                                  clocks=game.get("clocks"), status=game.get("status"))
+                                  clocks=game.get("clocks"), status=game.get("status"),
+                                  sans=sans, flags=flags)
         yield PlayerGame(game["id"], user, side["rating"], game["createdAt"], features)
 
 
@@ -186,6 +206,8 @@ def load_pgn(path: Path) -> tuple[list[PlayerGame], str, int]:
             initial, increment = (int(x) for x in control.split("+"))
             evals: list[PlyEval] = []
             clocks: list[int | None] = []
+            sans = [node.san() for node in game.mainline()]
+            flags = board_flags(sans)
             for node in game.mainline():
                 pov = node.eval()
                 white = pov.white() if pov is not None else None
@@ -203,7 +225,7 @@ def load_pgn(path: Path) -> tuple[list[PlayerGame], str, int]:
                          else 1.0 if (result == "1-0") == (color == "white") else 0.0)
                 features = level_features(evals, color, clock=(initial, increment),
                                           clocks=known if len(known) == len(clocks) else None,
-                                          result=score)
+                                          result=score, sans=sans, flags=flags)
                 out.append(PlayerGame(tags.get("Site", ""), tags[tag], int(tags[f"{tag}Elo"]),
                                       int(played.timestamp() * 1000), features,
                                       speed_of(initial, increment)))
@@ -463,10 +485,36 @@ class Data:
         return [pg.player for pg in self.pgs]
 
 
-def arrays(pgs: Sequence[PlayerGame]) -> Data:
+def feature_spec(train: Sequence[PlayerGame]) -> FeatureSpec:
+    """What model 5 reads beyond the summary, from the training player-games only: the
+    :data:`OPENING_IDENTITIES` commonest own first two moves, the share of free pieces taken
+    (for a game that offers none), and the means standing in for an unknown board or clock
+    setting."""
+    counts: dict[tuple[str, ...], int] = defaultdict(int)
+    for pg in train:
+        counts[pg.features.opening] += 1
+    identities = tuple(k for k, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+                       [:OPENING_IDENTITIES])  # ties by name: the order of the games is not read
+    seen = [pg for pg in train if pg.features.moves
+            and all(m.board is not None for m in pg.features.moves)]
+    flags = [m.board or 0 for pg in seen for m in pg.features.moves]
+    chances = [f for f in flags if f & CHANCE]
+    free = sum(1 for f in chances if f & TOOK_HANGING) / len(chances) if chances else 0.5
+    clocks = [[np.log(c[0] + 40 * c[1]), float(c[1] > 0)] for pg in train
+              if (c := pg.features.clock) is not None and c[0] + 40 * c[1] > 0]
+    clock_mean = tuple(rounded(np.mean(clocks, axis=0))) if clocks else (0.0, 0.0)
+    provisional = FeatureSpec(identities, (0.0,) * 7, clock_mean, round(free, 6))
+    board = [summary(pg.features, provisional)[len(SUMMARY):len(SUMMARY) + 7] for pg in seen]
+    board_mean = tuple(rounded(np.mean(board, axis=0))) if board else (0.0,) * 7
+    return FeatureSpec(identities, board_mean, clock_mean, round(free, 6))
+
+
+def arrays(pgs: Sequence[PlayerGame], spec: FeatureSpec | None = None) -> Data:
+    """The player-games with a scored move and their summaries (with ``spec``'s columns)."""
     kept = [pg for pg in pgs if pg.features.moves and pg.features.acpl is not None]
-    x = (np.asarray([summary(pg.features) for pg in kept], dtype=np.float64) if kept
-         else np.zeros((0, len(SUMMARY))))
+    width = len(SUMMARY) + (len(spec.names()) if spec is not None else 0)
+    x = (np.asarray([summary(pg.features, spec) for pg in kept], dtype=np.float64) if kept
+         else np.zeros((0, width)))
     return Data(kept, x, np.asarray([pg.rating for pg in kept], dtype=np.float64),
                 np.asarray([pg.features.acpl for pg in kept], dtype=np.float64))
 
@@ -644,6 +692,81 @@ def calibrate_sets(model: dict[str, Any], val: Data) -> None:
     fit["prior_weight"] = weight
     fit["training"]["validation_sets"] = len(s.kinds)
     fit["training"]["prior_weight_frontier"] = frontier
+    tilt(model, s)
+
+
+def tilt(model: dict[str, Any], s: Sets) -> None:
+    """The set estimate's prior shape (model 5) on validation sets ``s``: the weight w and the
+    tilt a of the set prior^w × exp(Σ aⱼ·hatⱼ) (:data:`TILT_KNOTS`) minimising the sets' MAE
+    + :data:`TILT_PENALTY` per point of worst band bias beyond :data:`SET_FIT_MAX_BIAS` +
+    :data:`TILT_ROUGHNESS` · Σ(Δ²a)², by coordinate descent (w in [0, 1], steps 1 … 0.05, w's
+    a quarter of a's) from :data:`TILT_STARTS` seeded starts; the best start's (w, a) are
+    written with their validation MAE and worst band bias beside the power prior's."""
+    fit = model["set"]
+    lm = level_model_from_json(model)
+    t, sf = lm.tables, lm.tables.set
+    assert sf is not None
+    score = sf.offset + s.mean_x @ sf.coef
+    shrink = sf.rho + (1 - sf.rho) / np.maximum(s.size, 1)
+    var = sf.var[None, :] * shrink[:, None]
+    ll = -0.5 * (score[:, None] - sf.mean[None, :]) ** 2 / var - 0.5 * np.log(var)
+    low, high = quantiles(t.grid, ll, (0.1, 0.9))
+    knots = np.asarray(TILT_KNOTS)
+    hats = np.maximum(0.0, 1 - np.abs(t.grid[None, :] - knots[:, None]) / TILT_WIDTH)
+
+    def objective(w: float, a: Floats) -> tuple[float, float, float]:
+        (e,) = quantiles(t.grid, ll + (w * sf.log_prior + a @ hats)[None, :], (0.5,))
+        e = np.clip(e, low, high)
+        mae = float(np.abs(e - s.real).mean())
+        worst = max((abs(b) for b in band_biases(e, s.real)), default=0.0)
+        rough = float(np.sum(np.diff(a, 2) ** 2))
+        return (mae + TILT_PENALTY * max(0.0, worst - SET_FIT_MAX_BIAS) + TILT_ROUGHNESS * rough,
+                mae, worst)
+
+    rng = np.random.default_rng(TILT_SEED)
+    starts = [(w, np.zeros(len(knots))) for w in (0.4, 0.6, 0.8, 1.0)]
+    starts += [(float(rng.choice([0.4, 0.6, 0.8, 1.0])), rng.normal(0, 0.5, len(knots)))
+               for _ in range(TILT_STARTS - len(starts))]
+    best: tuple[float, Floats, tuple[float, float, float]] | None = None
+    for w, a in starts:
+        found = descend(objective, w, a)
+        if best is None or found[2][0] < best[2][0]:
+            best = found
+    assert best is not None
+    w, a, (_, mae, worst) = best
+    power = next(f for f in fit["training"]["prior_weight_frontier"]
+                 if f["prior_weight"] == fit["prior_weight"])
+    fit["training"]["power_prior"] = power
+    fit["prior_weight"] = round(w, 4)
+    fit["prior_tilt"] = {"knots": list(TILT_KNOTS), "width": TILT_WIDTH, "a": rounded(a, 4),
+                         "validation": {"mae": round(mae, 1), "worst_band_bias": round(worst, 1)},
+                         "chosen": f"coordinate descent from {TILT_STARTS} starts (seed "
+                                   f"{TILT_SEED}) of the validation sets' MAE + {TILT_PENALTY:g} "
+                                   f"per point of worst band bias beyond {SET_FIT_MAX_BIAS:g} + "
+                                   f"{TILT_ROUGHNESS:g} x roughness"}
+
+
+def descend(objective: Callable[[float, Floats], tuple[float, float, float]], w: float,
+            a: Floats) -> tuple[float, Floats, tuple[float, float, float]]:
+    """Coordinate descent of ``objective(w, a)`` (its first value) over w in [0, 1] and each
+    aⱼ, steps 1, 0.5, 0.25, 0.1, 0.05 (w's a quarter of that): (w, a, the objective there)."""
+    current = objective(w, a)
+    for step in (1.0, 0.5, 0.25, 0.1, 0.05):
+        improved = True
+        while improved:
+            improved = False
+            for j in range(-1, len(a)):
+                for sign in (1, -1):
+                    if j < 0:
+                        w2, a2 = min(1.0, max(0.0, w + sign * step / 4)), a
+                    else:
+                        w2, a2 = w, a.copy()
+                        a2[j] += sign * step
+                    new = objective(w2, a2)
+                    if new[0] < current[0] - 1e-6:
+                        w, a, current = w2, a2, new
+                        improved = True
+    return w, a, current
 
 
 def coverage_of(model: dict[str, Any], score: Floats, size: Floats, real: Floats) -> float:
@@ -777,7 +900,8 @@ def weak_bands(held: dict[str, Any]) -> list[dict[str, Any]]:
 
 def fit(pgs: list[PlayerGame], sha256: str, games: int, data_name: str) -> dict[str, Any]:
     """The rapid model (the base of every speed), with its held-out figures."""
-    parts = {name: arrays([pg for pg in pgs if split_of(pg.player) == name])
+    spec = feature_spec([pg for pg in pgs if split_of(pg.player) == "train"])
+    parts = {name: arrays([pg for pg in pgs if split_of(pg.player) == name], spec)
              for name in ("train", "validation", "held-out")}
     train, val, test = parts["train"], parts["validation"], parts["held-out"]
     ridge = Ridge.fit(train.x, train.ratings)
@@ -791,9 +915,11 @@ def fit(pgs: list[PlayerGame], sha256: str, games: int, data_name: str) -> dict[
     model: dict[str, Any] = {
         "key": "level-rapid", "version": VERSION, "perf": "rapid",
         "description": "The level a rapid game shows, from a summary of the Win% and centipawns "
-                       "its moves lost (docs/strength.md). Inputs: the evals of the player's "
-                       "moves. Never a rating, the result, the status or the clock.",
-        "features": list(SUMMARY),
+                       "its moves lost, what the board showed at them, his own first two moves "
+                       "and the clock setting (docs/strength.md). Never a rating, the result, "
+                       "the status or the clocks.",
+        "features": [*SUMMARY, *spec.names()],
+        "extra_features": spec.json(),
         "regression": ridge.json(),
         "grid": GRID,
         "likelihood": {"mean": rounded(mean), "sd": rounded(sd)},
@@ -808,9 +934,9 @@ def fit(pgs: list[PlayerGame], sha256: str, games: int, data_name: str) -> dict[
     calibrate(model, val, val_score)
     n_sets = len(sets_of(train.pgs)) + len(sampled_sets(train, 1))
     if n_sets >= SET_FIT_LEAST:
-        weights = len(SUMMARY) * (1 + len(SET_KNOTS))
+        weights = train.x.shape[1] * (1 + len(SET_KNOTS))
         knots = (set_knots(train) if n_sets >= SET_SETS_PER_WEIGHT * weights
-                 else np.zeros((0, len(SUMMARY))))
+                 else np.zeros((0, train.x.shape[1])))
         for part in parts.values():
             part.sx = hinged(part.x, knots)
         model["set"] = fit_sets(train, val, knots)
@@ -840,7 +966,7 @@ def speed_model(base: dict[str, Any], speed: str, pgs: Sequence[PlayerGame], sha
     likelihood on the fit players of the speed), the speed's prior, held-out figures."""
     lm = level_model_from_json(base)
     parts = {name: arrays([pg for pg in pgs if pg.perf == speed
-                           and speed_split_of(pg.player) == name])
+                           and speed_split_of(pg.player) == name], lm.tables.spec)
              for name in ("train", "held-out")}
     train, test = parts["train"], parts["held-out"]
     g = grid()
@@ -873,8 +999,8 @@ def speed_model(base: dict[str, Any], speed: str, pgs: Sequence[PlayerGame], sha
                              "means": "score of a rated-r player = rapid mean(c + d·(r − 1500)),"
                                       " spread k · rapid spread(c + d·(r − 1500))"},
              "borrows": f"{speed} scale fitted on {len(train.pgs)} player-games; the feature "
-                        "weights (per game and per set) and the game-to-game correlation of a "
-                        "player's games are the rapid fit's"}
+                        "weights (per game and per set), the game-to-game correlation of a "
+                        "player's games and the set prior's shape are the rapid fit's"}
     test_score = np.asarray([lm.tables.offset + float(lm.tables.coef @ x) for x in test.x])
     shipped = level_model_from_json(model)
     est, low, high = estimates(shipped, test_score, np.ones(len(test_score)))
@@ -977,8 +1103,8 @@ def clock_gain(models: dict[str, dict[str, Any]], pgs: Sequence[PlayerGame]) -> 
 def rapid_check(base: dict[str, Any], pgs: Sequence[PlayerGame]) -> dict[str, Any]:
     """The rapid model on the PGN's rapid games of every player (a population and a year the fit
     never saw)."""
-    d = arrays([pg for pg in pgs if pg.perf == "rapid"])
     lm = level_model_from_json(base)
+    d = arrays([pg for pg in pgs if pg.perf == "rapid"], lm.tables.spec)
     est, low, high = estimates(lm, np.asarray([lm.tables.offset + float(lm.tables.coef @ x)
                                                for x in d.x]), np.ones(len(d.pgs)))
     return figures(est, low, high, d.ratings, Boot(d.players))

@@ -83,7 +83,7 @@ def test_the_overview_draws_only_the_months_whose_range_is_narrow() -> None:
     from tracker.report.strength import SetLevel
 
     def month(label: str, low: int, high: int) -> SetLevel:
-        return SetLevel(label, 20, Level((low + high) // 2, low, high, "level-blitz-4", None,
+        return SetLevel(label, 20, Level((low + high) // 2, low, high, "level-blitz-5", None,
                                          20, 800))
 
     narrow, wide = month("2025-01", 1300, 1650), month("2025-02", 1100, 1600)

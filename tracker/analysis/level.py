@@ -1,12 +1,15 @@
 """The level a game, or a set of games, shows (STRENGTH.md §3, §3a). Pure but for reading the
 model file.
 
-Inputs: the moves' evals, the clock setting, the clocks where exported, the result and the
-perf: never a rating (:class:`GameFeatures` keeps them all; the ``level-<perf>-4`` models read
-the evals of the player's own moves only, see ``docs/strength.md``). A model
-(``tracker/analysis/models/level-<perf>-4.json``, fitted by ``scripts/fit_level_model.py`` from
+Inputs: the moves' evals, the moves, the clock setting, the clocks where exported, the result
+and the perf: never a rating (:class:`GameFeatures` keeps them all; the ``level-<perf>-5``
+models read the evals of the player's own moves, what the board showed at them
+(:mod:`tracker.analysis.board`), his own first two moves and the clock setting, never the
+result, the status or the clocks; see ``docs/strength.md``). A model
+(``tracker/analysis/models/level-<perf>-5.json``, fitted by ``scripts/fit_level_model.py`` from
 the shared analysed games) turns a game's summary (:data:`SUMMARY`: accuracy, ACPL, error rates,
-loss quantiles by phase…) into one score by a linear fit, and knows, per rating of the perf's
+loss quantiles by phase…, then :class:`FeatureSpec`'s columns) into one score by a linear fit,
+and knows, per rating of the perf's
 Lichess scale, the mean and spread of that score (heteroscedastic). The likelihood over ratings
 times a weak prior (a flat one for the range): the range is the 10th–90th percentiles,
 calibrated on players the fit never saw so that it holds the real rating ~80 % of the time in
@@ -19,10 +22,12 @@ its own mean and spread per rating; as games of one player are correlated (style
 spread does not shrink as 1/n but to ρ + (1 − ρ)/n. Fewer games (or a model without a set fit):
 the mean of the games' scores, with the single-game spread shrunk the same way.
 
-The set fit reads each game through a wider basis than the summary (``level-<perf>-4``): the
+The set fit reads each game through a wider basis than the summary (model 4 on): the
 summary and, per knot row of the fit (the training games' 10th, 50th and 90th percentiles of
 each feature), max(0, feature − knot) (:func:`set_basis`). The set's score is the mean of its
-games' set scores, so a game's set score can be computed once and kept.
+games' set scores, so a game's set score can be computed once and kept. A set's estimate is the
+median under the set prior^weight times a smooth tilt chosen on validation players
+(:func:`prior_tilt`, model 5 on); its range stays the flat prior's.
 """
 
 from __future__ import annotations
@@ -38,6 +43,17 @@ from typing import Any, Final, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from tracker.analysis.board import (
+    CAPTURE_AVAILABLE,
+    CAPTURED,
+    CHANCE,
+    IN_CHECK,
+    LEAVES_HANGING,
+    OWN_HANGING,
+    TOOK_HANGING,
+    board_flags,
+    own_opening,
+)
 from tracker.analysis.engine_calibration import lichess_era
 from tracker.analysis.formulas import acpl as lichess_acpl
 from tracker.analysis.formulas import move_accuracy, win_percent
@@ -50,7 +66,7 @@ from tracker.fide.scale import ScaleModel, fide_rating, models_for
 MODELS_DIR: Final = Path(__file__).parent / "models"
 #: The model of each perf (key, version): each speed on its own Lichess scale.
 MODEL_FILES: Final[Mapping[str, str]] = {
-    speed: f"level-{speed}-4.json" for speed in ("bullet", "blitz", "rapid", "classical")}
+    speed: f"level-{speed}-5.json" for speed in ("bullet", "blitz", "rapid", "classical")}
 #: Speeds without data of their own borrow the nearest speed's model, and every result says so.
 BORROWED: Final[Mapping[str, str]] = {"ultraBullet": "bullet", "correspondence": "classical"}
 #: Fewer moves than this in a game and the result says the range rests on little play.
@@ -62,12 +78,15 @@ FloatArray = npt.NDArray[np.float64]
 @dataclass(frozen=True, slots=True)
 class MoveFeature:
     """One move of the player: their Win% (0–100, mover's view) before and after it, its ply
-    (1-based) and, where the clocks were exported, the mover's time left before it (seconds)."""
+    (1-based), where the clocks were exported, the mover's time left before it (seconds), and
+    where the moves are known, what the board showed (:func:`tracker.analysis.board.board_flags`'
+    flags, ``None`` unknown)."""
 
     ply: int
     win_before: float
     win_after: float
     clock: float | None = None
+    board: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +99,8 @@ class GameFeatures:
     ``None`` when unknown; ``local``: the evals come from a local engine (read through its
     calibration onto Lichess's scale where one covers its engine and budget,
     ``tracker.analysis.engine_calibration``), not Lichess's server analysis the model was
-    fitted on (the result then says so)."""
+    fitted on (the result then says so); ``opening``: his own first two moves
+    (:func:`tracker.analysis.board.own_opening`, ``()`` unknown)."""
 
     color: Color
     moves: tuple[MoveFeature, ...]
@@ -89,6 +109,7 @@ class GameFeatures:
     acpl: int | None = None
     ending: str | None = None
     local: bool = False
+    opening: tuple[str, ...] = ()
 
 
 class Level(NamedTuple):
@@ -149,24 +170,35 @@ class LevelModel:
 def level_features(evals: Sequence[PlyEval], color: Color, *, white_first: bool = True,
                    clock: tuple[int, int] | None = None, clocks: Sequence[int] | None = None,
                    result: float | None = None, status: str | None = None,
-                   local: bool = False) -> GameFeatures:
+                   local: bool = False, sans: Sequence[str] | None = None,
+                   initial_fen: str | None = None,
+                   flags: Sequence[int] | None = None) -> GameFeatures:
     """The :class:`GameFeatures` of ``color`` in one game: ``evals`` one per ply (White's view);
     ``clock`` (initial s, increment s); ``clocks`` Lichess's exported clocks (centiseconds, one
     per ply, both players) or ``None``; ``result`` the player's score (1, 0.5, 0) or ``None``;
     ``status`` Lichess's game status (``"mate"``, ``"resign"``, ``"outoftime"``…) or ``None``;
-    ``local`` whether the evals come from a local engine (not Lichess's server analysis).
+    ``local`` whether the evals come from a local engine (not Lichess's server analysis);
+    ``sans`` the moves (SAN, one per ply, from ``initial_fen`` or the standard start) or
+    ``None``: what the board showed at each move and his first two moves; ``flags`` the
+    game's :func:`~tracker.analysis.board.board_flags` when already computed (both sides read
+    one list).
     """
     white = color == "white"
+    if flags is None and sans is not None:
+        flags = board_flags(sans, initial_fen)
     moves: list[MoveFeature] = []
     before = win_percent(START)
     for ply, after in enumerate(win_curve(evals, white_first=white_first), start=1):
         if ((ply % 2 == 1) == white_first) == white and before is not None and after is not None:
             left = clocks[ply - 1] / 100 if clocks is not None and ply <= len(clocks) else None
             mine = (before, after) if white else (100 - before, 100 - after)
-            moves.append(MoveFeature(ply, mine[0], mine[1], left))
+            seen = flags[ply - 1] if flags is not None and ply <= len(flags) else None
+            moves.append(MoveFeature(ply, mine[0], mine[1], left, seen))
         before = after
     cpl = lichess_acpl(evals, white_first=white_first)[0 if white else 1]
-    return GameFeatures(color, tuple(moves), clock, result, cpl, ending(result, status), local)
+    opening = own_opening(sans, color, initial_fen) if sans is not None else ()
+    return GameFeatures(color, tuple(moves), clock, result, cpl, ending(result, status), local,
+                        opening)
 
 
 def on_training_scale(evals: Sequence[PlyEval], played_at_ms: int | None) -> list[PlyEval]:
@@ -208,6 +240,53 @@ SUMMARY: Final[tuple[str, ...]] = (
     "end mean sqrt(loss)", "end rate <= 1", "end rate >= 10", "end share",
 )
 _PHASES: Final = ((1, 20), (21, 60), (61, 1 << 30))
+#: What the board showed (model 5 on; :mod:`tracker.analysis.board`): his moves' √loss by it,
+#: and shares of his moves; the board experiment's "hanging + capture" (docs/strength.md).
+BOARD_SUMMARY: Final[tuple[str, ...]] = (
+    "capture available: mean sqrt(loss)", "no capture available: mean sqrt(loss)",
+    "share of moves leaving a piece hanging", "in check: mean sqrt(loss)",
+    "own piece hanging: mean sqrt(loss)", "free piece taken share (of chances)",
+    "capture share",
+)
+#: The clock setting (model 5 on): a declared input (STRENGTH.md §3), never the clocks.
+CLOCK_SUMMARY: Final[tuple[str, ...]] = ("ln(initial + 40 x increment)", "increment > 0")
+
+
+@dataclass(frozen=True, slots=True)
+class FeatureSpec:
+    """What a model reads beyond :data:`SUMMARY` (model 5 on; the file's ``extra_features``):
+    :data:`BOARD_SUMMARY`, :data:`CLOCK_SUMMARY`, then one column per opening identity
+    (``identities``: his own first two moves, :func:`tracker.analysis.board.own_opening`; 1
+    when his game's is that one). Where a game's board or clock setting is unknown, the
+    training players' means (``board_fallback``, ``clock_fallback``) stand in; ``free_rate``:
+    the training share of free pieces taken, for a game that offered none."""
+
+    identities: tuple[tuple[str, ...], ...]
+    board_fallback: tuple[float, ...]
+    clock_fallback: tuple[float, ...]
+    free_rate: float
+
+    def names(self) -> list[str]:
+        """The feature names of the columns after :data:`SUMMARY`."""
+        return [*BOARD_SUMMARY, *CLOCK_SUMMARY,
+                *(f"opening {' '.join(k)}" for k in self.identities)]
+
+    def json(self) -> dict[str, Any]:
+        """The model file's ``extra_features``."""
+        return {"opening_identities": [list(k) for k in self.identities],
+                "board_fallback": list(self.board_fallback),
+                "clock_fallback": list(self.clock_fallback), "free_piece_rate": self.free_rate}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> FeatureSpec:
+        """From a model file's ``extra_features`` (KeyError, TypeError, ValueError if wrong)."""
+        spec = cls(tuple(tuple(str(m) for m in k) for k in data["opening_identities"]),
+                   tuple(_floats(data, "board_fallback")), tuple(_floats(data, "clock_fallback")),
+                   float(data["free_piece_rate"]))
+        if len(spec.board_fallback) != len(BOARD_SUMMARY) or len(
+                spec.clock_fallback) != len(CLOCK_SUMMARY):
+            raise ValueError("fallbacks of the wrong size")
+        return spec
 
 
 def _mean(xs: Sequence[float], fallback: float) -> float:
@@ -222,9 +301,10 @@ def _quantile(sorted_xs: Sequence[float], q: float) -> float:
     return sorted_xs[i] + (sorted_xs[j] - sorted_xs[i]) * (pos - i)
 
 
-def summary(game: GameFeatures) -> list[float]:
-    """The :data:`SUMMARY` of one player's game (plain floats, in order). Raises ValueError for
-    a game without a scored move. Pure Python: a few microseconds per move."""
+def summary(game: GameFeatures, spec: FeatureSpec | None = None) -> list[float]:
+    """The :data:`SUMMARY` of one player's game (plain floats, in order), then with a ``spec``
+    its columns (:meth:`FeatureSpec.names`). Raises ValueError for a game without a scored
+    move. Pure Python: a few microseconds per move."""
     moves = game.moves
     if not moves:
         raise ValueError("no move with an eval before and after: no level")
@@ -256,7 +336,41 @@ def summary(game: GameFeatures) -> list[float]:
                     sum(1 for i in idx if flags[10][i]) / len(idx), len(idx) / n]
         else:
             out += [mean_root, out[6], out[4], 0.0]
+    if spec is not None:
+        out += _board_summary(moves, root, mean_root, spec)
+        out += _clock_summary(game.clock, spec)
+        out += [float(game.opening == k) for k in spec.identities]
     return out
+
+
+def _board_summary(moves: Sequence[MoveFeature], root: Sequence[float], mean_root: float,
+                   spec: FeatureSpec) -> list[float]:
+    """:data:`BOARD_SUMMARY` of his moves (the training means where a move's board is unknown);
+    a condition no move meets gives the game's mean √loss (the training rate for free pieces)."""
+    flags = [m.board for m in moves]
+    if any(f is None for f in flags):
+        return list(spec.board_fallback)
+    known = [f or 0 for f in flags]
+    n = len(known)
+
+    def root_where(bit: int, want: bool = True) -> float:
+        return _mean([r for r, f in zip(root, known, strict=True) if bool(f & bit) == want],
+                     mean_root)
+
+    chances = [f for f in known if f & CHANCE]
+    return [root_where(CAPTURE_AVAILABLE), root_where(CAPTURE_AVAILABLE, False),
+            sum(1 for f in known if f & LEAVES_HANGING) / n, root_where(IN_CHECK),
+            root_where(OWN_HANGING),
+            (sum(1 for f in chances if f & TOOK_HANGING) / len(chances) if chances
+             else spec.free_rate),
+            sum(1 for f in known if f & CAPTURED) / n]
+
+
+def _clock_summary(clock: tuple[int, int] | None, spec: FeatureSpec) -> list[float]:
+    """:data:`CLOCK_SUMMARY` of a clock setting (the training means where there is none)."""
+    if clock is None or clock[0] + 40 * clock[1] <= 0:
+        return list(spec.clock_fallback)
+    return [math.log(clock[0] + 40 * clock[1]), float(clock[1] > 0)]
 
 
 def _floats(data: Any, *path: str) -> list[float]:
@@ -288,7 +402,12 @@ def _schema(data: Mapping[str, Any]) -> None:
     if not ok:
         raise ValueError("malformed level model: sizes of prior, likelihood and regression "
                          "disagree, or a spread is not positive")
-    if features != list(SUMMARY):
+    try:
+        spec = (FeatureSpec.from_json(data["extra_features"]) if "extra_features" in data
+                else None)
+    except (KeyError, TypeError, ValueError) as e:
+        raise ValueError(f"malformed level model: missing or wrong field ({e})") from None
+    if features != [*SUMMARY, *(spec.names() if spec is not None else ())]:
         raise ValueError("level model fitted on other features than this version computes: "
                          "refit it (scripts/fit_level_model.py)")
 
@@ -361,16 +480,36 @@ class _Tables:
         self.fitted_range = (float(lo), float(hi))
         self.weak: list[Mapping[str, Any]] = list(data.get("weak", []))
         self.borrows = str(data.get("borrows") or "")
-        self.set: _SetTables | None = _SetTables(data["set"]) if "set" in data else None
+        self.spec = (FeatureSpec.from_json(data["extra_features"]) if "extra_features" in data
+                     else None)
+        self.width = len(SUMMARY) + (len(self.spec.names()) if self.spec is not None else 0)
+        self.set: _SetTables | None = (_SetTables(data["set"], self.width) if "set" in data
+                                       else None)
+        if self.set is not None:
+            self.set.log_estimate_prior = (self.set.weight * self.set.log_prior
+                                           + prior_tilt(self.set.tilt, self.grid))
+
+
+def prior_tilt(tilt: Mapping[str, Any] | None, grid: FloatArray) -> FloatArray:
+    """A set prior's tilt on ``grid`` (log scale, model 5 on; the file's ``set.prior_tilt``):
+    Σ aⱼ · hatⱼ(r), triangles of half-width ``width`` centred on ``knots`` (rating points):
+    the estimate's prior is the set prior^weight × exp(tilt), a shape chosen on validation
+    players (docs/strength.md). Zeros without a tilt."""
+    if not tilt:
+        return np.zeros_like(grid)
+    knots = np.asarray(_floats(tilt, "knots"))
+    hats = np.maximum(0.0, 1 - np.abs(grid[None, :] - knots[:, None]) / float(tilt["width"]))
+    out: FloatArray = np.asarray(_floats(tilt, "a")) @ hats
+    return out
 
 
 class _SetTables:
     """A model's set fit (its ``set`` section), read once per model."""
 
-    def __init__(self, fit: Mapping[str, Any]) -> None:
+    def __init__(self, fit: Mapping[str, Any], width: int) -> None:
         self.min_games = int(fit["min_games"])
         self.knots: FloatArray = np.asarray([_floats(row) for row in fit.get("knots", [])],
-                                            dtype=np.float64).reshape(-1, len(SUMMARY))
+                                            dtype=np.float64).reshape(-1, width)
         reg = fit["regression"]
         scale = np.asarray(_floats(reg, "scale"))
         self.coef: FloatArray = np.asarray(_floats(reg, "coef")) / scale
@@ -382,6 +521,10 @@ class _SetTables:
         prior = np.asarray(fit["prior"], dtype=np.float64)
         self.log_prior: FloatArray = np.log(prior / prior.sum())
         self.weight = float(fit["prior_weight"])
+        self.tilt: Mapping[str, Any] | None = fit.get("prior_tilt")
+        #: The estimate's log prior on the grid: the set prior at its weight plus the tilt
+        #: (model 5 on; set by :class:`_Tables`, which knows the grid).
+        self.log_estimate_prior: FloatArray = self.weight * self.log_prior
 
 
 def _tables(model: LevelModel) -> _Tables:
@@ -391,7 +534,7 @@ def _tables(model: LevelModel) -> _Tables:
 def score(model: LevelModel, game: GameFeatures) -> float:
     """The model's score of one game: its linear fit on :func:`summary` (rating points on the
     fitted perf's scale, before the likelihood). Raises ValueError without a scored move."""
-    return _score_of(model, summary(game))
+    return _score_of(model, summary(game, _tables(model).spec))
 
 
 def _score_of(model: LevelModel, summarised: Sequence[float]) -> float:
@@ -415,7 +558,7 @@ def set_score(model: LevelModel, game: GameFeatures) -> float | None:
     """The model's set score of one game (its set fit's linear score of the game's
     :func:`set_basis`; a set's is the mean of its games'), ``None`` for a model without a set
     fit. Raises ValueError without a scored move."""
-    return _set_score_of(model, summary(game))
+    return _set_score_of(model, summary(game, _tables(model).spec))
 
 
 def _set_score_of(model: LevelModel, summarised: Sequence[float]) -> float | None:
@@ -428,7 +571,7 @@ def _set_score_of(model: LevelModel, summarised: Sequence[float]) -> float | Non
 def scores(model: LevelModel, game: GameFeatures) -> tuple[float, float | None]:
     """:func:`score` and :func:`set_score` of one game, its :func:`summary` computed once.
     Raises ValueError without a scored move."""
-    summarised = summary(game)
+    summarised = summary(game, _tables(model).spec)
     return _score_of(model, summarised), _set_score_of(model, summarised)
 
 
@@ -485,7 +628,7 @@ def set_estimates(model: LevelModel, mean_basis: FloatArray, games: FloatArray
     fit = t.set
     set_score_mean = (np.full(len(games), np.nan) if fit is None
                       else fit.offset + mean_basis @ fit.coef)
-    return estimates_of_scores(model, t.offset + mean_basis[:, :len(SUMMARY)] @ t.coef,
+    return estimates_of_scores(model, t.offset + mean_basis[:, :t.width] @ t.coef,
                                set_score_mean, games)
 
 
@@ -503,7 +646,7 @@ def estimates_of_scores(model: LevelModel, mean_score: FloatArray, mean_set_scor
     var = fit.var[None, :] * shrink[:, None]
     centred = np.where(use, mean_set_score, 0.0)[:, None] - fit.mean[None, :]
     ll = -0.5 * centred ** 2 / var - 0.5 * np.log(var)
-    (s_est,) = quantiles(t.grid, ll + fit.weight * fit.log_prior[None, :], (0.5,))
+    (s_est,) = quantiles(t.grid, ll + fit.log_estimate_prior[None, :], (0.5,))
     s_low, s_high = quantiles(t.grid, ll, (0.1, 0.9))
     return (np.where(use, np.clip(s_est, s_low, s_high), est), np.where(use, s_low, low),
             np.where(use, s_high, high))

@@ -25,6 +25,7 @@ import msgspec
 import zstandard
 
 from tracker.analysis import engine_calibration
+from tracker.analysis.board import board_flags
 from tracker.analysis.engine_calibration import calibrated_evals, calibration_id
 from tracker.analysis.formulas import game_summary, judge
 from tracker.analysis.level import (
@@ -391,11 +392,12 @@ def unlevelled(game: AnalysedGame, model: LevelModel | None) -> GameStrength:
     scaled = evals if local else on_training_scale(evals, game.created_at_ms)
     plies_of = _Plies(None, model, tuple(evals), win_curve(evals, white_first=white_first),
                       sans)
+    flags = board_flags(sans, game.initial_fen) if sans else None
     for color, who, player, point in sided:
         features = level_features(scaled, color, white_first=white_first, clock=clock,
                                   clocks=clocks, result=_score(game.result, color),
-                                  status=game.status,
-                                  local=local)
+                                  status=game.status, local=local, sans=sans or None,
+                                  initial_fen=game.initial_fen, flags=flags)
         plies_of.features[color] = features
         # A partial analysis shows no accuracy, ACPL or level: 2 moves are not a game's.
         scored, set_scored = (scores(model, features)
