@@ -5,7 +5,7 @@ together to the per-game summary and the whole fit is redone as scripts/fit_leve
 it (same split, per-game ridge, set fit with hinges, calibration, the set prior weight the
 largest whose worst VALIDATION band bias <= 60), with model 4 refitted in the same run.
 
-    python scripts/experiments/stack.py fit [VARIANT ...]   # ~1 min each after a ~1 min load
+    python scripts/experiments/stack.py fit [VARIANT ...] [--speeds]  # ~40 s each, ~1 min load
     python scripts/experiments/stack.py shape VARIANT       # the free prior shape, seeds 2-5
     python scripts/experiments/stack.py table               # the figures of every result
 
@@ -36,6 +36,7 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE / "prior_shape"), str(HERE.parent), str(HERE.parent.parent)]
 import board_features as B
 import chess
+import chess.pgn
 import fit_level_model as F
 import numpy as np
 from feats_pooled import pooled_one
@@ -75,7 +76,12 @@ def board_columns(pgs, rows):
                              and F.split_of(pg.player) == "train"], axis=0))
     print(f"board: legal median {legal_median}, free rate {free_rate:.3f}, "
           f"{len(out)} player-games", flush=True)
+    BOARD_REF[:] = [legal_median, free_rate]
     return out, fallback
+
+
+BOARD_REF = []  # the training positions' median legal move count, free pieces taken share
+TOP_IDS = []  # the N_IDENT commonest identities in training
 
 
 def own_two(sans, color):
@@ -106,6 +112,7 @@ def opening_columns(pgs):
            for pg in pgs]
     counts = Counter(i for pg, i in zip(pgs, ids) if F.split_of(pg.player) == "train")
     top = [k for k, _ in counts.most_common(N_IDENT)]
+    TOP_IDS[:] = top
     print("identities:", ["/".join(k) for k in top], flush=True)
     return {id(pg.features): [float(i == k) for k in top] for pg, i in zip(pgs, ids)}
 
@@ -181,7 +188,7 @@ def set_data(model, d, sets):
     return F.set_arrays(d, np.zeros(len(d.pgs)), sets)
 
 
-def run(variant, pgs, sha, games, fam):
+def run(variant, pgs, sha, games, fam, speeds=None):
     names = configure(variant, fam)
     t1 = time.time()
     parts = {n: F.arrays([pg for pg in pgs if F.split_of(pg.player) == n])
@@ -217,10 +224,59 @@ def run(variant, pgs, sha, games, fam):
                     "players": st.players, "est": est, "low": low, "high": high},
            "games": {"est": g_est, "real": test.ratings, "players": test.players},
            "val": vals, "summary_width": len(F.SUMMARY)}
+    if speeds is not None:
+        res["speeds"] = speeds_of(model, *speeds)
+        (OUT / f"speeds_{variant}.json").write_text(json.dumps(res["speeds"], indent=1))
     (OUT / f"res_{variant}.pkl").write_bytes(pickle.dumps(res))
     print(f"check: held-out set MAE {np.abs(est - st.real).mean():.1f}, game MAE "
           f"{np.abs(g_est - test.ratings).mean():.1f}; fit time {time.time() - t1:.0f} s",
           flush=True)
+
+
+def speed_games(fam):
+    """The 2020 PGN's player-games (every speed) with the same columns (board rows from its
+    SAN replayed, as board_sets.py does): for the speeds' models and the 2020 rapid check."""
+    speed_pgs, speed_sha, _ = F.load_pgn(F.DEFAULT_SPEEDS)
+    games = {}
+    with open(F.DEFAULT_SPEEDS, encoding="utf-8") as f:
+        while (game := chess.pgn.read_game(f)) is not None:
+            board = game.board()
+            sans = []
+            for move in game.mainline_moves():
+                sans.append(board.san(move))
+                board.push(move)
+            games[game.headers.get("Site", "")] = (sans, game.headers["White"])
+    for pg in speed_pgs:
+        sans, white = games[pg.game_id]
+        key = id(pg.features)
+        r = B.ply_rows(" ".join(sans))
+        idx = [m.ply - 1 for m in pg.features.moves]
+        if idx and max(idx) < len(r):
+            loss = [max(0.0, m.win_before - m.win_after) for m in pg.features.moves]
+            s = B.board_summary(loss, r[idx], *BOARD_REF)
+            fam["board"][0][key] = [s[i] for i in BOARD_COLS]
+        if "opening" in fam:
+            own = own_two(sans, "white" if pg.player == white else "black")
+            fam["opening"][0][key] = [float(own == k) for k in TOP_IDS]
+        if "clock" in fam:
+            c = pg.features.clock
+            fam["clock"][0][key] = [math.log(c[0] + 40 * c[1]), float(c[1] > 0)]
+        if "pooled" in fam and pg.features.moves and pg.features.acpl is not None:
+            fam["pooled"][0].update(pooled_columns([pg]))
+    return speed_pgs, speed_sha
+
+
+def speeds_of(model, speed_pgs, speed_sha):
+    """Per-game held-out figures of the speeds' models and the 2020 rapid check."""
+    out = {}
+    for sp in F.SPEEDS:
+        m = F.speed_model(model, sp, speed_pgs, speed_sha, F.DEFAULT_SPEEDS.name)
+        out[sp] = m["held_out"]["model"]["games"]
+    out["rapid 2020"] = F.rapid_check(model, speed_pgs)
+    for k, v in out.items():
+        print(f"  {k}: games {v['n']}, MAE {v['mae']} {v.get('mae_ci')}, bias {v['bias']}, "
+              f"coverage {v['coverage_10_90']}", flush=True)
+    return out
 
 
 def main_fit(variants):
@@ -240,14 +296,17 @@ def main_fit(variants):
         t = time.time()
         fam["pooled"] = (pooled_columns(pgs), None)
         print(f"pooled statistics {time.time() - t:.0f} s", flush=True)
+    speeds = speed_games(fam) if SPEEDS_TOO else None
     print("features ready", round(time.time() - t0), flush=True)
     for v in variants:
-        run(v, pgs, sha, games, fam)
+        run(v, pgs, sha, games, fam, speeds)
 
+
+SPEEDS_TOO = "--speeds" in sys.argv  # fit ... --speeds: also the speeds and 2020 rapid games
 
 if __name__ == "__main__":
     if sys.argv[1] == "fit":
-        main_fit(sys.argv[2:] or list(VARIANTS))
+        main_fit([v for v in sys.argv[2:] if v != "--speeds"] or list(VARIANTS))
     else:
         import stack_shape  # the free prior shape and the figures: stack_shape.py
 

@@ -16,10 +16,8 @@ player, drawn with SEED; calibrate_sets draws with 2), never on held-out players
 Held-out figures for each, paired against model 4 (res_none, the weight F.fit chose).
 The helpers below are prior_shape/common.py's (that module loads its own cache on import).
 """
-# ruff: noqa: B905
 import json
 import pickle
-import sys
 import tempfile
 from pathlib import Path
 
