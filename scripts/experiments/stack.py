@@ -43,6 +43,16 @@ from feats_pooled import pooled_one
 
 import tracker.analysis.level as L
 
+#: STACK_SPLIT=SALT: another split of the players by the same rule (sha256 of
+#: "level-split-SALT:" + id, 60/20/20 %): a robustness check; results named res_VARIANT@SALT.pkl
+SPLIT = os.environ.get("STACK_SPLIT", "")
+SUFFIX = f"@{SPLIT}" if SPLIT else ""
+if SPLIT:
+    def _split_of(player):
+        bucket = hashlib.sha256(f"level-split-{SPLIT}:{player}".encode()).digest()[0] % 10
+        return "train" if bucket < 6 else "validation" if bucket < 8 else "held-out"
+    F.split_of = _split_of
+
 TMP = Path(tempfile.gettempdir())
 BOARD_CACHE = Path(os.environ.get("STACK_BOARD_CACHE", TMP / "s3-board" / "pgs.pkl"))
 OUT = TMP / "s4-stack"
@@ -226,8 +236,8 @@ def run(variant, pgs, sha, games, fam, speeds=None):
            "val": vals, "summary_width": len(F.SUMMARY)}
     if speeds is not None:
         res["speeds"] = speeds_of(model, *speeds)
-        (OUT / f"speeds_{variant}.json").write_text(json.dumps(res["speeds"], indent=1))
-    (OUT / f"res_{variant}.pkl").write_bytes(pickle.dumps(res))
+        (OUT / f"speeds_{variant}{SUFFIX}.json").write_text(json.dumps(res["speeds"], indent=1))
+    (OUT / f"res_{variant}{SUFFIX}.pkl").write_bytes(pickle.dumps(res))
     print(f"check: held-out set MAE {np.abs(est - st.real).mean():.1f}, game MAE "
           f"{np.abs(g_est - test.ratings).mean():.1f}; fit time {time.time() - t1:.0f} s",
           flush=True)

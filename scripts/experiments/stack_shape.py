@@ -17,6 +17,7 @@ Held-out figures for each, paired against model 4 (res_none, the weight F.fit ch
 The helpers below are prior_shape/common.py's (that module loads its own cache on import).
 """
 import json
+import os
 import pickle
 import tempfile
 from pathlib import Path
@@ -27,6 +28,7 @@ import numpy as np
 from tracker.analysis.level import quantiles as QS
 
 OUT = Path(tempfile.gettempdir()) / "s4-stack"
+SUFFIX = f"@{os.environ['STACK_SPLIT']}" if os.environ.get("STACK_SPLIT") else ""  # stack.py's
 G = F.grid()
 SPACING = 400.0
 KN = np.arange(600, 2601, SPACING)
@@ -34,7 +36,7 @@ HATS = np.maximum(0, 1 - np.abs(G[None, :] - KN[:, None]) / SPACING)  # knots x 
 
 
 def load(variant):
-    return pickle.loads((OUT / f"res_{variant}.pkl").read_bytes())
+    return pickle.loads((OUT / f"res_{variant}{SUFFIX}.pkl").read_bytes())
 
 
 class Tables:
@@ -149,7 +151,9 @@ def figures(e, lo, hi, t, ref=None, games=None):
 def table():
     base = load("none")
     rows = {}
-    for p in sorted(OUT.glob("res_*.pkl")):
+    for p in sorted(OUT.glob(f"res_*{SUFFIX}.pkl")):
+        if "@" in p.stem and not SUFFIX:
+            continue
         r = pickle.loads(p.read_bytes())
         t = r["test"]
         f = figures(t["est"], t["low"], t["high"], t, base["test"]["est"],
@@ -160,7 +164,7 @@ def table():
         rows[r["variant"]] = f
         print(r["variant"], json.dumps({k: v for k, v in f.items() if k != "bands"}))
         print("   bands:", f["bands"], flush=True)
-    (OUT / "table.json").write_text(json.dumps(rows, indent=1))
+    (OUT / f"table{SUFFIX}.json").write_text(json.dumps(rows, indent=1))
 
 
 def shape(variant, seeds):
@@ -207,7 +211,7 @@ def shape(variant, seeds):
             out.append(f)
             print(json.dumps({k: x for k, x in f.items() if k != "bands"}), flush=True)
             print("   bands:", f["bands"], flush=True)
-    name = f"shape_{variant}_{'-'.join(map(str, seeds))}.json"
+    name = f"shape_{variant}{SUFFIX}_{'-'.join(map(str, seeds))}.json"
     (OUT / name).write_text(json.dumps(out, indent=1))
 
 
