@@ -21,7 +21,7 @@ from tracker.api import GameStrength, PlayerStrength, TrackerError
 #: Seconds between two progress-bar updates.
 PROGRESS_EVERY: Final = 0.25
 RAPID_NOTE: Final = ("Levels are on the Lichess scale of the perf, as a 10–90 % range, from "
-                     "the moves alone (never a rating).")
+                     "the moves and the clock setting (never a rating).")
 
 
 def analysed_key(user_id: str) -> tuple[tuple[str, int], ...]:

@@ -76,7 +76,8 @@ if strength is not None:
     narrow = f"a range narrower than {strength_charts.MAX_DRAWN_WIDTH} points"
     st.caption(
         (f"Green squares: the level each month's analysed games show together, with its "
-         f"10–90 % range, from the moves alone (model {strength.model or '-'}; never a rating), "
+         f"10–90 % range, from the moves and the clock setting (model {strength.model or '-'}; "
+         f"never a rating), "
          f"on the Lichess {perf} scale"
          + (f"; {months} with too few analysed games for {narrow} not drawn" if hidden else "")
          if drawn else
