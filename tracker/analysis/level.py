@@ -521,14 +521,32 @@ def _local_note(model: LevelModel) -> str:
     return text + ")"
 
 
-def _note(model: LevelModel, games: int, local: bool, estimate: int, moves: int
-          ) -> str | None:
+def model_note(model: LevelModel) -> str | None:
+    """What every level of ``model`` says first, whatever its games: the model applied to a
+    perf it was not fitted on, what a speed borrows from the rapid fit; ``None`` when nothing.
+    Each :class:`Level`'s ``note`` starts with it (then ``"; "`` and what that level alone
+    needs said), so a report can say it once."""
     t = _tables(model)
     notes: list[str] = []
     if model.perf != model.fitted_perf:
         notes.append(f"{model.fitted_perf} model applied to {model.perf}")
     if t.borrows:
         notes.append(t.borrows)
+    return "; ".join(notes) or None
+
+
+def set_fit_games(model: LevelModel) -> int | None:
+    """The games from which a set is read by the model's set fit (its ``min_games``; fewer:
+    the mean of the games' scores), ``None`` for a model without a set fit."""
+    fit = _tables(model).set
+    return None if fit is None else fit.min_games
+
+
+def _note(model: LevelModel, games: int, local: bool, estimate: int, moves: int
+          ) -> str | None:
+    t = _tables(model)
+    shared = model_note(model)
+    notes: list[str] = [shared] if shared else []
     lo, hi = t.fitted_range
     if estimate < lo or estimate > hi:
         notes.append(f"outside the range the model was fitted on ({lo:.0f}–{hi:.0f})")
