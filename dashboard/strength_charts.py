@@ -4,7 +4,7 @@ level the games show per month, drawn over the Overview's rating chart."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Final
 
@@ -16,6 +16,9 @@ from tracker.api import GameStrength, SetLevel
 JUDGMENT_COLORS: Final = {"Inaccuracy": "#56b4e9", "Mistake": "#e69f00", "Blunder": "#df5353"}
 GLYPHS: Final = {"Inaccuracy": "?!", "Mistake": "?", "Blunder": "??"}
 LEVEL_NAME: Final = "Level shown in the moves (10–90 % range)"
+#: The months whose level has a note of its own (the model weak there, outside its fitted
+#: range): open squares, the note on hover and under the chart.
+LEVEL_NOTED_NAME: Final = "Level shown, with a note (under the chart)"
 LEVEL_COLOR: Final = "#2e8b57"
 #: A month's level is drawn only when its 10–90 % range is narrower than this (rating points):
 #: a wider one says too little to draw beside a rating line.
@@ -74,32 +77,52 @@ def drawn_months(months: Sequence[SetLevel]) -> list[SetLevel]:
             if m.level is not None and m.level.high - m.level.low < MAX_DRAWN_WIDTH]
 
 
-def add_levels(fig: go.Figure, months: Sequence[SetLevel]) -> go.Figure:
+def add_levels(fig: go.Figure, months: Sequence[SetLevel],
+               notes: Mapping[str, str] | None = None) -> go.Figure:
     """A copy of the Overview's figure with the level each month's games show
     (:func:`drawn_months` only): a marker at the estimate with its 10–90 % range as a bar, on
     the rating axis (the Lichess scale of the perf), labelled in the legend; the axis widened
-    to hold the ranges, so none is drawn off the chart."""
+    to hold the ranges, so none is drawn off the chart. ``notes``: what a month's level alone
+    needs said, by month (``PlayerStrength.own_note``: the model weak there, outside its
+    fitted range): those months are open squares of their own legend entry, the note on
+    hover."""
     shown = drawn_months(months)
     out = go.Figure(fig)
     if not shown:
         return out
-    est = [m.level.estimate for m in shown if m.level is not None]
+    notes = notes or {}
+    for name, symbol, group in ((LEVEL_NAME, "square", [m for m in shown
+                                                        if not notes.get(m.label)]),
+                                (LEVEL_NOTED_NAME, "square-open", [m for m in shown
+                                                                   if notes.get(m.label)])):
+        if group:
+            out.add_trace(_level_trace(name, symbol, group, notes), row=1, col=1)
     low = [m.level.low for m in shown if m.level is not None]
     high = [m.level.high for m in shown if m.level is not None]
-    out.add_trace(go.Scatter(
-        x=[month_middle(m.label) for m in shown], y=est, mode="markers", name=LEVEL_NAME,
-        marker={"color": LEVEL_COLOR, "size": 9, "symbol": "square"},
-        error_y={"type": "data", "symmetric": False,
-                 "array": [h - e for h, e in zip(high, est, strict=True)],
-                 "arrayminus": [e - lo for e, lo in zip(est, low, strict=True)],
-                 "color": LEVEL_COLOR, "thickness": 2, "width": 4},
-        customdata=[[m.label, m.games, lo, h] for m, lo, h in zip(shown, low, high,
-                                                                  strict=True)],
-        hovertemplate=("%{customdata[0]}: level shown %{y} (%{customdata[2]}–"
-                       "%{customdata[3]}), %{customdata[1]} analysed games<extra></extra>"),
-    ), row=1, col=1)
     current = out.layout.yaxis.range
     if current is not None:
         out.update_yaxes(range=[min(current[0], min(low) - 25), max(current[1], max(high) + 25)],
                          row=1, col=1)
     return out
+
+
+def _level_trace(name: str, symbol: str, shown: Sequence[SetLevel], notes: Mapping[str, str]
+                 ) -> go.Scatter:
+    est = [m.level.estimate for m in shown if m.level is not None]
+    low = [m.level.low for m in shown if m.level is not None]
+    high = [m.level.high for m in shown if m.level is not None]
+    return go.Scatter(
+        x=[month_middle(m.label) for m in shown], y=est, mode="markers", name=name,
+        marker={"color": LEVEL_COLOR, "size": 9, "symbol": symbol,
+                "line": {"color": LEVEL_COLOR, "width": 2}},
+        error_y={"type": "data", "symmetric": False,
+                 "array": [h - e for h, e in zip(high, est, strict=True)],
+                 "arrayminus": [e - lo for e, lo in zip(est, low, strict=True)],
+                 "color": LEVEL_COLOR, "thickness": 2, "width": 4},
+        customdata=[[m.label, m.games, lo, h,
+                     "".join(f"<br>{part}" for part in notes.get(m.label, "").split("; ") if part)]
+                    for m, lo, h in zip(shown, low, high, strict=True)],
+        hovertemplate=("%{customdata[0]}: level shown %{y} (%{customdata[2]}–"
+                       "%{customdata[3]}), %{customdata[1]} analysed games%{customdata[4]}"
+                       "<extra></extra>"),
+    )

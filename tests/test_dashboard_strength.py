@@ -96,6 +96,44 @@ def test_the_overview_draws_only_the_months_whose_range_is_narrow() -> None:
     assert list(trace.y) == [1475]
     low, high = out.layout.yaxis.range
     assert low <= 1300 and high >= 1650
+def test_a_drawn_month_whose_level_has_a_note_is_an_open_square_with_its_note() -> None:
+    """Issue 33 item 5: where a month's level falls where the model is weak (EricRosen's
+    3 games of 2021-11: 2866 (2673–2979), a range narrow enough to draw), the chart says so
+    beside it: an open square of its own legend entry, the note on hover (it was a plain
+    square, the note nowhere on the Overview)."""
+    import sys
+
+    import plotly.graph_objects as go
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "dashboard"))
+    import strength_charts
+
+    from tracker.analysis.level import Level
+    from tracker.report.strength import SetLevel
+
+    note = ("outside the range the model was fitted on (804–2513); the model is weak here: "
+            "too few held-out sets above 2399 to check the model")
+    weak = SetLevel("2021-11", 3, Level(2866, 2673, 2979, "level-rapid-4", note, 3, 96))
+    plain = SetLevel("2022-10", 24, Level(1892, 1712, 2100, "level-rapid-4", None, 24, 700))
+    fig = go.Figure().set_subplots(rows=1, cols=1)
+    fig.update_yaxes(range=[1900, 2700])
+    out = strength_charts.add_levels(fig, [weak, plain], {"2021-11": note})
+    by_name = {t.name: t for t in out.data}
+    noted = by_name[strength_charts.LEVEL_NOTED_NAME]
+    assert list(noted.y) == [2866] and noted.marker.symbol == "square-open"
+    assert noted.customdata[0][4] == (
+        "<br>outside the range the model was fitted on (804–2513)<br>the model is weak here: "
+        "too few held-out sets above 2399 to check the model")
+    square = by_name[strength_charts.LEVEL_NAME]
+    assert list(square.y) == [1892] and square.marker.symbol == "square"
+    assert square.customdata[0][4] == ""
+    low, high = out.layout.yaxis.range
+    assert low <= 1712 and high >= 2979  # both ranges on the chart
+    # without notes, every drawn month is a plain square, as before
+    again = strength_charts.add_levels(fig, [weak, plain])
+    assert [t.name for t in again.data] == [strength_charts.LEVEL_NAME]
+
+
 def test_the_analyse_progress_says_the_rate_and_the_time_left(
         monkeypatch: pytest.MonkeyPatch) -> None:
     from tests.test_dashboard import APP

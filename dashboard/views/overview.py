@@ -65,12 +65,17 @@ else:
 
 strength = strength_ui.player_strength(player.id, perf)
 figure = ui.overview_figure(player.id, perf)
+# What a month's level alone needs said (the model weak there, outside its fitted range).
+noted = {m.label: own for m in strength.months
+         if (own := strength.own_note(m.level))} if strength is not None else {}
 if strength is not None:
-    figure = strength_charts.add_levels(figure, strength.months)
+    figure = strength_charts.add_levels(figure, strength.months, noted)
 st.plotly_chart(figure, key="overview_chart", config={"displaylogo": False})
 if strength is not None:
     recent = strength.recent.level
-    drawn = len(strength_charts.drawn_months(strength.months))
+    drawn_months = strength_charts.drawn_months(strength.months)
+    drawn = len(drawn_months)
+    flagged = [f"{m.label} ({noted[m.label]})" for m in drawn_months if m.label in noted]
     hidden = sum(1 for m in strength.months if m.level is not None) - drawn
     months = f"{hidden} month{'s' if hidden != 1 else ''}"
     narrow = f"a range narrower than {strength_charts.MAX_DRAWN_WIDTH} points"
@@ -79,6 +84,7 @@ if strength is not None:
          f"10–90 % range, from the moves alone (model {strength.model or '-'}; never a rating), "
          f"on the Lichess {perf} scale"
          + (f"; {months} with too few analysed games for {narrow} not drawn" if hidden else "")
+         + (". Open squares, read with care: " + "; ".join(flagged) if flagged else "")
          if drawn else
          f"No monthly level drawn: {months} with analysed games, none with enough of them for "
          f"{narrow} (model {strength.model or '-'}, from the moves alone, on the Lichess {perf} "
