@@ -432,6 +432,31 @@ def test_a_level_from_uncalibrated_local_evals_says_so(tmp_path: Path) -> None:
     assert level == f"{recent.estimate} ({recent.low}–{recent.high}), uncalibrated evals"
 
 
+def test_a_level_where_the_model_is_weak_says_so_in_its_cell(tmp_path: Path) -> None:
+    """Issue 33 item 5: three rapid players of the tests' 2,000-game sample. han80's 4 games
+    read 2601, above the training ratings' range (804–2513); jihaan123's 3 read 2470, in the
+    model's weak sets band (above 2399); zarubello's 3 read 2273, neither. The cell said
+    nothing of it (``tracker strength`` did)."""
+    sample = Path(__file__).parent / "fixtures" / "analysed" / \
+        "lichess-rapid-analysed-first2000.ndjson.zst"
+    path = tmp_path / "strong.db"
+    for user in ("han80", "jihaan123", "zarubello"):
+        api.import_file(sample, db=path, user=user)
+    api.group_create("strong", db=path)
+    api.group_add("strong", ["han80", "jihaan123", "zarubello"], db=path)
+    rows = {r.user_id: r.level for r in api.group_table("strong", "rapid", db=path).rows}
+    assert rows == {"han80": "2601 (2325–2841), outside the model's fitted range",
+                    "jihaan123": "2470 (2127–2755), where the model is weak",
+                    "zarubello": "2273 (1906–2596)"}
+    for user in rows:  # the same level as tracker strength's, whose note says why
+        report = api.strength(user, db=path, perf="rapid")
+        assert report.recent.level is not None
+        assert rows[user].startswith(f"{report.recent.level.estimate} ("
+                                     f"{report.recent.level.low}–{report.recent.level.high})")
+        assert ("the model is weak here" in (report.recent.level.note or "")) == (
+            user != "zarubello")
+
+
 def test_an_empty_club_cell_says_why_and_the_table_fits_80_columns(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """indexinator is rated by the published models (1499) but unrated on the club's line (his

@@ -44,7 +44,9 @@ COLUMNS: Final = {
                   "three months ago."),
     "level": ("Level in play (Lichess scale)", "The level the last analysed games show "
               "together (move analysis): estimate (10–90 % range) on the Lichess scale of the "
-              "table's perf, never a rating. \", uncalibrated evals\": some of those games "
+              "table's perf, never a rating. \", where the model is weak\" or \", outside "
+              "the model's fitted range\": its estimate falls there (the player's Overview "
+              "and tracker strength say why). \", uncalibrated evals\": some of those games "
               "were analysed at a budget no engine calibration covers: it reads high."),
     "note": ("Why no figure", "Why a member has no FIDE-style rating, or which figure is "
              "missing."),

@@ -542,18 +542,39 @@ def set_fit_games(model: LevelModel) -> int | None:
     return None if fit is None else fit.min_games
 
 
+def _outside(model: LevelModel, estimate: int) -> bool:
+    lo, hi = _tables(model).fitted_range
+    return estimate < lo or estimate > hi
+
+
+def _weak(model: LevelModel, games: int, estimate: int) -> list[Mapping[str, Any]]:
+    """The model file's ``weak`` entries (single games, or sets) the estimate falls in."""
+    kind = "games" if games <= 1 else "sets"
+    return [weak for weak in _tables(model).weak
+            if weak.get("kind") == kind and weak["low"] <= estimate <= weak["high"]]
+
+
+def caution(model: LevelModel, level: Level) -> str | None:
+    """A few words for a cell too narrow for ``level``'s note: ``"outside the model's fitted
+    range"`` or ``"where the model is weak"`` where its note says so (its estimate outside the
+    training ratings' range, or in one of the model's ``weak`` bands), else ``None``."""
+    if _outside(model, level.estimate):
+        return "outside the model's fitted range"
+    if _weak(model, level.games, level.estimate):
+        return "where the model is weak"
+    return None
+
+
 def _note(model: LevelModel, games: int, local: bool, estimate: int, moves: int
           ) -> str | None:
     t = _tables(model)
     shared = model_note(model)
     notes: list[str] = [shared] if shared else []
     lo, hi = t.fitted_range
-    if estimate < lo or estimate > hi:
+    if _outside(model, estimate):
         notes.append(f"outside the range the model was fitted on ({lo:.0f}–{hi:.0f})")
-    kind = "games" if games <= 1 else "sets"
-    for weak in t.weak:
-        if weak.get("kind") == kind and weak["low"] <= estimate <= weak["high"]:
-            notes.append(f"the model is weak here: {weak['why']}")
+    notes.extend(f"the model is weak here: {weak['why']}"
+                 for weak in _weak(model, games, estimate))
     if local:
         notes.append(_local_note(model))
     if moves < FEW_MOVES:
