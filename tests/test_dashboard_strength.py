@@ -134,6 +134,32 @@ def test_a_drawn_month_whose_level_has_a_note_is_an_open_square_with_its_note() 
     assert [t.name for t in again.data] == [strength_charts.LEVEL_NAME]
 
 
+def test_the_overview_says_when_the_recent_level_reads_uncalibrated_evals(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The group table said ", uncalibrated evals" of a level whose games include one analysed
+    at 2,000 nodes (no calibration covers it: it reads high); the Overview, where the same
+    level stands, said only "read through their engine's calibration where one exists"."""
+    from tests.test_strength_saved import _engine_evals, _games_without_evals
+    from tracker import api
+    from tracker.core.records import Analysis
+    from tracker.store.analysis import write_engine_analysis
+
+    path = tmp_path / "local.db"
+    api.import_file(api.demo_file(api.DEMO_ANALYSED_FILE), db=path, user="indexinator")
+    with Store(str(path)) as store:
+        ((pk, _, raw_moves),) = _games_without_evals(store)
+        assert write_engine_analysis(store, pk, Analysis(
+            _engine_evals(len(raw_moves.split()), 30), "engine", "Stockfish", "15.1", 2_000))
+    said = ("1 of these 10 games analysed at a budget no engine calibration covers: they read "
+            "higher than Lichess's evals would")
+    assert api.strength("indexinator", db=path, perf="blitz").recent_uncalibrated() == said
+    at = open_app(path, monkeypatch, None, {"player": "indexinator", "perf": "blitz"})
+    assert_clean(at)
+    caption = next(c.value for c in at.caption if "analysed games show" in c.value)
+    assert "The last 10 analysed games show " in caption and f" {said[0].upper()}{said[1:]}." \
+        in caption
+
+
 def test_the_analyse_progress_says_the_rate_and_the_time_left(
         monkeypatch: pytest.MonkeyPatch) -> None:
     from tests.test_dashboard import APP

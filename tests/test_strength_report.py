@@ -370,6 +370,7 @@ def test_the_per_game_table_says_whose_evals_each_game_has(
     text = printed(20)
     day = local[0].played_at.strftime("%Y-%m-%d")
     assert text.count("°") == 2 and f"{day}°" in text
+    assert "analysed at a budget no engine calibration covers" not in text  # 10,000: calibrated
     assert ("° evals from Stockfish 15.1, 10,000 nodes, calibrated (stockfish-15.1-10000n-1); "
             "the others' from Lichess's server analysis") in text
     assert report.games[0][0].id == game_id  # the newest: alone, it needs no mark
@@ -464,3 +465,30 @@ def test_a_set_of_2_to_4_games_is_not_said_to_be_read_by_the_set_fit(strong_db: 
     assert (f"(games read together, their scores averaged and read as one: not the mean of the "
             f"single games' levels ({report.recent_apart()})") in words
     assert f"last 4 games together: 2601 (2325–2841) ({OUTSIDE}; {WEAK_SETS})" in words
+
+
+def test_the_cli_says_when_the_recent_level_reads_uncalibrated_evals(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A game analysed at 2,000 nodes (no calibration covers it) among the last games: the
+    line under their level says so, as the group table's cell does (", uncalibrated evals")."""
+    from rich.console import Console
+
+    from tests.test_strength_saved import _engine_evals, _games_without_evals
+    from tracker.cli import strength as cli_strength
+    from tracker.core.records import Analysis
+    from tracker.store.analysis import write_engine_analysis
+
+    path = tmp_path / "raw.db"
+    with Store(str(path)) as store:
+        import_file(api.demo_file(api.DEMO_ANALYSED_FILE), store=store, user="indexinator")
+        ((pk, _, raw_moves),) = _games_without_evals(store)
+        assert write_engine_analysis(store, pk, Analysis(
+            _engine_evals(len(raw_moves.split()), 30), "engine", "Stockfish", "15.1", 2_000))
+    report = api.strength("indexinator", db=path, perf="blitz")
+    terminal = Console(width=200, record=True, highlight=False, soft_wrap=True)
+    monkeypatch.setattr(cli_strength, "out", terminal)
+    cli_strength._print_player(report, 0)
+    lines = terminal.export_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("last 10 games together: "))
+    assert lines[at + 1] == ("(1 of these 10 games analysed at a budget no engine calibration "
+                             "covers: they read higher than Lichess's evals would)")

@@ -92,6 +92,7 @@ if strength is not None:
         + f". The last {strength.recent.games} analysed games show "
         + (f"{recent.estimate} ({recent.low}–{recent.high})"
            + (f" — {recent.note}." if recent.note else ".") if recent else "no level.")
+        + (f" {ui.sentence(raw)}" if (raw := strength.recent_uncalibrated()) else "")
         + (f" {ui.sentence(strength.note)}"
            if strength.note and not (recent and recent.note) else "")
         + (f" {strength.partial} game{'s' if strength.partial != 1 else ''} with evals for "

@@ -94,6 +94,9 @@ def _print_sets(report: PlayerStrength, games: int) -> None:
     together = report.recent.games or min(games, api.RECENT_GAMES)  # the games it reads
     say(out, ("last game: " if together == 1 else f"last {together} games together: ")
              + _level(recent) + (f" ({extra})" if extra else ""))
+    raw = report.recent_uncalibrated()
+    if raw:
+        say(out, f"({raw})")
     apart = report.recent_apart()
     if apart is not None:
         # From the set fit's games on, a fit of their own; fewer: their scores averaged.

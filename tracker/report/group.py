@@ -318,7 +318,7 @@ def analysed_level(store: Store, username: str, perf: str) -> str | None:
     if level is None or model is None:
         return None
     careful = caution(model, level)
-    raw = any(g.uncalibrated for g, _ in report.recent_games())
+    raw = report.recent_uncalibrated()
     return (f"{level.estimate} ({level.low}–{level.high})" + (f", {careful}" if careful else "")
             + (", uncalibrated evals" if raw else ""))
 

@@ -478,6 +478,20 @@ class PlayerStrength:
         """The games :attr:`recent` reads: the newest :data:`RECENT_GAMES` covered ones."""
         return [(g, c) for g, c in self.games if g.covered][:RECENT_GAMES]
 
+    def recent_uncalibrated(self) -> str | None:
+        """Said of the recent level where some of the games it reads (:meth:`recent_games`)
+        carry local evals no engine calibration covers (:attr:`GameStrength.uncalibrated`):
+        ``"3 of these 12 games analysed at a budget no engine calibration covers: they read
+        higher than Lichess's evals would"``; else ``None``."""
+        read = self.recent_games()
+        raw = sum(1 for g, _ in read if g.uncalibrated)
+        if not raw:
+            return None
+        return (f"{raw} of these {len(read)} games analysed at a budget no engine calibration "
+                "covers: they read higher than Lichess's evals would"
+                if len(read) > 1 else "analysed at a budget no engine calibration covers: it "
+                "reads higher than Lichess's evals would")
+
     def recent_apart(self) -> int | None:
         """The mean of the single levels (their estimates, rounded) of the games
         :attr:`recent` reads (:meth:`recent_games`: partial games left out), where the
