@@ -492,3 +492,25 @@ def test_the_cli_says_when_the_recent_level_reads_uncalibrated_evals(
     at = next(i for i, line in enumerate(lines) if line.startswith("last 10 games together: "))
     assert lines[at + 1] == ("(1 of these 10 games analysed at a budget no engine calibration "
                              "covers: they read higher than Lichess's evals would)")
+
+
+def test_a_borrowed_models_levels_say_the_scale_they_are_on(tmp_path: Path) -> None:
+    """Correspondence borrows the classical model: its levels are on the Lichess classical
+    scale, and the header said "levels on the Lichess correspondence scale" (five of reda46's
+    games relabelled as correspondence)."""
+    lines = [json.loads(line) for line in ANALYSED.read_text().splitlines()][:5]
+    for game in lines:
+        game["speed"] = game["perf"] = "correspondence"
+    path = tmp_path / "corr.ndjson"
+    path.write_text("".join(json.dumps(g) + "\n" for g in lines))
+    db = tmp_path / "c.db"
+    api.import_file(path, db=db, user="reda46")
+    report = api.strength("reda46", db=db, perf="correspondence")
+    assert (report.model, report.scale) == ("level-classical-4", "classical")
+    done = _wide(db, "strength", "reda46", "--perf", "correspondence")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("reda46 — correspondence: 5 analysed games; levels on the "
+                                  "Lichess classical scale, 10–90 % range, model "
+                                  "level-classical-4\nnote: the classical model applied to "
+                                  "correspondence: no correspondence model yet; classical scale "
+                                  "fitted on 143 player-games;")

@@ -82,13 +82,13 @@ if strength is not None:
     st.caption(
         (f"Green squares: the level each month's analysed games show together, with its "
          f"10–90 % range, from the moves alone (model {strength.model or '-'}; never a rating), "
-         f"on the Lichess {perf} scale"
+         f"on the Lichess {strength.scale or perf} scale"
          + (f"; {months} with too few analysed games for {narrow} not drawn" if hidden else "")
          + (". Open squares, read with care: " + "; ".join(flagged) if flagged else "")
          if drawn else
          f"No monthly level drawn: {months} with analysed games, none with enough of them for "
-         f"{narrow} (model {strength.model or '-'}, from the moves alone, on the Lichess {perf} "
-         "scale)")
+         f"{narrow} (model {strength.model or '-'}, from the moves alone, on the Lichess "
+         f"{strength.scale or perf} scale)")
         + f". The last {strength.recent.games} analysed games show "
         + (f"{recent.estimate} ({recent.low}–{recent.high})"
            + (f" — {recent.note}." if recent.note else ".") if recent else "no level.")

@@ -113,7 +113,8 @@ def _print_player(report: PlayerStrength, shown: int) -> None:
 
     games = len(report.games)
     say(out, f"{report.player} — {report.perf}: {games} analysed game"
-                 f"{'s' if games != 1 else ''}; levels on the Lichess {report.perf} scale, "
+                 f"{'s' if games != 1 else ''}; levels on the Lichess "
+                 f"{report.scale or report.perf} scale, "
                  f"10–90 % range, model {report.model or '-'}")
     if report.note:
         say(out, f"note: {report.note}")

@@ -448,7 +448,9 @@ class PlayerStrength:
     said once; ``shared``: the head of every level's own ``note`` that ``note`` says
     (:func:`~tracker.analysis.level.model_note`; :meth:`own_note` gives the rest);
     ``set_games``: the games from which a set is read by the model's set fit (fewer: the mean
-    of the games' scores), ``None`` without one.
+    of the games' scores), ``None`` without one; ``scale``: the perf on whose Lichess scale
+    the levels are (the model's fitted perf: ``"classical"`` for correspondence, which borrows
+    the classical model), ``None`` without a model.
     Games whose evals cover only part of them (:attr:`GameStrength.covered` false: ``partial``
     of them) are listed in ``games`` but count in neither ``months`` nor ``recent``."""
 
@@ -462,6 +464,7 @@ class PlayerStrength:
     partial: int = 0
     shared: str | None = None
     set_games: int | None = None
+    scale: str | None = None
 
     def own_note(self, level: Level | None) -> str | None:
         """What ``level``'s note says beyond what every level of the report says (:attr:`note`,
@@ -665,7 +668,8 @@ def player_strength(db: Database, user_id: str, perf: str) -> PlayerStrength:
                           model.name if model is not None else None, note,
                           len(games) - len(covered),
                           model_note(model) if model is not None else None,
-                          set_fit_games(model) if model is not None else None)
+                          set_fit_games(model) if model is not None else None,
+                          model.fitted_perf if model is not None else None)
 
 
 def one_game(db: Database, game_id: str) -> GameStrength:
