@@ -63,15 +63,33 @@ def test_the_games_page_of_an_analysed_game_shows_graph_board_and_both_levels(
         assert not any(bad in text for bad in BAD_TEXT), text[:2000]
         assert "Turning point for black: 43…d2??" in text
         assert "Better was Rh8" in text
-        # both sides' levels: an estimate and its range each
+        # both sides' levels: an estimate and its range each, the range under the estimate
         levels = browser.evaluate(
             "[...document.querySelectorAll('[data-testid=\"stMetric\"]')]"
             ".filter(m => m.innerText.includes('Level shown')).map(m => m.innerText)")
-        assert len(levels) == 2 and all("–" in x for x in levels), levels
+        assert len(levels) == 2, levels
+        assert "10–90 % range 1659–2703" in text and "10–90 % range 1342–2439" in text
         # the judgments are marked on the graph: Lichess judged blunders in this game
         legend = browser.evaluate("[...document.querySelectorAll('.legendtext')]"
                                   ".map(e => e.textContent)")
         assert "Blunder (??)" in legend, legend
+
+
+def test_at_800_px_no_level_is_cut_short(dashboard_url: str) -> None:
+    """At 800 px a side's "Level shown" was a metric cut to "1733 (1659–…": the range, what
+    holds, was the part lost. Every metric value on the game's page shows whole."""
+    with Browser(800, HEIGHT) as browser:
+        browser.goto(f"{dashboard_url}/games?player=reda46&perf=rapid&game={GAME}")
+        ready = browser.wait_for(GAME_READY, timeout=90)
+        browser.screenshot(ARTIFACTS / "games-strength-800.png")
+        assert ready, "the game's strength section never rendered"
+        cut = browser.evaluate(
+            "[...document.querySelectorAll('[data-testid=\"stMetricValue\"]')]"
+            ".filter(e => e.scrollWidth > e.clientWidth + 1 || [...e.querySelectorAll('*')]"
+            ".some(c => c.scrollWidth > c.clientWidth + 1)).map(e => e.innerText)")
+        assert cut == [], cut
+        text = browser.evaluate("document.body.innerText")
+        assert "10–90 % range 1659–2703" in text and "10–90 % range 1342–2439" in text
 
 
 def test_the_overview_draws_only_narrow_monthly_levels(dashboard_url: str) -> None:

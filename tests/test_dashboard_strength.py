@@ -35,8 +35,11 @@ def test_the_games_page_shows_a_linked_games_numbers(tmp_path: Path,
     assert config["accuracy"]["label"] == "Accuracy" and config["acpl"]["label"] == "ACPL"
     assert [m.value for m in at.metric if m.label == "Accuracy"] == ["79%", "67%"]
     assert [m.value for m in at.metric if m.label == "ACPL"] == ["72", "93"]
-    levels = [m.value for m in at.metric if m.label == "Level shown"]
-    assert len(levels) == 2 and all("–" in v for v in levels)
+    # each side's estimate, its 10–90 % range under it (a metric's value is cut short at
+    # 800 px: "2691 (2691–…")
+    assert [m.value for m in at.metric if m.label == "Level shown"] == ["1733", "1634"]
+    ranges = [c.value for c in at.caption if c.value.startswith("10–90 % range ")]
+    assert ranges == ["10–90 % range 1659–2703", "10–90 % range 1342–2439"]
     shown = texts(at)
     assert "Turning point for black: 43…d2??" in shown and "Better was **Rh8**" in shown
     assert len(at.get("plotly_chart")) == 1  # the eval graph
