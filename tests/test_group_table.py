@@ -222,6 +222,33 @@ def _group_page(db: Path, monkeypatch: pytest.MonkeyPatch, **query: str) -> Any:
     return at
 
 
+def test_a_members_lone_rated_month_is_a_dot_on_the_group_chart(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """ganius (rated from 2022-11 only) and radmobile (unrated in 2022-10, rated in 2022-11),
+    rapid players of the tests' 2,000-game sample: each line is one rated point, which a line
+    alone draws as nothing: their legend entries stood over an empty chart."""
+    import json
+
+    sample = Path(__file__).parent / "fixtures" / "analysed" / \
+        "lichess-rapid-analysed-first2000.ndjson.zst"
+    db = tmp_path / "lone.db"
+    for user in ("ganius", "radmobile"):
+        api.import_file(sample, db=db, user=user)
+    api.group_create("lone", db=db)
+    api.group_add("lone", ["ganius", "radmobile"], db=db)
+    lines = {r.user_id: [(p, m) for p, m, _, _ in r.line]
+             for r in api.group_table("lone", "rapid", db=db).rows}
+    assert lines == {"ganius": [("2022-11", 1690)], "radmobile": [("2022-10", None),
+                                                                  ("2022-11", 1606)]}
+    at = _group_page(db, monkeypatch, group="lone", perf="rapid")
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    traces = {t["name"].lower(): t for t in spec["data"]}  # shown as the player writes it
+    assert sorted(traces) == ["ganius", "radmobile"], list(traces)
+    assert traces["ganius"]["y"] == [1690] and traces["radmobile"]["y"] == [None, 1606]
+    for name, sizes in (("ganius", [7]), ("radmobile", [0, 7])):
+        assert "markers" in traces[name]["mode"] and traces[name]["marker"]["size"] == sizes
+
+
 def test_the_group_page_shows_the_table_and_overlays_the_picked_players(
         club_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     at = _group_page(club_db, monkeypatch)

@@ -90,9 +90,13 @@ def group_figure(rows: Sequence[GroupRow], banded: bool = True) -> go.Figure:
             band = f" (band {low}–{high})" if banded else ""
             hover.append(f"{period}: {_float(median)}{band}" if median is not None
                          else f"{period}: unrated")
+        # A month rated between unrated ones (or alone) is a dot: a line of one point is none.
+        alone = [y is not None and (k == 0 or ys[k - 1] is None)
+                 and (k == len(ys) - 1 or ys[k + 1] is None) for k, y in enumerate(ys)]
         fig.add_trace(go.Scatter(
-            x=xs, y=ys, name=r.username, mode="lines", line_shape="hv",
+            x=xs, y=ys, name=r.username, mode="lines+markers", line_shape="hv",
             line={"color": PALETTE[i % len(PALETTE)], "width": 2.5}, connectgaps=False,
+            marker={"size": [7 if a else 0 for a in alone]},
             hovertext=hover, hoverinfo="text+name"))
     # Every line inside the axes with room, and plotly's toolbar above the plot, not on it.
     y_range = charts.padded_range(values)
