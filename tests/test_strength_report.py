@@ -300,7 +300,10 @@ def test_the_per_game_table_fits_an_80_column_terminal(tmp_path: Path,
     # reading says why it is not the mean of the single games' levels
     words = " ".join(text.split())
     assert "estimate, FIDE scale" in words and "(lebowitz, mathtuition), lowest–highest: the " \
-        "models' spread, not a range" in words
+        "models' spread, not a range; in brackets the level's 10–90 % range through them" in words
+    # the FIDE-scale estimate has its range too: lebowitz 1584 (1411–1756), mathtuition 1677
+    # (1497–1857) (it was "1584–1677" alone)
+    assert "1526 (1168–1884) 1584–1677 (1411–1857)" in words
     assert "last 9 games together: 1526 (1168–1884)" in words
     assert "evals: Lichess's server analysis, every game above" in words
     assert ("(games read together, by a fit of their own: not the mean of the single games' "
@@ -437,6 +440,8 @@ def test_the_cli_says_each_levels_note_beside_it(strong_db: Path, tmp_path: Path
     june = next(line for line in months.stdout.splitlines()
                 if line.strip().startswith("2022-06"))
     assert "1557 (1056–2116)" in june and "weak" not in june
+    # on the FIDE scale with its range; lebowitz leaves the low end (1056) unrated
+    assert "2130 (1875–2394)" in row and "1533 (unrated–1834)" in june
     blitz = tmp_path / "demo.db"
     api.import_file(api.demo_file(api.DEMO_ANALYSED_FILE), db=blitz, user="indexinator")
     game = _wide(blitz, "strength", "--game", "nxLrvJ2k")

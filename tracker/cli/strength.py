@@ -88,7 +88,8 @@ def _print_sets(report: PlayerStrength, games: int) -> None:
     scales = sorted({f.scale for m in report.months for f in m.fide if f.estimate is not None})
     if len(scales) > 1:
         say(out, f"estimate, FIDE scale: the level's estimate through each scale model "
-                 f"({', '.join(scales)}), lowest–highest: the models' spread, not a range")
+                 f"({', '.join(scales)}), lowest–highest: the models' spread, not a range; in "
+                 "brackets the level's 10–90 % range through them, lowest to highest")
     recent = report.recent.level
     extra = report.own_note(recent)  # what all levels share is said once above
     together = report.recent.games or min(games, api.RECENT_GAMES)  # the games it reads
@@ -172,10 +173,20 @@ def _say_unreadable(lines: Sequence[str]) -> None:
 
 
 def _fide(m: SetLevel) -> str:
+    """The level's estimate on the FIDE scale (several models: lowest–highest) and, in
+    brackets, its 10–90 % range through them (the lowest low to the highest high; "unrated"
+    where a model leaves that end unrated): never an estimate without its range."""
     values = [f.estimate for f in m.fide if f.estimate is not None]
     if not values:
         return "-"
-    return f"{min(values)}–{max(values)}" if min(values) != max(values) else str(values[0])
+    estimate = (f"{min(values)}–{max(values)}" if min(values) != max(values)
+                else str(values[0]))
+    lows = [f.low for f in m.fide if f.estimate is not None]
+    highs = [f.high for f in m.fide if f.estimate is not None]
+    low = "unrated" if None in lows else str(min(x for x in lows if x is not None))
+    high = "unrated" if all(x is None for x in highs) else str(
+        max(x for x in highs if x is not None))
+    return f"{estimate} ({low}–{high})"
 
 
 def _print_game(g: GameStrength) -> None:
