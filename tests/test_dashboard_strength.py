@@ -45,6 +45,23 @@ def test_the_games_page_shows_a_linked_games_numbers(tmp_path: Path,
     assert len(at.get("plotly_chart")) == 1  # the eval graph
 
 
+def test_the_games_table_marks_a_level_that_has_a_note_of_its_own(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """indexinator's 1826 (1492–2757) of 2025-10-14 falls in the blitz model's weak band
+    (1800–1999): the Games table marks it, as ``tracker strength`` does; the others not."""
+    from tracker import api
+
+    path = tmp_path / "demo.db"
+    api.import_file(api.demo_file(api.DEMO_ANALYSED_FILE), db=path, user="indexinator")
+    at = open_app(path, monkeypatch, "views/games.py", {"player": "indexinator",
+                                                        "perf": "blitz"})
+    assert_clean(at)
+    frame = at.dataframe[0].value
+    levels = [v for v in frame["level"] if isinstance(v, str)]  # the 10th game: no evals
+    assert len(levels) == 9 and [v for v in levels if v.endswith(" †")] == ["1826 (1492–2757) †"]
+    assert "† after a level: it has a note of its own" in texts(at)
+
+
 def test_a_game_without_evals_says_how_to_get_them(tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     at = open_app(_db(tmp_path, evals=False), monkeypatch, "views/games.py",
