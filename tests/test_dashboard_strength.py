@@ -62,6 +62,22 @@ def test_the_games_table_marks_a_level_that_has_a_note_of_its_own(
     assert "† after a level: it has a note of its own" in texts(at)
 
 
+def test_the_overview_says_one_partial_game_counts_in_no_level(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One game of reda46's with 3 evals for 100+ plies: "1 game … only counts in no level"
+    (it read "1 game … only count in no level")."""
+    from tests.test_strength_report import _partial_export
+
+    path, _, _ = _partial_export(tmp_path)
+    db = tmp_path / "p.db"
+    with Store(str(db)) as store:
+        import_file(path, store=store, user="reda46")
+    at = open_app(db, monkeypatch, None, {"player": "reda46", "perf": "rapid"})
+    assert_clean(at)
+    caption = next(c.value for c in at.caption if "analysed games show" in c.value)
+    assert caption.endswith(" 1 game with evals for part of the plies only counts in no level.")
+
+
 def test_a_game_without_evals_says_how_to_get_them(tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     at = open_app(_db(tmp_path, evals=False), monkeypatch, "views/games.py",

@@ -96,7 +96,8 @@ if strength is not None:
         + (f" {ui.sentence(strength.note)}"
            if strength.note and not (recent and recent.note) else "")
         + (f" {strength.partial} game{'s' if strength.partial != 1 else ''} with evals for "
-           "part of the plies only count in no level." if strength.partial else ""))
+           f"part of the plies only count{'s' if strength.partial == 1 else ''} in no level."
+           if strength.partial else ""))
 
 conversion = api.conversion_text(report)
 if conversion is not None:
