@@ -72,9 +72,10 @@ def month_middle(month: str) -> datetime:
 
 def drawn_months(months: Sequence[SetLevel]) -> list[SetLevel]:
     """The months whose level is drawn: a level with a range narrower than
-    :data:`MAX_DRAWN_WIDTH`."""
-    return [m for m in months
-            if m.level is not None and m.level.high - m.level.low < MAX_DRAWN_WIDTH]
+    :data:`MAX_DRAWN_WIDTH`, and not because the model's grid cuts it (``cut``: 3 games of a
+    2600 player read 2866 (2673–2979), the grid ending at 3000)."""
+    return [m for m in months if m.level is not None and m.cut is None
+            and m.level.high - m.level.low < MAX_DRAWN_WIDTH]
 
 
 def add_levels(fig: go.Figure, months: Sequence[SetLevel],

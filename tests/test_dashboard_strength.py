@@ -133,10 +133,10 @@ def test_the_overview_draws_only_the_months_whose_range_is_narrow() -> None:
     low, high = out.layout.yaxis.range
     assert low <= 1300 and high >= 1650
 def test_a_drawn_month_whose_level_has_a_note_is_an_open_square_with_its_note() -> None:
-    """Issue 33 item 5: where a month's level falls where the model is weak (EricRosen's
-    3 games of 2021-11: 2866 (2673–2979), a range narrow enough to draw), the chart says so
-    beside it: an open square of its own legend entry, the note on hover (it was a plain
-    square, the note nowhere on the Overview)."""
+    """Issue 33 item 5: where a month's level falls where the model is weak (above the rapid
+    model's fitted range, in its weak sets band), the chart says so beside it: an open square
+    of its own legend entry, the note on hover (it was a plain square, the note nowhere on the
+    Overview)."""
     import sys
 
     import plotly.graph_objects as go
@@ -149,14 +149,14 @@ def test_a_drawn_month_whose_level_has_a_note_is_an_open_square_with_its_note() 
 
     note = ("outside the range the model was fitted on (804–2513); the model is weak here: "
             "too few held-out sets above 2399 to check the model")
-    weak = SetLevel("2021-11", 3, Level(2866, 2673, 2979, "level-rapid-4", note, 3, 96))
+    weak = SetLevel("2021-11", 20, Level(2566, 2413, 2779, "level-rapid-4", note, 20, 640))
     plain = SetLevel("2022-10", 24, Level(1892, 1712, 2100, "level-rapid-4", None, 24, 700))
     fig = go.Figure().set_subplots(rows=1, cols=1)
     fig.update_yaxes(range=[1900, 2700])
     out = strength_charts.add_levels(fig, [weak, plain], {"2021-11": note})
     by_name = {t.name: t for t in out.data}
     noted = by_name[strength_charts.LEVEL_NOTED_NAME]
-    assert list(noted.y) == [2866] and noted.marker.symbol == "square-open"
+    assert list(noted.y) == [2566] and noted.marker.symbol == "square-open"
     assert noted.customdata[0][4] == (
         "<br>outside the range the model was fitted on (804–2513)<br>the model is weak here: "
         "too few held-out sets above 2399 to check the model")
@@ -164,7 +164,7 @@ def test_a_drawn_month_whose_level_has_a_note_is_an_open_square_with_its_note() 
     assert list(square.y) == [1892] and square.marker.symbol == "square"
     assert square.customdata[0][4] == ""
     low, high = out.layout.yaxis.range
-    assert low <= 1712 and high >= 2979  # both ranges on the chart
+    assert low <= 1712 and high >= 2779  # both ranges on the chart
     # without notes, every drawn month is a plain square, as before
     again = strength_charts.add_levels(fig, [weak, plain])
     assert [t.name for t in again.data] == [strength_charts.LEVEL_NAME]
@@ -194,6 +194,40 @@ def test_the_overview_says_when_the_recent_level_reads_uncalibrated_evals(
     caption = next(c.value for c in at.caption if "analysed games show" in c.value)
     assert "The last 10 analysed games show " in caption and f" {said[0].upper()}{said[1:]}." \
         in caption
+
+
+def test_a_month_whose_range_the_grid_cuts_is_not_drawn(tmp_path: Path) -> None:
+    """EricRosen's 3 rapid games of 2021-11 read 2866 (2673–2979): 306 points wide only because
+    the model's ratings stop at 3000. It was the one month of his drawn, his 24 games of
+    2022-10 (1892 (1712–2117), 405 wide) not. A month cut by the grid is not drawn."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "dashboard"))
+    import strength_charts
+
+    from tracker import api
+    from tracker.analysis.level import Level
+    from tracker.report.strength import SetLevel
+
+    cut = SetLevel("2021-11", 3, Level(2866, 2673, 2979, "level-rapid-4", None, 3, 96), (),
+                   3000)
+    whole = SetLevel("2022-10", 24, Level(1892, 1712, 2100, "level-rapid-4", None, 24, 700))
+    assert strength_charts.drawn_months([cut, whole]) == [whole]
+    # the report marks the months so cut: 3 of the sample's games of one strong player
+    sample = Path(__file__).parent / "fixtures" / "analysed" / \
+        "lichess-rapid-analysed-first2000.ndjson.zst"
+    db = tmp_path / "s.db"
+    for user in ("han80", "nessi52"):
+        api.import_file(sample, db=db, user=user)
+    (month,) = api.strength("han80", db=db, perf="rapid").months
+    assert month.level is not None and (month.level.low, month.level.high) == (2325, 2841)
+    assert month.cut is None  # 159 points below the grid's end: a range of its own
+    # nessi52's 2 games of 2022-05 read 503 (415–662): cut at 400, and said so
+    low = next(m for m in api.strength("nessi52", db=db, perf="rapid").months
+               if m.label == "2022-05")
+    assert low.level is not None and low.level[:3] == (503, 415, 662) and low.cut == 400
+    assert "the range is cut at 400, where the model's ratings end" in (low.level.note or "")
+    assert strength_charts.drawn_months([low]) == []
 
 
 def test_the_analyse_progress_says_the_rate_and_the_time_left(

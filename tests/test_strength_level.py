@@ -393,3 +393,27 @@ def test_the_level_ignores_rating_result_status_and_clock() -> None:
             sets = {set_level(model, [level_features(evals, color, **v)] * n)  # type: ignore[arg-type]
                     for v in variants for n in (3, 6)}  # model 2's combination, the set fit
             assert len(levels) == 1 and len(sets) == 2, (speed, color)
+
+
+def test_a_range_cut_by_the_end_of_the_grid_says_so() -> None:
+    """The model's ratings run 400–3000: a strong set's range ends at the grid's end and is
+    narrower than the moves say (3 games scoring 2600 each read 2978 (2920–3000), 80 points
+    wide). Such a level says so, and the Overview draws no month whose range is cut."""
+    from tracker.analysis.level import GRID_EDGE, grid_end, level_of_scores
+
+    model = load_level_model("rapid")
+    strong = level_of_scores(model, [2600.0] * 3, 120, False)
+    assert (strong.estimate, strong.low, strong.high) == (2978, 2920, 3000)
+    assert grid_end(model, strong.low, strong.high) == 3000
+    assert strong.note is not None and strong.note.endswith(
+        "the range is cut at 3000, where the model's ratings end: the moves alone say less "
+        "than its width")
+    weak = level_of_scores(model, [600.0] * 3, 120, False)
+    assert (weak.low, weak.high) == (401, 498) and grid_end(model, weak.low, weak.high) == 400
+    assert weak.note is not None and "the range is cut at 400" in weak.note
+    typical = level_of_scores(model, [1500.0] * 3, 120, False)
+    assert (typical.low, typical.high) == (1126, 1801)
+    assert grid_end(model, typical.low, typical.high) is None
+    assert "cut at" not in (typical.note or "")
+    assert grid_end(model, 1000, 3000 - GRID_EDGE - 1) is None
+    assert grid_end(model, 1000, 3000 - GRID_EDGE) == 3000

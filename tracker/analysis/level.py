@@ -55,6 +55,10 @@ MODEL_FILES: Final[Mapping[str, str]] = {
 BORROWED: Final[Mapping[str, str]] = {"ultraBullet": "bullet", "correspondence": "classical"}
 #: Fewer moves than this in a game and the result says the range rests on little play.
 FEW_MOVES: Final = 10
+#: A range whose end comes within this many rating points of the end of the model's grid
+#: (400–3000) is cut there: the likelihood goes on beyond it, so the range is narrower than
+#: the moves say, and the result says so (:func:`grid_end`).
+GRID_EDGE: Final = 30
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -565,8 +569,20 @@ def caution(model: LevelModel, level: Level) -> str | None:
     return None
 
 
-def _note(model: LevelModel, games: int, local: bool, estimate: int, moves: int
-          ) -> str | None:
+def grid_end(model: LevelModel, low: int, high: int) -> int | None:
+    """The end of the model's grid (its lowest or highest rating) that a range ``low``–``high``
+    comes within :data:`GRID_EDGE` points of, cut there (a 3-game set of a strong player:
+    2866 (2673–2979), 306 points wide because the grid stops at 3000), else ``None``."""
+    grid = _tables(model).grid
+    if high >= grid[-1] - GRID_EDGE:
+        return round(float(grid[-1]))
+    if low <= grid[0] + GRID_EDGE:
+        return round(float(grid[0]))
+    return None
+
+
+def _note(model: LevelModel, games: int, local: bool, estimate: int, moves: int,
+          low: int, high: int) -> str | None:
     t = _tables(model)
     shared = model_note(model)
     notes: list[str] = [shared] if shared else []
@@ -575,6 +591,10 @@ def _note(model: LevelModel, games: int, local: bool, estimate: int, moves: int
         notes.append(f"outside the range the model was fitted on ({lo:.0f}–{hi:.0f})")
     notes.extend(f"the model is weak here: {weak['why']}"
                  for weak in _weak(model, games, estimate))
+    end = grid_end(model, low, high)
+    if end is not None:
+        notes.append(f"the range is cut at {end}, where the model's ratings end: the moves "
+                     "alone say less than its width")
     if local:
         notes.append(_local_note(model))
     if moves < FEW_MOVES:
@@ -624,10 +644,10 @@ def levels_of_scores(model: LevelModel, sets: Sequence[tuple[Sequence[float], in
         model, np.asarray([sum(scores) / len(scores) for scores, _, _ in sets]), mean_set, games)
     out: list[Level] = []
     for i, (scores, moves, local) in enumerate(sets):
-        estimate = round(float(est[i]))
-        out.append(Level(estimate, round(float(low[i])), round(float(high[i])), model.name,
-                         _note(model, len(scores), local, estimate, moves), len(scores),
-                         moves))
+        estimate, lo, hi = round(float(est[i])), round(float(low[i])), round(float(high[i]))
+        out.append(Level(estimate, lo, hi, model.name,
+                         _note(model, len(scores), local, estimate, moves, lo, hi),
+                         len(scores), moves))
     return out
 
 

@@ -33,6 +33,7 @@ from tracker.analysis.level import (
     Level,
     LevelModel,
     fide_levels,
+    grid_end,
     level_features,
     level_of_scores,
     levels_of_scores,
@@ -82,7 +83,7 @@ FULL_COVERAGE: Final = Fraction(9, 10)
 BOARD_SIZE: Final = 360
 #: The version of the per-game results a player's report saves (:func:`player_strength`):
 #: bump it whenever what :func:`game_strength` computes of a game changes.
-SAVED_VERSION: Final = 3
+SAVED_VERSION: Final = 4
 
 
 @dataclass(slots=True, eq=False)
@@ -431,12 +432,14 @@ def model_for(perf: str | None) -> LevelModel | None:
 class SetLevel:
     """The level a set of games shows together: ``label`` (a month ``YYYY-MM``, or
     ``"last 20"``), ``games`` in the set with a level, and the ``level`` (``None`` without
-    one)."""
+    one); ``cut``: the end of the model's grid its range is cut at
+    (:func:`~tracker.analysis.level.grid_end`: narrower than the moves say), else ``None``."""
 
     label: str
     games: int
     level: Level | None
     fide: tuple[FideLevel, ...] = ()
+    cut: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -528,7 +531,8 @@ def _set_level(model: LevelModel | None, label: str, games: list[tuple[GameStren
     level = level_of_scores(model, scores, sum(s.moves for _, s in usable),
                             any(g.source == "engine" for g, _ in usable),
                             [s.set_score for _, s in usable if s.score is not None])
-    return SetLevel(label, len(usable), level, fide_levels(level, perf))
+    return SetLevel(label, len(usable), level, fide_levels(level, perf),
+                    grid_end(model, level.low, level.high))
 
 
 #: Each level model's digest, by ``id`` (the model kept, so that its ``id`` is not reused).
