@@ -249,6 +249,22 @@ def test_a_members_lone_rated_month_is_a_dot_on_the_group_chart(
         assert "markers" in traces[name]["mode"] and traces[name]["marker"]["size"] == sizes
 
 
+def test_the_group_page_of_a_banded_perf_without_a_club_model_says_no_none(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Blitz (two models: a band) and no club model: the page printed "Club model: None."
+    (the club model's caption had become the else of the band's test)."""
+    db = tmp_path / "b.db"
+    api.import_file(api.demo_file(api.DEMO_ANALYSED_FILE), db=db, user="indexinator")
+    api.group_create("solo", db=db)
+    api.group_add("solo", ["indexinator"], db=db)
+    table = api.group_table("solo", "blitz", db=db)
+    assert table.banded and table.club is None
+    at = _group_page(db, monkeypatch, group="solo", perf="blitz")
+    captions = [c.value for c in at.caption]
+    assert not [c for c in captions if "Club model" in c or "None" in c], captions
+    assert "band" in at.dataframe[0].value.columns
+
+
 def test_the_group_page_shows_the_table_and_overlays_the_picked_players(
         club_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     at = _group_page(club_db, monkeypatch)

@@ -165,11 +165,11 @@ frame = table_frame(table.rows)
 if table.club is None:  # the group has no club model for this perf: no empty column
     frame = frame.drop(columns=["club"])
     config.pop("club")
+else:
+    st.caption(f"Club model: {ui.md(table.club)}.")
 if not table.banded:  # one model covers the perf: its rating, no band of one value
     frame = frame.drop(columns=["band"])
     config.pop("band")
-else:
-    st.caption(f"Club model: {ui.md(table.club)}.")
 # A missing figure reads "—", as in `tracker group show` (never "None").
 st.dataframe(frame, column_config=config, hide_index=True, key="group_table", placeholder="—",
              height=ui.table_height(len(frame)), width="stretch")
