@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Final
 
+import charts
 import plotly.graph_objects as go
 
 from tracker.api import GameStrength, SetLevel
@@ -20,6 +21,9 @@ LEVEL_NAME: Final = "Level shown in the moves (10–90 % range)"
 #: range): open squares, the note on hover and under the chart.
 LEVEL_NOTED_NAME: Final = "Level shown, with a note (under the chart)"
 LEVEL_COLOR: Final = "#2e8b57"
+#: Room above the eval graph's plot (pixels): plotly's toolbar, then the turning point's label
+#: under it (the label sat under the toolbar's icons).
+EVAL_TOP: Final = charts.TOOLBAR_ROOM + 24
 #: A month's level is drawn only when its 10–90 % range is narrower than this (rating points):
 #: a wider one says too little to draw beside a rating line.
 MAX_DRAWN_WIDTH: Final = 400
@@ -56,7 +60,7 @@ def eval_figure(game: GameStrength, turning_ply: int | None = None) -> go.Figure
         fig.add_vline(x=turning_ply, line_dash="dash", line_color="#df5353",
                       annotation_text="turning point", annotation_position="top")
     fig.add_hline(y=50, line_width=1, line_color="#999999")
-    fig.update_layout(height=300, margin={"l": 10, "r": 10, "t": 20, "b": 10},
+    fig.update_layout(height=280 + EVAL_TOP, margin={"l": 10, "r": 10, "t": EVAL_TOP, "b": 10},
                       hovermode="closest",
                       legend={"orientation": "h", "x": 0, "y": -0.2, "yanchor": "top"})
     fig.update_yaxes(range=[0, 100], title_text="White's Win%")

@@ -92,6 +92,37 @@ def test_at_800_px_no_level_is_cut_short(dashboard_url: str) -> None:
         assert "10–90 % range 1659–2703" in text and "10–90 % range 1342–2439" in text
 
 
+#: The eval graph's toolbar and its turning point's label: their boxes on the page.
+EVAL_BOXES = """(() => {
+  const gd = [...document.querySelectorAll('.js-plotly-plot')].find(
+    g => [...g.querySelectorAll('.legendtext')].some(e => e.textContent.includes("White's")));
+  const bar = gd && gd.querySelector('.modebar');
+  const label = gd && gd.querySelector('.annotation');
+  if (!bar || !label) return null;
+  const b = bar.getBoundingClientRect(), l = label.getBoundingClientRect();
+  return {barBottom: b.bottom, barLeft: b.left, labelTop: l.top, labelRight: l.right,
+          text: label.textContent};
+})()"""
+
+
+@pytest.mark.parametrize("width", [800, 1280])
+def test_the_turning_points_label_is_not_under_the_toolbar(dashboard_url: str,
+                                                           width: int) -> None:
+    """The eval graph's "turning point" label sat at the top of the graph, where plotly's
+    toolbar is drawn: at 800 px the toolbar's icons covered it."""
+    with Browser(width, HEIGHT) as browser:
+        browser.goto(f"{dashboard_url}/games?player=reda46&perf=rapid&game={GAME}")
+        assert browser.wait_for(GAME_READY, timeout=90)
+        boxes = None
+        for _ in range(40):
+            boxes = browser.evaluate(EVAL_BOXES)
+            if boxes:
+                break
+            time.sleep(0.25)
+        assert boxes is not None and boxes["text"] == "turning point", boxes
+        assert boxes["labelTop"] >= boxes["barBottom"], boxes
+
+
 def test_the_overview_draws_only_narrow_monthly_levels(dashboard_url: str) -> None:
     """reda46's months: 2022-11's 32 games give a range of 393 points (level model 4), drawn;
     the others have 1–7 games and wider ranges: not drawn, and the page says so."""
