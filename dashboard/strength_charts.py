@@ -96,6 +96,7 @@ def add_levels(fig: go.Figure, months: Sequence[SetLevel],
     if not shown:
         return out
     notes = notes or {}
+    before = _legend_rows(out)
     for name, symbol, group in ((LEVEL_NAME, "square", [m for m in shown
                                                         if not notes.get(m.label)]),
                                 (LEVEL_NOTED_NAME, "square-open", [m for m in shown
@@ -108,7 +109,18 @@ def add_levels(fig: go.Figure, months: Sequence[SetLevel],
     if current is not None:
         out.update_yaxes(range=[min(current[0], min(low) - 25), max(current[1], max(high) + 25)],
                          row=1, col=1)
+    added = _legend_rows(out) - before
+    if added > 0 and out.layout.height is not None:  # a legend row more: height, not squeeze
+        grow = charts.LEGEND_ROW_HEIGHT * added
+        out.update_layout(height=out.layout.height + grow,
+                          margin={"b": (out.layout.margin.b or 0) + grow})
     return out
+
+
+def _legend_rows(fig: go.Figure) -> int:
+    """The rows the Overview's legend takes (:data:`charts.LEGEND_PER_ROW` entries a row)."""
+    entries = sum(1 for t in fig.data if t.showlegend is not False)
+    return -(-entries // charts.LEGEND_PER_ROW)
 
 
 def _level_trace(name: str, symbol: str, shown: Sequence[SetLevel], notes: Mapping[str, str]

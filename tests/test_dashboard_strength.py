@@ -196,6 +196,34 @@ def test_the_overview_says_when_the_recent_level_reads_uncalibrated_evals(
         in caption
 
 
+def test_the_levels_legend_entries_add_legend_rows_not_squeeze_the_plot() -> None:
+    """The Overview's height counts its legend's rows (2 entries a row); the levels' entries
+    were added after it: a row more overflowed the room under the chart."""
+    import sys
+
+    import plotly.graph_objects as go
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "dashboard"))
+    import charts
+    import strength_charts
+
+    from tracker.analysis.level import Level
+    from tracker.report.strength import SetLevel
+
+    fig = go.Figure().set_subplots(rows=1, cols=1)
+    for name in ("Lichess rating after each game", "FIDE-style rating in force"):
+        fig.add_trace(go.Scatter(x=[1], y=[1500], name=name), row=1, col=1)
+    fig.update_layout(height=600, margin={"b": 44})
+    plain = SetLevel("2022-10", 24, Level(1892, 1712, 2100, "level-rapid-4", None, 24, 700))
+    weak = SetLevel("2022-11", 20, Level(2566, 2413, 2779, "level-rapid-4", "weak", 20, 640))
+    out = strength_charts.add_levels(fig, [plain, weak], {"2022-11": "weak"})
+    assert len(out.data) == 4  # 2 rows of the legend, not 1
+    assert (out.layout.height, out.layout.margin.b) == (600 + charts.LEGEND_ROW_HEIGHT,
+                                                        44 + charts.LEGEND_ROW_HEIGHT)
+    one = strength_charts.add_levels(fig, [plain])  # 3 entries: still 2 rows
+    assert (one.layout.height, one.layout.margin.b) == (624, 68)
+
+
 def test_a_month_whose_range_the_grid_cuts_is_not_drawn(tmp_path: Path) -> None:
     """EricRosen's 3 rapid games of 2021-11 read 2866 (2673–2979): 306 points wide only because
     the model's ratings stop at 3000. It was the one month of his drawn, his 24 games of
