@@ -51,12 +51,6 @@ def player_strength(user_id: str, perf: str) -> PlayerStrength | None:
         return None
 
 
-def _level(level: Any) -> str:
-    if level is None:
-        return "—"
-    return f"{level.estimate} ({level.low}–{level.high})"
-
-
 def show_game(game_id: str, color: str) -> None:
     """One game's strength: both sides' accuracy, ACPL, judgments and level; the turning
     point of ``color`` with its board; the eval graph. A game without evals says how to get
@@ -87,9 +81,13 @@ def show_game(game_id: str, color: str) -> None:
                  help="Lichess's game accuracy, from the Win% lost move by move.")
         c.metric("ACPL", "—" if s.acpl is None else str(s.acpl),
                  help="Average centipawn loss, as Lichess computes it.")
-        col.metric("Level shown", _level(s.level),
-                  help="The level this game's moves show: estimate (10–90 % range) on the "
-                       "Lichess scale of the perf. The rating is never an input.")
+        # The range under the estimate, as the Overview's band under the rating: a metric's
+        # value is cut short where the column is narrow ("2691 (2691–…" at 800 px).
+        col.metric("Level shown", "—" if s.level is None else str(s.level.estimate),
+                   help="The level this game's moves show: estimate, its 10–90 % range under "
+                        "it, on the Lichess scale of the perf. The rating is never an input.")
+        if s.level is not None:
+            col.caption(f"10–90 % range {s.level.low}–{s.level.high}")
         col.caption(f"{api.plural(s.inaccuracy, 'inaccuracy')} (?!), "
                     f"{api.plural(s.mistake, 'mistake')} (?), "
                     f"{api.plural(s.blunder, 'blunder')} (??)"

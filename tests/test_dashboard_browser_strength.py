@@ -63,19 +63,68 @@ def test_the_games_page_of_an_analysed_game_shows_graph_board_and_both_levels(
         assert not any(bad in text for bad in BAD_TEXT), text[:2000]
         assert "Turning point for black: 43…d2??" in text
         assert "Better was Rh8" in text
-        # both sides' levels: an estimate and its range each
+        # both sides' levels: an estimate and its range each, the range under the estimate
         levels = browser.evaluate(
             "[...document.querySelectorAll('[data-testid=\"stMetric\"]')]"
             ".filter(m => m.innerText.includes('Level shown')).map(m => m.innerText)")
-        assert len(levels) == 2 and all("–" in x for x in levels), levels
+        assert len(levels) == 2, levels
+        assert "10–90 % range 1287–2338" in text and "10–90 % range 1277–2327" in text
         # the judgments are marked on the graph: Lichess judged blunders in this game
         legend = browser.evaluate("[...document.querySelectorAll('.legendtext')]"
                                   ".map(e => e.textContent)")
         assert "Blunder (??)" in legend, legend
 
 
+def test_at_800_px_no_level_is_cut_short(dashboard_url: str) -> None:
+    """At 800 px a side's "Level shown" was a metric cut to "1733 (1659–…": the range, what
+    holds, was the part lost. Every metric value on the game's page shows whole."""
+    with Browser(800, HEIGHT) as browser:
+        browser.goto(f"{dashboard_url}/games?player=reda46&perf=rapid&game={GAME}")
+        ready = browser.wait_for(GAME_READY, timeout=90)
+        browser.screenshot(ARTIFACTS / "games-strength-800.png")
+        assert ready, "the game's strength section never rendered"
+        cut = browser.evaluate(
+            "[...document.querySelectorAll('[data-testid=\"stMetricValue\"]')]"
+            ".filter(e => e.scrollWidth > e.clientWidth + 1 || [...e.querySelectorAll('*')]"
+            ".some(c => c.scrollWidth > c.clientWidth + 1)).map(e => e.innerText)")
+        assert cut == [], cut
+        text = browser.evaluate("document.body.innerText")
+        assert "10–90 % range 1287–2338" in text and "10–90 % range 1277–2327" in text
+
+
+#: The eval graph's toolbar and its turning point's label: their boxes on the page.
+EVAL_BOXES = """(() => {
+  const gd = [...document.querySelectorAll('.js-plotly-plot')].find(
+    g => [...g.querySelectorAll('.legendtext')].some(e => e.textContent.includes("White's")));
+  const bar = gd && gd.querySelector('.modebar');
+  const label = gd && gd.querySelector('.annotation');
+  if (!bar || !label) return null;
+  const b = bar.getBoundingClientRect(), l = label.getBoundingClientRect();
+  return {barBottom: b.bottom, barLeft: b.left, labelTop: l.top, labelRight: l.right,
+          text: label.textContent};
+})()"""
+
+
+@pytest.mark.parametrize("width", [800, 1280])
+def test_the_turning_points_label_is_not_under_the_toolbar(dashboard_url: str,
+                                                           width: int) -> None:
+    """The eval graph's "turning point" label sat at the top of the graph, where plotly's
+    toolbar is drawn: at 800 px the toolbar's icons covered it."""
+    with Browser(width, HEIGHT) as browser:
+        browser.goto(f"{dashboard_url}/games?player=reda46&perf=rapid&game={GAME}")
+        assert browser.wait_for(GAME_READY, timeout=90)
+        boxes = None
+        for _ in range(40):
+            boxes = browser.evaluate(EVAL_BOXES)
+            if boxes:
+                break
+            time.sleep(0.25)
+        assert boxes is not None and boxes["text"] == "turning point", boxes
+        assert boxes["labelTop"] >= boxes["barBottom"], boxes
+
+
 def test_the_overview_draws_only_narrow_monthly_levels(dashboard_url: str) -> None:
-    """reda46's months: 2022-11's 32 games give a range of 393 points (level model 4), drawn;
+    """reda46's months: 2022-11's 32 games give a range of 323 points (level model 5), drawn;
     the others have 1–7 games and wider ranges: not drawn, and the page says so."""
     with Browser(WIDTH, 1250) as browser:
         browser.goto(f"{dashboard_url}/?player=reda46&perf=rapid")
@@ -85,7 +134,7 @@ def test_the_overview_draws_only_narrow_monthly_levels(dashboard_url: str) -> No
         text = browser.evaluate("document.body.innerText")
         assert "Green squares: the level each month's analysed games show" in text
         assert "with too few analysed games for a range narrower than 400 points not drawn" in text
-        assert "The last 20 analysed games show 1672 (1493–1932)" in text
+        assert "The last 20 analysed games show 1635 (1478–1839)" in text
         legend = browser.evaluate("[...document.querySelectorAll('.legendtext')]"
                                   ".map(e => e.textContent)")
         assert sum(1 for x in legend if x.startswith("Level shown in the moves")) == 1, legend

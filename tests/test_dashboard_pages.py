@@ -190,4 +190,4 @@ def test_the_overview_says_no_monthly_level_is_drawn_when_none_is(
     assert "Green squares" not in words
     assert "No monthly level drawn: 1 month with analysed games, none with enough of them for " \
         "a range narrower than 400 points" in words
-    assert "The last 9 analysed games show 1526 (1168–1884)" in words
+    assert "The last 9 analysed games show 1511 (1197–1773)" in words

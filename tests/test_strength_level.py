@@ -418,3 +418,27 @@ def test_the_level_ignores_rating_result_status_and_clocks() -> None:
             assert len(levels) == 1 and len(sets) == 2, (speed, color)
             other = game_level(model, level_features(evals, color, clock=(60, 0), sans=sans))
             assert other != next(iter(levels)), (speed, color)
+
+
+def test_a_range_cut_by_the_end_of_the_grid_says_so() -> None:
+    """The model's ratings run 400–3000: a strong set's range ends at the grid's end and is
+    narrower than the moves say (3 games scoring 2600 each read 2970 (2895–2999), 104 points
+    wide). Such a level says so, and the Overview draws no month whose range is cut."""
+    from tracker.analysis.level import GRID_EDGE, grid_end, level_of_scores
+
+    model = load_level_model("rapid")
+    strong = level_of_scores(model, [2600.0] * 3, 120, False)
+    assert (strong.estimate, strong.low, strong.high) == (2970, 2895, 2999)
+    assert grid_end(model, strong.low, strong.high) == 3000
+    assert strong.note is not None and strong.note.endswith(
+        "the range is cut at 3000, where the model's ratings end: the moves alone say less "
+        "than its width")
+    weak = level_of_scores(model, [600.0] * 3, 120, False)
+    assert (weak.low, weak.high) == (401, 503) and grid_end(model, weak.low, weak.high) == 400
+    assert weak.note is not None and "the range is cut at 400" in weak.note
+    typical = level_of_scores(model, [1500.0] * 3, 120, False)
+    assert (typical.low, typical.high) == (1135, 1782)
+    assert grid_end(model, typical.low, typical.high) is None
+    assert "cut at" not in (typical.note or "")
+    assert grid_end(model, 1000, 3000 - GRID_EDGE - 1) is None
+    assert grid_end(model, 1000, 3000 - GRID_EDGE) == 3000

@@ -45,7 +45,7 @@ def test_the_json_object_has_exactly_the_contract_keys(db: Path) -> None:
     assert len(out["games"]) == 41
     for g in out["games"]:
         assert tuple(g) == GAME_KEYS
-        assert list(g["level"]) == ["estimate", "low", "high", "model"]
+        assert list(g["level"]) == ["estimate", "low", "high", "model", "note"]
         assert g["level"]["low"] <= g["level"]["estimate"] <= g["level"]["high"]
         assert g["level"]["model"] == "level-rapid-5"
         assert list(g["turning_point"]) == ["ply", "san", "win_before", "win_after", "best"]
@@ -55,7 +55,7 @@ def test_the_json_object_has_exactly_the_contract_keys(db: Path) -> None:
     assert [m["month"] for m in out["months"]] == ["2022-06", "2022-09", "2022-10", "2022-11"]
     assert [m["games"] for m in out["months"]] == [1, 1, 7, 32]
     assert out["recent"]["games"] == 20
-    assert list(out["recent"]["level"]) == ["estimate", "low", "high", "model"]
+    assert list(out["recent"]["level"]) == ["estimate", "low", "high", "model", "note"]
 
 
 def test_each_game_shows_lichess_own_acpl_and_judgment_counts(db: Path) -> None:
@@ -267,6 +267,10 @@ def test_the_cli_says_what_a_partial_analysis_covers(tmp_path: Path) -> None:
                             env=env, timeout=120)
     assert listed.returncode == 0, listed.stderr
     assert f"- (evals for 3 of {plies} plies)" in listed.stdout
+    # the game's turn is not read from 3 evals of 100+ plies (it said "balanced to the end")
+    assert f"the game: not read: evals for 3 of {plies} plies only" in done.stdout
+    assert api.strength_game(game_id, db=str(db)).turn == (
+        None, f"not read: evals for 3 of {plies} plies only")
     assert ("1 game with evals for part of the plies only: no accuracy, ACPL or level, and "
             "left out of the levels above") in listed.stdout
 
@@ -299,7 +303,7 @@ def test_the_per_game_table_fits_an_80_column_terminal(tmp_path: Path,
     monkeypatch.setattr(cli_strength, "out", terminal)
     cli_strength._print_player(report, 20)
     text = terminal.export_text()
-    table = text[text.index("?!/?/??"):]
+    table = text[text.index("?!/?/??"):text.index("evals: ")]  # said lines soft-wrap
     assert "…" not in table.replace("36…Rxh2", "").replace("47…Qf6", "").replace(
         "16…b5", "").replace("3…Nf6", "")  # Black's moves are written 36…Rxh2
     assert max(len(line.rstrip()) for line in table.splitlines()) <= 80
@@ -308,10 +312,14 @@ def test_the_per_game_table_fits_an_80_column_terminal(tmp_path: Path,
     # reading is within 50 of the mean of the single games' levels (1541): nothing to explain
     words = " ".join(text.split())
     assert "estimate, FIDE scale" in words and "(lebowitz, mathtuition), lowest–highest: the " \
-        "models' spread, not a range" in words
+        "models' spread, not a range; in brackets the level's 10–90 % range through them" in words
+    # the FIDE-scale estimate has its range too (it was "lowest–highest" alone)
+    assert "1511 (1197–1773) 1576–1669 (1425–1801)" in words
     assert "last 9 games together: 1511 (1197–1773)" in words
     assert "evals: Lichess's server analysis, every game above" in words
     assert "not the mean of the single games' levels" not in words
+    # no game's level falls where the blitz model is weak (400–999, 2000 on): no † mark
+    assert "†" not in table
 
 
 def test_games_0_prints_no_per_game_table(db: Path) -> None:
@@ -373,9 +381,149 @@ def test_the_per_game_table_says_whose_evals_each_game_has(
     text = printed(20)
     day = local[0].played_at.strftime("%Y-%m-%d")
     assert text.count("°") == 2 and f"{day}°" in text
+    assert "analysed at a budget no engine calibration covers" not in text  # 10,000: calibrated
     assert ("° evals from Stockfish 15.1, 10,000 nodes, calibrated (stockfish-15.1-10000n-1); "
             "the others' from Lichess's server analysis") in text
     assert report.games[0][0].id == game_id  # the newest: alone, it needs no mark
     only = printed(1)
     assert "°" not in only and ("evals: Stockfish 15.1, 10,000 nodes, calibrated "
                                 "(stockfish-15.1-10000n-1), every game above") in only
+
+
+#: Rapid players of the tests' 2,000-game sample whose levels fall where the rapid model is
+#: weak (its file's ``weak`` list: sets above 2399 too few held out to check it).
+SAMPLE = ANALYSED.parent.parent / "analysed" / "lichess-rapid-analysed-first2000.ndjson.zst"
+WEAK_SETS = "the model is weak here: too few held-out sets above 2399 to check the model"
+OUTSIDE = "outside the range the model was fitted on (804–2513)"
+
+
+def _wide(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """:func:`_cli` on a 200-column terminal (a table row on one line)."""
+    return subprocess.run([sys.executable, "-m", "tracker.cli.commands", "--db", str(db), *args],
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "NO_COLOR": "1", "COLUMNS": "200"})
+
+
+@pytest.fixture(scope="module")
+def strong_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("strong") / "s.db"
+    with Store(str(path)) as store:
+        for user in ("zarubello", "han80"):
+            import_file(SAMPLE, store=store, user=user)
+    return path
+
+
+def test_every_level_in_json_carries_the_note_the_screens_show(strong_db: Path,
+                                                                tmp_path: Path) -> None:
+    """Issue 33 item 5: a level where the model is weak says so in ``--json`` too (it had no
+    note: only the text and the dashboard said it)."""
+    data = api.strength("zarubello", perf="rapid", db=str(strong_db)).to_json()
+    assert [(m["month"], m["games"], m["level"]["estimate"], m["level"]["note"])
+            for m in data["months"]] == [("2022-06", 1, 1629, None),
+                                         ("2022-08", 2, 2410, WEAK_SETS)]
+    assert data["recent"]["level"]["note"] is None  # 2265: neither
+    blitz = tmp_path / "demo.db"
+    api.import_file(api.demo_file(api.DEMO_ANALYSED_FILE), db=blitz, user="indexinator")
+    report = api.strength("indexinator", db=blitz, perf="blitz")
+    borrows = ("blitz scale fitted on 668 player-games; the feature weights (per game and per "
+               "set), the game-to-game correlation of a player's games and the set prior's "
+               "shape are the rapid fit's")
+    assert report.note == report.shared == borrows
+    games = {g["id"]: g["level"]["note"] for g in report.to_json()["games"]}
+    assert games["nxLrvJ2k"] == borrows  # 1749: no weak band of the blitz model
+    assert games["r3h9SiLI"] == borrows  # every blitz level says what it borrows
+    assert report.to_json()["recent"]["level"]["note"] == borrows
+    one = api.strength_game_json(api.strength_game("nxLrvJ2k", db=blitz))
+    assert one["games"][0]["level"]["note"] == games["nxLrvJ2k"]
+
+
+def test_the_cli_says_each_levels_note_beside_it(strong_db: Path, tmp_path: Path) -> None:
+    """The months' table says where a month's level falls where the model is weak, and
+    ``--game`` says each side's level note (the dashboard's game page did; the CLI said
+    neither)."""
+    months = _wide(strong_db, "strength", "zarubello")
+    assert months.returncode == 0, months.stderr
+    row = next(line for line in months.stdout.splitlines() if line.strip().startswith("2022-08"))
+    assert "2410 (2136–2806)" in row and WEAK_SETS in row
+    june = next(line for line in months.stdout.splitlines()
+                if line.strip().startswith("2022-06"))
+    assert "1629 (1325–2381)" in june and "weak" not in june
+    # on the FIDE scale with its range
+    assert "1993 (1845–2344)" in row and "1572 (1407–1977)" in june
+    blitz = tmp_path / "demo.db"
+    api.import_file(api.demo_file(api.DEMO_ANALYSED_FILE), db=blitz, user="indexinator")
+    game = _wide(blitz, "strength", "--game", "nxLrvJ2k")
+    assert game.returncode == 0, game.stderr
+    lines = game.stdout.splitlines()
+    assert lines[1].startswith("white indexinator (1425)") and "1749 (1283–2597)" in lines[1]
+    assert lines[2].strip() == (
+        "white's level: blitz scale fitted on 668 player-games; the feature weights (per game "
+        "and per set), the game-to-game correlation of a player's games and the set prior's "
+        "shape are the rapid fit's")
+    assert lines[3].startswith("black BrubruNono (1391)") and lines[4].strip().startswith(
+        "black's level: blitz scale fitted on 668")
+
+
+def test_a_set_of_2_to_4_games_is_not_said_to_be_read_by_the_set_fit(strong_db: Path) -> None:
+    """Sets of fewer games than the set fit's 5 are read from their games' scores averaged:
+    the CLI said "by a fit of their own" of them too."""
+    report = api.strength("han80", perf="rapid", db=str(strong_db))
+    assert report.set_games == 5 and report.recent.games == 4
+    assert report.recent.level is not None and report.recent.level.estimate == 2448
+    assert report.recent_apart() is not None
+    done = _wide(strong_db, "strength", "han80")
+    assert done.returncode == 0, done.stderr
+    words = " ".join(done.stdout.split())
+    assert "by a fit of their own" not in words
+    assert (f"(games read together, their scores averaged and read as one: not the mean of the "
+            f"single games' levels ({report.recent_apart()})") in words
+    assert f"last 4 games together: 2448 (2225–2760) ({WEAK_SETS})" in words
+
+
+def test_the_cli_says_when_the_recent_level_reads_uncalibrated_evals(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A game analysed at 2,000 nodes (no calibration covers it) among the last games: the
+    line under their level says so, as the group table's cell does (", uncalibrated evals")."""
+    from rich.console import Console
+
+    from tests.test_strength_saved import _engine_evals, _games_without_evals
+    from tracker.cli import strength as cli_strength
+    from tracker.core.records import Analysis
+    from tracker.store.analysis import write_engine_analysis
+
+    path = tmp_path / "raw.db"
+    with Store(str(path)) as store:
+        import_file(api.demo_file(api.DEMO_ANALYSED_FILE), store=store, user="indexinator")
+        ((pk, _, raw_moves),) = _games_without_evals(store)
+        assert write_engine_analysis(store, pk, Analysis(
+            _engine_evals(len(raw_moves.split()), 30), "engine", "Stockfish", "15.1", 2_000))
+    report = api.strength("indexinator", db=path, perf="blitz")
+    terminal = Console(width=200, record=True, highlight=False, soft_wrap=True)
+    monkeypatch.setattr(cli_strength, "out", terminal)
+    cli_strength._print_player(report, 0)
+    lines = terminal.export_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("last 10 games together: "))
+    assert lines[at + 1] == ("(1 of these 10 games analysed at a budget no engine calibration "
+                             "covers: they read higher than Lichess's evals would)")
+
+
+def test_a_borrowed_models_levels_say_the_scale_they_are_on(tmp_path: Path) -> None:
+    """Correspondence borrows the classical model: its levels are on the Lichess classical
+    scale, and the header said "levels on the Lichess correspondence scale" (five of reda46's
+    games relabelled as correspondence)."""
+    lines = [json.loads(line) for line in ANALYSED.read_text().splitlines()][:5]
+    for game in lines:
+        game["speed"] = game["perf"] = "correspondence"
+    path = tmp_path / "corr.ndjson"
+    path.write_text("".join(json.dumps(g) + "\n" for g in lines))
+    db = tmp_path / "c.db"
+    api.import_file(path, db=db, user="reda46")
+    report = api.strength("reda46", db=db, perf="correspondence")
+    assert (report.model, report.scale) == ("level-classical-5", "classical")
+    done = _wide(db, "strength", "reda46", "--perf", "correspondence")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("reda46 — correspondence: 5 analysed games; levels on the "
+                                  "Lichess classical scale, 10–90 % range, model "
+                                  "level-classical-5\nnote: the classical model applied to "
+                                  "correspondence: no correspondence model yet; classical scale "
+                                  "fitted on 143 player-games;")

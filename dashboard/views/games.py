@@ -107,7 +107,10 @@ if not table.empty:
     sides = [by_game.get(d.selected.game.id) for d, _ in pairs]
     table["accuracy"] = pd.array([s.accuracy if s else None for s in sides], dtype="Int64")
     table["acpl"] = pd.array([s.acpl if s else None for s in sides], dtype="Int64")
+    # A level with a note of its own (the model weak there, outside its fitted range) is
+    # marked, as in `tracker strength`; the clicked game's page gives the note.
     table["level"] = [f"{s.level.estimate} ({s.level.low}–{s.level.high})"
+                      + (" †" if strength is not None and strength.own_note(s.level) else "")
                       if s and s.level else None for s in sides]
 places = "%.2f" if report.settings.expected == "table" else "%.4f"
 on_fide = on_scale is not None
@@ -156,14 +159,18 @@ picked = st.dataframe(
             "ACPL", format="%d", width="small", help="Your average centipawn loss"),
         "level": st.column_config.TextColumn(
             "Level shown", width="small",
-            help="The level your moves show: estimate (10–90 % range), Lichess scale"),
+            help="The level your moves show: estimate (10–90 % range), Lichess scale; † a "
+                 "note of its own, on the game's page"),
         "url": st.column_config.LinkColumn("Game", display_text="lichess.org ↗"),
     },
 )
 st.caption(f"{len(rows)} of {api.plural(len(details), 'game')} of {period}. The expected score "
            "and ΔR are shown for counted games of a rated month; each game is ΔR = score − "
            "expected, and the month's change is K × ΣΔR, rounded once. Click a row to see the "
-           "game.")
+           "game."
+           + (" † after a level: it has a note of its own (the model weak there, or outside "
+              "its fitted range), on the game's page."
+              if any(str(v).endswith(" †") for v in table.get("level", [])) else ""))
 # The month's games for a player's own spreadsheet: what `tracker replay … --period M --csv`
 # prints (on the scale picked above, every game whatever the filter).
 st.download_button(

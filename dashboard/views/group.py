@@ -44,7 +44,9 @@ COLUMNS: Final = {
                   "three months ago."),
     "level": ("Level in play (Lichess scale)", "The level the last analysed games show "
               "together (move analysis): estimate (10–90 % range) on the Lichess scale of the "
-              "table's perf, never a rating. \", uncalibrated evals\": some of those games "
+              "table's perf, never a rating. \", where the model is weak\" or \", outside "
+              "the model's fitted range\": its estimate falls there (the player's Overview "
+              "and tracker strength say why). \", uncalibrated evals\": some of those games "
               "were analysed at a budget no engine calibration covers: it reads high."),
     "note": ("Why no figure", "Why a member has no FIDE-style rating, or which figure is "
              "missing."),
@@ -88,9 +90,13 @@ def group_figure(rows: Sequence[GroupRow], banded: bool = True) -> go.Figure:
             band = f" (band {low}–{high})" if banded else ""
             hover.append(f"{period}: {_float(median)}{band}" if median is not None
                          else f"{period}: unrated")
+        # A month rated between unrated ones (or alone) is a dot: a line of one point is none.
+        alone = [y is not None and (k == 0 or ys[k - 1] is None)
+                 and (k == len(ys) - 1 or ys[k + 1] is None) for k, y in enumerate(ys)]
         fig.add_trace(go.Scatter(
-            x=xs, y=ys, name=r.username, mode="lines", line_shape="hv",
+            x=xs, y=ys, name=r.username, mode="lines+markers", line_shape="hv",
             line={"color": PALETTE[i % len(PALETTE)], "width": 2.5}, connectgaps=False,
+            marker={"size": [7 if a else 0 for a in alone]},
             hovertext=hover, hoverinfo="text+name"))
     # Every line inside the axes with room, and plotly's toolbar above the plot, not on it.
     y_range = charts.padded_range(values)
@@ -159,11 +165,11 @@ frame = table_frame(table.rows)
 if table.club is None:  # the group has no club model for this perf: no empty column
     frame = frame.drop(columns=["club"])
     config.pop("club")
+else:
+    st.caption(f"Club model: {ui.md(table.club)}.")
 if not table.banded:  # one model covers the perf: its rating, no band of one value
     frame = frame.drop(columns=["band"])
     config.pop("band")
-else:
-    st.caption(f"Club model: {ui.md(table.club)}.")
 # A missing figure reads "—", as in `tracker group show` (never "None").
 st.dataframe(frame, column_config=config, hide_index=True, key="group_table", placeholder="—",
              height=ui.table_height(len(frame)), width="stretch")

@@ -65,32 +65,40 @@ else:
 
 strength = strength_ui.player_strength(player.id, perf)
 figure = ui.overview_figure(player.id, perf)
+# What a month's level alone needs said (the model weak there, outside its fitted range).
+noted = {m.label: own for m in strength.months
+         if (own := strength.own_note(m.level))} if strength is not None else {}
 if strength is not None:
-    figure = strength_charts.add_levels(figure, strength.months)
+    figure = strength_charts.add_levels(figure, strength.months, noted)
 st.plotly_chart(figure, key="overview_chart", config={"displaylogo": False})
 if strength is not None:
     recent = strength.recent.level
-    drawn = len(strength_charts.drawn_months(strength.months))
+    drawn_months = strength_charts.drawn_months(strength.months)
+    drawn = len(drawn_months)
+    flagged = [f"{m.label} ({noted[m.label]})" for m in drawn_months if m.label in noted]
     hidden = sum(1 for m in strength.months if m.level is not None) - drawn
     months = f"{hidden} month{'s' if hidden != 1 else ''}"
     narrow = f"a range narrower than {strength_charts.MAX_DRAWN_WIDTH} points"
     st.caption(
         (f"Green squares: the level each month's analysed games show together, with its "
          f"10–90 % range, from the moves and the clock setting (model {strength.model or '-'}; "
-         f"never a rating), "
-         f"on the Lichess {perf} scale"
+         f"never a rating), on the Lichess {strength.scale or perf} scale"
          + (f"; {months} with too few analysed games for {narrow} not drawn" if hidden else "")
+         + (". Open squares, read with care: " + "; ".join(flagged) if flagged else "")
          if drawn else
          f"No monthly level drawn: {months} with analysed games, none with enough of them for "
-         f"{narrow} (model {strength.model or '-'}, from the moves alone, on the Lichess {perf} "
-         "scale)")
+         f"{narrow} (model {strength.model or '-'}, from the moves and the clock setting, on the "
+         f"Lichess "
+         f"{strength.scale or perf} scale)")
         + f". The last {strength.recent.games} analysed games show "
         + (f"{recent.estimate} ({recent.low}–{recent.high})"
            + (f" — {recent.note}." if recent.note else ".") if recent else "no level.")
+        + (f" {ui.sentence(raw)}" if (raw := strength.recent_uncalibrated()) else "")
         + (f" {ui.sentence(strength.note)}"
            if strength.note and not (recent and recent.note) else "")
         + (f" {strength.partial} game{'s' if strength.partial != 1 else ''} with evals for "
-           "part of the plies only count in no level." if strength.partial else ""))
+           f"part of the plies only count{'s' if strength.partial == 1 else ''} in no level."
+           if strength.partial else ""))
 
 conversion = api.conversion_text(report)
 if conversion is not None:

@@ -71,6 +71,10 @@ MODEL_FILES: Final[Mapping[str, str]] = {
 BORROWED: Final[Mapping[str, str]] = {"ultraBullet": "bullet", "correspondence": "classical"}
 #: Fewer moves than this in a game and the result says the range rests on little play.
 FEW_MOVES: Final = 10
+#: A range whose end comes within this many rating points of the end of the model's grid
+#: (400–3000) is cut there: the likelihood goes on beyond it, so the range is narrower than
+#: the moves say, and the result says so (:func:`grid_end`).
+GRID_EDGE: Final = 30
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -664,21 +668,76 @@ def _local_note(model: LevelModel) -> str:
     return text + ")"
 
 
-def _note(model: LevelModel, games: int, local: bool, estimate: int, moves: int
-          ) -> str | None:
+def model_note(model: LevelModel) -> str | None:
+    """What every level of ``model`` says first, whatever its games: the model applied to a
+    perf it was not fitted on, what a speed borrows from the rapid fit; ``None`` when nothing.
+    Each :class:`Level`'s ``note`` starts with it (then ``"; "`` and what that level alone
+    needs said), so a report can say it once."""
     t = _tables(model)
     notes: list[str] = []
     if model.perf != model.fitted_perf:
         notes.append(f"{model.fitted_perf} model applied to {model.perf}")
     if t.borrows:
         notes.append(t.borrows)
-    lo, hi = t.fitted_range
-    if estimate < lo or estimate > hi:
-        notes.append(f"outside the range the model was fitted on ({lo:.0f}–{hi:.0f})")
+    return "; ".join(notes) or None
+
+
+def set_fit_games(model: LevelModel) -> int | None:
+    """The games from which a set is read by the model's set fit (its ``min_games``; fewer:
+    the mean of the games' scores), ``None`` for a model without a set fit."""
+    fit = _tables(model).set
+    return None if fit is None else fit.min_games
+
+
+def _outside(model: LevelModel, estimate: int) -> bool:
+    lo, hi = _tables(model).fitted_range
+    return estimate < lo or estimate > hi
+
+
+def _weak(model: LevelModel, games: int, estimate: int) -> list[Mapping[str, Any]]:
+    """The model file's ``weak`` entries (single games, or sets) the estimate falls in."""
     kind = "games" if games <= 1 else "sets"
-    for weak in t.weak:
-        if weak.get("kind") == kind and weak["low"] <= estimate <= weak["high"]:
-            notes.append(f"the model is weak here: {weak['why']}")
+    return [weak for weak in _tables(model).weak
+            if weak.get("kind") == kind and weak["low"] <= estimate <= weak["high"]]
+
+
+def caution(model: LevelModel, level: Level) -> str | None:
+    """A few words for a cell too narrow for ``level``'s note: ``"outside the model's fitted
+    range"`` or ``"where the model is weak"`` where its note says so (its estimate outside the
+    training ratings' range, or in one of the model's ``weak`` bands), else ``None``."""
+    if _outside(model, level.estimate):
+        return "outside the model's fitted range"
+    if _weak(model, level.games, level.estimate):
+        return "where the model is weak"
+    return None
+
+
+def grid_end(model: LevelModel, low: int, high: int) -> int | None:
+    """The end of the model's grid (its lowest or highest rating) that a range ``low``–``high``
+    comes within :data:`GRID_EDGE` points of, cut there (a 3-game set of a strong player:
+    2866 (2673–2979), 306 points wide because the grid stops at 3000), else ``None``."""
+    grid = _tables(model).grid
+    if high >= grid[-1] - GRID_EDGE:
+        return round(float(grid[-1]))
+    if low <= grid[0] + GRID_EDGE:
+        return round(float(grid[0]))
+    return None
+
+
+def _note(model: LevelModel, games: int, local: bool, estimate: int, moves: int,
+          low: int, high: int) -> str | None:
+    t = _tables(model)
+    shared = model_note(model)
+    notes: list[str] = [shared] if shared else []
+    lo, hi = t.fitted_range
+    if _outside(model, estimate):
+        notes.append(f"outside the range the model was fitted on ({lo:.0f}–{hi:.0f})")
+    notes.extend(f"the model is weak here: {weak['why']}"
+                 for weak in _weak(model, games, estimate))
+    end = grid_end(model, low, high)
+    if end is not None:
+        notes.append(f"the range is cut at {end}, where the model's ratings end: the moves "
+                     "alone say less than its width")
     if local:
         notes.append(_local_note(model))
     if moves < FEW_MOVES:
@@ -728,10 +787,10 @@ def levels_of_scores(model: LevelModel, sets: Sequence[tuple[Sequence[float], in
         model, np.asarray([sum(scores) / len(scores) for scores, _, _ in sets]), mean_set, games)
     out: list[Level] = []
     for i, (scores, moves, local) in enumerate(sets):
-        estimate = round(float(est[i]))
-        out.append(Level(estimate, round(float(low[i])), round(float(high[i])), model.name,
-                         _note(model, len(scores), local, estimate, moves), len(scores),
-                         moves))
+        estimate, lo, hi = round(float(est[i])), round(float(low[i])), round(float(high[i]))
+        out.append(Level(estimate, lo, hi, model.name,
+                         _note(model, len(scores), local, estimate, moves, lo, hi),
+                         len(scores), moves))
     return out
 
 

@@ -25,6 +25,8 @@ EXIT_TERMINATED = 143
 SHOWN_GAMES = 20
 #: Said beside counts computed from the evals (the file carried no judgments).
 COMPUTED = " (computed from the evals by Lichess's thresholds: the file carried no judgments)"
+#: Marks a listed game's level that has a note of its own (said under the table).
+NOTED = "†"
 
 
 def _progress(err: Console) -> tuple[Any, Callable[[int, int], None]]:
@@ -69,43 +71,66 @@ def _point(point: Any, game: GameStrength | None = None) -> str:
     return text
 
 
+def _print_sets(report: PlayerStrength, games: int) -> None:
+    """The months' levels and the last games' level together, each with what it alone needs
+    said (the model weak there, outside its fitted range, local evals): the note every level
+    shares is said once above."""
+    from rich import box
+    from rich.table import Table
+
+    noted = [report.own_note(m.level) for m in report.months]
+    months = Table("month", "games", "level shown", "estimate, FIDE scale",
+                   *(["note"] if any(noted) else []), box=box.SIMPLE_HEAD)
+    for m, own in zip(report.months, noted, strict=True):
+        months.add_row(m.label, str(m.games), _level(m.level), _fide(m),
+                       *([own or ""] if any(noted) else []))
+    out.print(months)
+    scales = sorted({f.scale for m in report.months for f in m.fide if f.estimate is not None})
+    if len(scales) > 1:
+        say(out, f"estimate, FIDE scale: the level's estimate through each scale model "
+                 f"({', '.join(scales)}), lowest–highest: the models' spread, not a range; in "
+                 "brackets the level's 10–90 % range through them, lowest to highest")
+    recent = report.recent.level
+    extra = report.own_note(recent)  # what all levels share is said once above
+    together = report.recent.games or min(games, api.RECENT_GAMES)  # the games it reads
+    say(out, ("last game: " if together == 1 else f"last {together} games together: ")
+             + _level(recent) + (f" ({extra})" if extra else ""))
+    raw = report.recent_uncalibrated()
+    if raw:
+        say(out, f"({raw})")
+    apart = report.recent_apart()
+    if apart is not None:
+        # From the set fit's games on, a fit of their own; fewer: their scores averaged.
+        by_fit = report.set_games is not None and together >= report.set_games
+        say(out, "(games read together, "
+                 + ("by a fit of their own" if by_fit else "their scores averaged and read as one")
+                 + f": not the mean of the single games' levels ({apart}), each of which leans "
+                 "toward the typical player, one game saying little)")
+
+
 def _print_player(report: PlayerStrength, shown: int) -> None:
     from rich import box
     from rich.table import Table
 
     games = len(report.games)
     say(out, f"{report.player} — {report.perf}: {games} analysed game"
-                 f"{'s' if games != 1 else ''}; levels on the Lichess {report.perf} scale, "
+                 f"{'s' if games != 1 else ''}; levels on the Lichess "
+                 f"{report.scale or report.perf} scale, "
                  f"10–90 % range, model {report.model or '-'}")
     if report.note:
         say(out, f"note: {report.note}")
-    months = Table("month", "games", "level shown", "estimate, FIDE scale", box=box.SIMPLE_HEAD)
-    for m in report.months:
-        months.add_row(m.label, str(m.games), _level(m.level), _fide(m))
-    out.print(months)
-    scales = sorted({f.scale for m in report.months for f in m.fide if f.estimate is not None})
-    if len(scales) > 1:
-        say(out, f"estimate, FIDE scale: the level's estimate through each scale model "
-                 f"({', '.join(scales)}), lowest–highest: the models' spread, not a range")
-    recent = report.recent.level
-    extra = recent.note if recent is not None and recent.note else None
-    if extra and report.note and extra.startswith(report.note):
-        extra = extra[len(report.note):].lstrip("; ") or None  # said once above
-    together = report.recent.games or min(games, api.RECENT_GAMES)  # the games it reads
-    say(out, ("last game: " if together == 1 else f"last {together} games together: ")
-             + _level(recent) + (f" ({extra})" if extra else ""))
-    apart = report.recent_apart()
-    if apart is not None:
-        say(out, f"(games read together, by a fit of their own: not the mean of the single "
-                 f"games' levels ({apart}), each of which leans toward the typical player, "
-                 "one game saying little)")
+    _print_sets(report, games)
     table = Table("date", "colour", "rating", "accuracy", "ACPL", "?!/?/??", "level shown",
                   "turning point", box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False)
     listed = [g for g, _ in report.games[:shown]]
     engines = sorted({g.engine or "local engine" for g in listed if g.source == "engine"})
     mixed = bool(engines) and any(g.source != "engine" for g in listed)
+    footnotes: list[str] = []
     for g, color in report.games[:shown]:
         s = g.side(color)
+        own = report.own_note(s.level)
+        if own:
+            footnotes.append(f"{NOTED} {g.played_at:%Y-%m-%d} {g.id}: {own}")
         local = g.source == "engine" and mixed
         table.add_row(g.played_at.strftime("%Y-%m-%d") + ("°" if local else ""), color,
                       str(s.rating or "-"),
@@ -113,11 +138,13 @@ def _print_player(report: PlayerStrength, shown: int) -> None:
                        "-" if s.accuracy is None else f"{s.accuracy}%"),
                       "-" if s.acpl is None else str(s.acpl),
                       f"{s.inaccuracy}/{s.mistake}/{s.blunder}{'*' if s.counts_computed else ''}",
-                      _level(s.level),
+                      _level(s.level) + (f" {NOTED}" if own else ""),
                       _point(s.turning_point))
     if shown:  # --games 0: no per-game table (not an empty header)
         out.print(table)
         say(out, _evals_line(engines, mixed))
+        for line in footnotes:
+            say(out, line)
     if any(g.side(c).counts_computed for g, c in report.games[:shown]):
         say(out, f"* ?!/?/??{COMPUTED}")
     if report.partial:
@@ -146,10 +173,20 @@ def _say_unreadable(lines: Sequence[str]) -> None:
 
 
 def _fide(m: SetLevel) -> str:
+    """The level's estimate on the FIDE scale (several models: lowest–highest) and, in
+    brackets, its 10–90 % range through them (the lowest low to the highest high; "unrated"
+    where a model leaves that end unrated): never an estimate without its range."""
     values = [f.estimate for f in m.fide if f.estimate is not None]
     if not values:
         return "-"
-    return f"{min(values)}–{max(values)}" if min(values) != max(values) else str(values[0])
+    estimate = (f"{min(values)}–{max(values)}" if min(values) != max(values)
+                else str(values[0]))
+    lows = [f.low for f in m.fide if f.estimate is not None]
+    highs = [f.high for f in m.fide if f.estimate is not None]
+    low = "unrated" if None in lows else str(min(x for x in lows if x is not None))
+    high = "unrated" if all(x is None for x in highs) else str(
+        max(x for x in highs if x is not None))
+    return f"{estimate} ({low}–{high})"
 
 
 def _print_game(g: GameStrength) -> None:
@@ -166,6 +203,8 @@ def _print_game(g: GameStrength) -> None:
                      f"{api.plural(s.mistake, 'mistake')}, {api.plural(s.blunder, 'blunder')}"
                      f"{COMPUTED if s.counts_computed else ''}; level shown "
                      f"{_level(s.level)}; turning point {_point(s.turning_point, g)}")
+        if s.level is not None and s.level.note:  # what the dashboard shows beside it
+            say(out, f"{'':5} {color}'s level: {s.level.note}")
     turn = g.turn
     say(out, f"the game: {turn.label}")
 

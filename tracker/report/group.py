@@ -301,21 +301,26 @@ def analysed_level(store: Store, username: str, perf: str) -> str | None:
     :data:`~tracker.report.strength.RECENT_GAMES`), on the perf's Lichess scale as text,
     ``"1650 (1540–1760)"`` (estimate and its 10–90 % range); ``None`` when no game is analysed
     or no level model serves the perf: the one place the move analysis is wired into the
-    table. Where some of those games carry local evals no engine calibration covers (they read
-    high), the text ends ``", uncalibrated evals"``."""
+    table. Where the estimate falls where the model is weak or outside its fitted range, the
+    text says so (``", where the model is weak"``: ``tracker strength`` says why); where some of
+    those games carry local evals no engine calibration covers (they read high), it ends
+    ``", uncalibrated evals"``."""
+    from tracker.analysis.level import caution
     from tracker.core.errors import NoAnalysisError
-    from tracker.report.strength import player_strength
+    from tracker.report.strength import model_for, player_strength
 
     try:
         report = player_strength(store, username, perf)
     except NoAnalysisError:
         return None
     level = report.recent.level
-    if level is None:
+    model = model_for(perf)
+    if level is None or model is None:
         return None
-    raw = any(g.uncalibrated for g, _ in report.recent_games())
-    return f"{level.estimate} ({level.low}–{level.high})" + (", uncalibrated evals" if raw
-                                                              else "")
+    careful = caution(model, level)
+    raw = report.recent_uncalibrated()
+    return (f"{level.estimate} ({level.low}–{level.high})" + (f", {careful}" if careful else "")
+            + (", uncalibrated evals" if raw else ""))
 
 
 @dataclass(frozen=True, slots=True)

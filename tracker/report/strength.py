@@ -34,12 +34,15 @@ from tracker.analysis.level import (
     Level,
     LevelModel,
     fide_levels,
+    grid_end,
     level_features,
     level_of_scores,
     levels_of_scores,
     load_level_model,
+    model_note,
     on_training_scale,
     scores,
+    set_fit_games,
 )
 from tracker.analysis.turning import GameTurn, TurningPoint, turning_points, win_curve
 from tracker.core.codec import RawTextError
@@ -81,7 +84,7 @@ FULL_COVERAGE: Final = Fraction(9, 10)
 BOARD_SIZE: Final = 360
 #: The version of the per-game results a player's report saves (:func:`player_strength`):
 #: bump it whenever what :func:`game_strength` computes of a game changes.
-SAVED_VERSION: Final = 2
+SAVED_VERSION: Final = 4
 
 
 @dataclass(slots=True, eq=False)
@@ -384,6 +387,9 @@ def unlevelled(game: AnalysedGame, model: LevelModel | None) -> GameStrength:
     evaluated = sum(1 for e in evals if e.known)
     plies = max(len(sans) - (game.status == "mate"), 0) if sans else len(evals)
     covered = plies == 0 or Fraction(evaluated, plies) >= FULL_COVERAGE
+    game_turn = turns.game
+    if not covered:  # "balanced to the end" read from 3 plies of 125 would be a guess
+        game_turn = GameTurn(None, f"not read: evals for {evaluated} of {plies} plies only")
     sides: dict[Color, SideStrength] = {}
     sided: tuple[tuple[Color, Any, Any, TurningPoint | None], ...] = (
         ("white", game.white, summary.white, turns.white),
@@ -410,7 +416,7 @@ def unlevelled(game: AnalysedGame, model: LevelModel | None) -> GameStrength:
             player.computed, len(features.moves), scored, set_scored)
     return GameStrength(
         game.id, game.perf, utc_from_ms(game.created_at_ms), game.analysis.source,
-        _engine_label(game.analysis), sides["white"], sides["black"], turns.game,
+        _engine_label(game.analysis), sides["white"], sides["black"], game_turn,
         game.initial_fen, evaluated, plies, plies_of)
 
 
@@ -428,12 +434,14 @@ def model_for(perf: str | None) -> LevelModel | None:
 class SetLevel:
     """The level a set of games shows together: ``label`` (a month ``YYYY-MM``, or
     ``"last 20"``), ``games`` in the set with a level, and the ``level`` (``None`` without
-    one)."""
+    one); ``cut``: the end of the model's grid its range is cut at
+    (:func:`~tracker.analysis.level.grid_end`: narrower than the moves say), else ``None``."""
 
     label: str
     games: int
     level: Level | None
     fide: tuple[FideLevel, ...] = ()
+    cut: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -441,7 +449,13 @@ class PlayerStrength:
     """A player's analysed games of one perf: ``games`` newest first as (game, the player's
     colour); ``months`` oldest first; ``recent`` the last :data:`RECENT_GAMES` games'
     level; ``model``: the level model's key (``None`` where none serves the perf) and
-    ``note`` what its levels need said (what a speed's model borrows from the rapid fit).
+    ``note`` what all its levels need said (what a speed's model borrows from the rapid fit),
+    said once; ``shared``: the head of every level's own ``note`` that ``note`` says
+    (:func:`~tracker.analysis.level.model_note`; :meth:`own_note` gives the rest);
+    ``set_games``: the games from which a set is read by the model's set fit (fewer: the mean
+    of the games' scores), ``None`` without one; ``scale``: the perf on whose Lichess scale
+    the levels are (the model's fitted perf: ``"classical"`` for correspondence, which borrows
+    the classical model), ``None`` without a model.
     Games whose evals cover only part of them (:attr:`GameStrength.covered` false: ``partial``
     of them) are listed in ``games`` but count in neither ``months`` nor ``recent``."""
 
@@ -453,10 +467,38 @@ class PlayerStrength:
     model: str | None
     note: str | None
     partial: int = 0
+    shared: str | None = None
+    set_games: int | None = None
+    scale: str | None = None
+
+    def own_note(self, level: Level | None) -> str | None:
+        """What ``level``'s note says beyond what every level of the report says (:attr:`note`,
+        said once): the model weak there or outside its fitted range, local evals, too few
+        moves; ``None`` when nothing more."""
+        if level is None or not level.note:
+            return None
+        note = level.note
+        if self.shared and note.startswith(self.shared):
+            note = note[len(self.shared):].lstrip("; ")
+        return note or None
 
     def recent_games(self) -> list[tuple[GameStrength, Color]]:
         """The games :attr:`recent` reads: the newest :data:`RECENT_GAMES` covered ones."""
         return [(g, c) for g, c in self.games if g.covered][:RECENT_GAMES]
+
+    def recent_uncalibrated(self) -> str | None:
+        """Said of the recent level where some of the games it reads (:meth:`recent_games`)
+        carry local evals no engine calibration covers (:attr:`GameStrength.uncalibrated`):
+        ``"3 of these 12 games analysed at a budget no engine calibration covers: they read
+        higher than Lichess's evals would"``; else ``None``."""
+        read = self.recent_games()
+        raw = sum(1 for g, _ in read if g.uncalibrated)
+        if not raw:
+            return None
+        return (f"{raw} of these {len(read)} games analysed at a budget no engine calibration "
+                "covers: they read higher than Lichess's evals would"
+                if len(read) > 1 else "analysed at a budget no engine calibration covers: it "
+                "reads higher than Lichess's evals would")
 
     def recent_apart(self) -> int | None:
         """The mean of the single levels (their estimates, rounded) of the games
@@ -491,7 +533,8 @@ def _set_level(model: LevelModel | None, label: str, games: list[tuple[GameStren
     level = level_of_scores(model, scores, sum(s.moves for _, s in usable),
                             any(g.source == "engine" for g, _ in usable),
                             [s.set_score for _, s in usable if s.score is not None])
-    return SetLevel(label, len(usable), level, fide_levels(level, perf))
+    return SetLevel(label, len(usable), level, fide_levels(level, perf),
+                    grid_end(model, level.low, level.high))
 
 
 #: Each level model's digest, by ``id`` (the model kept, so that its ``id`` is not reused).
@@ -623,13 +666,16 @@ def player_strength(db: Database, user_id: str, perf: str) -> PlayerStrength:
     recent = _set_level(model, f"last {RECENT_GAMES}", covered[:RECENT_GAMES], perf)
     note = None
     if model is not None and model.perf != model.fitted_perf:
-        note = (f"the {model.fitted_perf} model applied to {model.perf}: no {model.perf} model "
-                "yet")
+        note = "; ".join(filter(None, (f"the {model.fitted_perf} model applied to {model.perf}: "
+                                       f"no {model.perf} model yet", model.borrows)))
     elif model is not None:
         note = model.borrows
     return PlayerStrength(uid, perf, games, months, recent,
                           model.name if model is not None else None, note,
-                          len(games) - len(covered))
+                          len(games) - len(covered),
+                          model_note(model) if model is not None else None,
+                          set_fit_games(model) if model is not None else None,
+                          model.fitted_perf if model is not None else None)
 
 
 def one_game(db: Database, game_id: str) -> GameStrength:
@@ -658,11 +704,13 @@ def one_game(db: Database, game_id: str) -> GameStrength:
 
 
 def level_json(level: Level | None) -> dict[str, Any] | None:
-    """``{"estimate", "low", "high", "model"}`` (Lichess rating points), or ``None``."""
+    """``{"estimate", "low", "high", "model", "note"}`` (Lichess rating points; ``note`` what
+    the reader must know of this level, the text the CLI and the dashboard show, or ``None``),
+    or ``None``."""
     if level is None:
         return None
     return {"estimate": level.estimate, "low": level.low, "high": level.high,
-            "model": level.model}
+            "model": level.model, "note": level.note}
 
 
 def turning_json(point: TurningPoint | None) -> dict[str, Any] | None:
