@@ -42,6 +42,7 @@ import numpy as np
 from feats_pooled import pooled_one
 
 import tracker.analysis.level as L
+from tracker.analysis.board import own_opening
 
 #: STACK_SPLIT=SALT: another split of the players by the same rule (sha256 of
 #: "level-split-SALT:" + id, 60/20/20 %): a robustness check; results named res_VARIANT@SALT.pkl
@@ -96,16 +97,8 @@ TOP_IDS = []  # the N_IDENT commonest identities in training
 
 def own_two(sans, color):
     """(colour, uci of his first move, uci of his second): opening_exp.identity with
-    --ident-moves 2 --own-only."""
-    board = chess.Board()
-    ucis = []
-    for san in sans[:4]:
-        try:
-            ucis.append(board.push_san(san).uci())
-        except ValueError:
-            break
-    first = 0 if color == "white" else 1
-    return (color[0], *ucis[first:3 + first:2])
+    --ident-moves 2 --own-only (shipped in model 5 as tracker.analysis.board.own_opening)."""
+    return own_opening(sans, color)
 
 
 def opening_columns(pgs):

@@ -74,25 +74,7 @@ def worst_bias(e, rr):
     return max((abs(b) for b in F.band_biases(e, rr)), default=0.0)
 
 
-def coordinate_descent(J, w, a):
-    """prior_shape/common.py's: steps 1 ... 0.05 over w (in [0, 1], step / 4) and the tilt."""
-    cur = J(w, a)
-    for step in (1.0, 0.5, 0.25, 0.1, 0.05):
-        improved = True
-        while improved:
-            improved = False
-            for j in range(-1, len(a)):
-                for sgn in (1, -1):
-                    if j < 0:
-                        w2, a2 = min(1.0, max(0.0, w + sgn * step / 4)), a
-                    else:
-                        w2, a2 = w, a.copy()
-                        a2[j] += sgn * step
-                    new = J(w2, a2)
-                    if new[0] < cur[0] - 1e-6:
-                        w, a, cur = w2, a2, new
-                        improved = True
-    return w, a, cur
+coordinate_descent = F.descend  # prior_shape/common.py's, shipped in model 5's fit
 
 
 def free_shape(llv, lov, hiv, rr, logp, smooth, starts):
