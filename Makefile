@@ -32,6 +32,7 @@ demo: demo-cli
 	@trap 'true' INT; $(BIN)/tracker --db $(DEMO_DB) dashboard --port $(PORT); \
 	echo; echo "The dashboard stopped. tracker is $(BIN)/tracker, the demo's database $(DEMO_DB):"; \
 	echo "  $(BIN)/tracker --db $(DEMO_DB) replay indexinator --perf blitz"; \
+	echo "  $(BIN)/tracker --db $(DEMO_DB) strength indexinator --perf blitz"; \
 	echo "  $(BIN)/tracker --db $(DEMO_DB) dashboard"
 
 demo-cli: $(STAMP)

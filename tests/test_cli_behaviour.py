@@ -249,6 +249,8 @@ def test_the_demo_hint_converts_the_rating_the_replay_reports(tmp_path: Path) ->
     lichess = re.search(r"; Lichess (\d+);", now)
     assert lichess is not None and lichess.group(1) == "1448", now  # his blitz rating today
     assert "tracker --db demo.db convert 1448 --perf blitz" in done.stdout  # was 1408
+    # the level his 9 Lichess-analysed games show: the demo says how to read it
+    assert "tracker --db demo.db strength indexinator --perf blitz" in done.stdout
     assert cli.next_commands(None, None)[-1].endswith("tracker dashboard")
     assert not any(" convert " in line for line in cli.next_commands(None, None))
 

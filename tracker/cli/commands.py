@@ -797,7 +797,7 @@ def demo_cmd(
     report = replay_cmd(api.DEMO_USER, perf="blitz")
     say(out, "")
     say(out, "Next, from this folder: the raw Lichess numbers' replay, today's Lichess rating "
-             "through each model, the dashboard:")
+             "through each model, the level his analysed games show, the dashboard:")
     for line in next_commands(state.db, report.current_lichess):
         say(out, f"  {line}")
     if dashboard:
@@ -828,7 +828,7 @@ def next_commands(db: str | None, lichess: int | None) -> list[str]:
     user = api.DEMO_USER
     convert = [] if lichess is None else [f"{base} convert {lichess} --perf blitz"]
     return [f"{base} replay {user} --perf blitz --scale lichess", *convert,
-            f"{base} dashboard"]
+            f"{base} strength {user} --perf blitz", f"{base} dashboard"]
 
 
 # Every command module has one sub-app, added here the one way: merged (its commands at the
