@@ -67,13 +67,16 @@ from tracker.analysis.level import (
     SUMMARY,
     FeatureSpec,
     GameFeatures,
+    clock_setting,
     estimates,
     game_level,
     level_features,
     level_model_from_json,
     quantiles,
     set_estimates,
+    set_log_likelihood,
     summary,
+    tilt_hats,
 )
 from tracker.core.evals import PlyEval, from_lichess_entry
 
@@ -500,8 +503,7 @@ def feature_spec(train: Sequence[PlayerGame]) -> FeatureSpec:
     flags = [m.board or 0 for pg in seen for m in pg.features.moves]
     chances = [f for f in flags if f & CHANCE]
     free = sum(1 for f in chances if f & TOOK_HANGING) / len(chances) if chances else 0.5
-    clocks = [[np.log(c[0] + 40 * c[1]), float(c[1] > 0)] for pg in train
-              if (c := pg.features.clock) is not None and c[0] + 40 * c[1] > 0]
+    clocks = [c for pg in train if (c := clock_setting(pg.features.clock)) is not None]
     clock_mean = tuple(rounded(np.mean(clocks, axis=0))) if clocks else (0.0, 0.0)
     provisional = FeatureSpec(identities, (0.0,) * 7, clock_mean, round(free, 6))
     board = [summary(pg.features, provisional)[len(SUMMARY):len(SUMMARY) + 7] for pg in seen]
@@ -706,13 +708,9 @@ def tilt(model: dict[str, Any], s: Sets) -> None:
     lm = level_model_from_json(model)
     t, sf = lm.tables, lm.tables.set
     assert sf is not None
-    score = sf.offset + s.mean_x @ sf.coef
-    shrink = sf.rho + (1 - sf.rho) / np.maximum(s.size, 1)
-    var = sf.var[None, :] * shrink[:, None]
-    ll = -0.5 * (score[:, None] - sf.mean[None, :]) ** 2 / var - 0.5 * np.log(var)
+    ll = set_log_likelihood(lm, sf.offset + s.mean_x @ sf.coef, s.size)
     low, high = quantiles(t.grid, ll, (0.1, 0.9))
-    knots = np.asarray(TILT_KNOTS)
-    hats = np.maximum(0.0, 1 - np.abs(t.grid[None, :] - knots[:, None]) / TILT_WIDTH)
+    hats = tilt_hats(TILT_KNOTS, TILT_WIDTH, t.grid)
 
     def objective(w: float, a: Floats) -> tuple[float, float, float]:
         (e,) = quantiles(t.grid, ll + (w * sf.log_prior + a @ hats)[None, :], (0.5,))
@@ -724,8 +722,8 @@ def tilt(model: dict[str, Any], s: Sets) -> None:
                 mae, worst)
 
     rng = np.random.default_rng(TILT_SEED)
-    starts = [(w, np.zeros(len(knots))) for w in (0.4, 0.6, 0.8, 1.0)]
-    starts += [(float(rng.choice([0.4, 0.6, 0.8, 1.0])), rng.normal(0, 0.5, len(knots)))
+    starts = [(w, np.zeros(len(TILT_KNOTS))) for w in (0.4, 0.6, 0.8, 1.0)]
+    starts += [(float(rng.choice([0.4, 0.6, 0.8, 1.0])), rng.normal(0, 0.5, len(TILT_KNOTS)))
                for _ in range(TILT_STARTS - len(starts))]
     best: tuple[float, Floats, tuple[float, float, float]] | None = None
     for w, a in starts:

@@ -88,8 +88,7 @@ if strength is not None:
          if drawn else
          f"No monthly level drawn: {months} with analysed games, none with enough of them for "
          f"{narrow} (model {strength.model or '-'}, from the moves and the clock setting, on the "
-         f"Lichess "
-         f"{strength.scale or perf} scale)")
+         f"Lichess {strength.scale or perf} scale)")
         + f". The last {strength.recent.games} analysed games show "
         + (f"{recent.estimate} ({recent.low}–{recent.high})"
            + (f" — {recent.note}." if recent.note else ".") if recent else "no level.")

@@ -372,8 +372,15 @@ def _board_summary(moves: Sequence[MoveFeature], root: Sequence[float], mean_roo
 
 def _clock_summary(clock: tuple[int, int] | None, spec: FeatureSpec) -> list[float]:
     """:data:`CLOCK_SUMMARY` of a clock setting (the training means where there is none)."""
+    setting = clock_setting(clock)
+    return list(spec.clock_fallback) if setting is None else setting
+
+
+def clock_setting(clock: tuple[int, int] | None) -> list[float] | None:
+    """:data:`CLOCK_SUMMARY` of a clock setting (initial s, increment s): ln(initial + 40 ×
+    increment) and whether there is an increment; ``None`` without a setting (or a zero one)."""
     if clock is None or clock[0] + 40 * clock[1] <= 0:
-        return list(spec.clock_fallback)
+        return None
     return [math.log(clock[0] + 40 * clock[1]), float(clock[1] > 0)]
 
 
@@ -487,11 +494,8 @@ class _Tables:
         self.spec = (FeatureSpec.from_json(data["extra_features"]) if "extra_features" in data
                      else None)
         self.width = len(SUMMARY) + (len(self.spec.names()) if self.spec is not None else 0)
-        self.set: _SetTables | None = (_SetTables(data["set"], self.width) if "set" in data
-                                       else None)
-        if self.set is not None:
-            self.set.log_estimate_prior = (self.set.weight * self.set.log_prior
-                                           + prior_tilt(self.set.tilt, self.grid))
+        self.set: _SetTables | None = (_SetTables(data["set"], self.width, self.grid)
+                                       if "set" in data else None)
 
 
 def prior_tilt(tilt: Mapping[str, Any] | None, grid: FloatArray) -> FloatArray:
@@ -501,16 +505,23 @@ def prior_tilt(tilt: Mapping[str, Any] | None, grid: FloatArray) -> FloatArray:
     players (docs/strength.md). Zeros without a tilt."""
     if not tilt:
         return np.zeros_like(grid)
-    knots = np.asarray(_floats(tilt, "knots"))
-    hats = np.maximum(0.0, 1 - np.abs(grid[None, :] - knots[:, None]) / float(tilt["width"]))
-    out: FloatArray = np.asarray(_floats(tilt, "a")) @ hats
+    out: FloatArray = np.asarray(_floats(tilt, "a")) @ tilt_hats(
+        _floats(tilt, "knots"), float(tilt["width"]), grid)
+    return out
+
+
+def tilt_hats(knots: Sequence[float], width: float, grid: FloatArray) -> FloatArray:
+    """The triangles a :func:`prior_tilt` is made of (knots × grid): 1 at each knot (rating
+    points), falling to 0 at ``width`` points from it."""
+    out: FloatArray = np.maximum(
+        0.0, 1 - np.abs(grid[None, :] - np.asarray(knots, dtype=np.float64)[:, None]) / width)
     return out
 
 
 class _SetTables:
     """A model's set fit (its ``set`` section), read once per model."""
 
-    def __init__(self, fit: Mapping[str, Any], width: int) -> None:
+    def __init__(self, fit: Mapping[str, Any], width: int, grid: FloatArray) -> None:
         self.min_games = int(fit["min_games"])
         self.knots: FloatArray = np.asarray([_floats(row) for row in fit.get("knots", [])],
                                             dtype=np.float64).reshape(-1, width)
@@ -525,10 +536,10 @@ class _SetTables:
         prior = np.asarray(fit["prior"], dtype=np.float64)
         self.log_prior: FloatArray = np.log(prior / prior.sum())
         self.weight = float(fit["prior_weight"])
-        self.tilt: Mapping[str, Any] | None = fit.get("prior_tilt")
         #: The estimate's log prior on the grid: the set prior at its weight plus the tilt
-        #: (model 5 on; set by :class:`_Tables`, which knows the grid).
-        self.log_estimate_prior: FloatArray = self.weight * self.log_prior
+        #: (model 5 on).
+        self.log_estimate_prior: FloatArray = (self.weight * self.log_prior
+                                               + prior_tilt(fit.get("prior_tilt"), grid))
 
 
 def _tables(model: LevelModel) -> _Tables:
@@ -599,9 +610,26 @@ def log_likelihood(model: LevelModel, mean_score: FloatArray, games: FloatArray)
     """log p(mean score of a set of ``games`` games | rating) on the model's grid (rows × grid):
     normal, with the rating's variance × (ρ + (1 − ρ)/n)."""
     t = _tables(model)
-    shrink = t.rho + (1 - t.rho) / np.maximum(games, 1)
-    var = t.var[None, :] * shrink[:, None]
-    out: FloatArray = -0.5 * (mean_score[:, None] - t.mean[None, :]) ** 2 / var - 0.5 * np.log(var)
+    return _normal_log_likelihood(t.mean, t.var, t.rho, mean_score, games)
+
+
+def set_log_likelihood(model: LevelModel, mean_set_score: FloatArray, games: FloatArray
+                       ) -> FloatArray:
+    """:func:`log_likelihood` of the sets' mean :func:`set_score` through the model's set fit
+    (its mean, spread and ρ). Raises ValueError for a model without a set fit."""
+    fit = _tables(model).set
+    if fit is None:
+        raise ValueError(f"{model.name} has no set fit")
+    return _normal_log_likelihood(fit.mean, fit.var, fit.rho, mean_set_score, games)
+
+
+def _normal_log_likelihood(mean: FloatArray, var: FloatArray, rho: float, score: FloatArray,
+                           games: FloatArray) -> FloatArray:
+    """Per row, log N(score | mean(r), var(r) × (ρ + (1 − ρ)/n)) on the grid (rows × grid),
+    up to a constant."""
+    shrink = rho + (1 - rho) / np.maximum(games, 1)
+    at = var[None, :] * shrink[:, None]
+    out: FloatArray = -0.5 * (score[:, None] - mean[None, :]) ** 2 / at - 0.5 * np.log(at)
     return out
 
 
@@ -646,10 +674,7 @@ def estimates_of_scores(model: LevelModel, mean_score: FloatArray, mean_set_scor
     use = (games >= fit.min_games) & ~np.isnan(mean_set_score) if fit is not None else None
     if fit is None or use is None or not use.any():
         return est, low, high
-    shrink = fit.rho + (1 - fit.rho) / np.maximum(games, 1)
-    var = fit.var[None, :] * shrink[:, None]
-    centred = np.where(use, mean_set_score, 0.0)[:, None] - fit.mean[None, :]
-    ll = -0.5 * centred ** 2 / var - 0.5 * np.log(var)
+    ll = set_log_likelihood(model, np.where(use, mean_set_score, 0.0), games)
     (s_est,) = quantiles(t.grid, ll + fit.log_estimate_prior[None, :], (0.5,))
     s_low, s_high = quantiles(t.grid, ll, (0.1, 0.9))
     return (np.where(use, np.clip(s_est, s_low, s_high), est), np.where(use, s_low, low),
